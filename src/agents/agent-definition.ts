@@ -1,0 +1,59 @@
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import type { RunError } from '../database/entities';
+
+export interface ToolCallRecord {
+  name: string;
+  args: Record<string, unknown>;
+  status: 'success' | 'error';
+  agent?: string;
+}
+
+export interface Source {
+  kind: string;
+  ref: string;
+  title?: string;
+  [key: string]: unknown;
+}
+
+/** What the orchestrator knows about the turn an agent is asked to take. */
+export interface TurnContext {
+  runId: string;
+  sessionId: string;
+  message: string;
+  contractId?: string;
+  metadata: Record<string, unknown>;
+}
+
+/** What an agent reports when its graph has finished a turn. */
+export interface AgentOutcome {
+  response: string;
+  toolCalls: ToolCallRecord[];
+  sources: Source[];
+  error: RunError | null;
+  metadata: Record<string, unknown>;
+  /** decision_log, tool_history, past_steps, plan … — whatever this agent keeps (see the trace endpoint) */
+  trace: Record<string, unknown>;
+}
+
+/** The subset of a compiled LangGraph graph the orchestrator uses. */
+export interface RunnableGraph {
+  stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: unknown; next: readonly string[] }>;
+}
+
+export interface AgentDefinition {
+  name: string;
+  description: string;
+  graph: RunnableGraph;
+  /** The state update that starts a new turn (resets per-turn fields, appends the user message). */
+  buildInput(turn: TurnContext): Record<string, unknown>;
+  toOutcome(state: Record<string, unknown>, turn: TurnContext): AgentOutcome;
+}
+
+/** Each agent module provides one factory; the registry builds them with the shared checkpointer. */
+export interface AgentFactory {
+  readonly name: string;
+  create(checkpointer: BaseCheckpointSaver): AgentDefinition;
+}
+
+export const AGENT_FACTORIES = Symbol('AGENT_FACTORIES');

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { LlmModule } from '../llm/llm.module';
+import { ToolsModule } from '../tools/tools.module';
+import { AGENT_FACTORIES, AgentFactory } from './agent-definition';
+import { AgentRegistry } from './agent-registry.service';
+import { ReactAgentFactory } from './react/react.agent';
+
+const FACTORIES = [ReactAgentFactory];
+
+@Module({
+  imports: [LlmModule, ToolsModule],
+  providers: [
+    ...FACTORIES,
+    { provide: AGENT_FACTORIES, inject: FACTORIES, useFactory: (...f: AgentFactory[]) => f },
+    AgentRegistry,
+  ],
+  exports: [AgentRegistry],
+})
+export class AgentsModule {}

@@ -1,0 +1,75 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { bindToolsForMode } from '../../../llm/tool-binding';
+import { REACT_SYSTEM_PROMPT, USER_MESSAGES } from '../prompts';
+import { bareExpression, ruleToolCall } from '../rules';
+import type { ReactStateType, ReactUpdate } from '../state';
+
+export interface LlmNodeDeps {
+  model: () => BaseChatModel | null;
+  tools: StructuredToolInterface[];
+  toolCalling: () => 'native' | 'prompt';
+}
+
+/** LlmNode: one model call per visit (counted in iteration_count), with a rule fast path before it. */
+export function createLlmNode(deps: LlmNodeDeps) {
+  return async function llm(state: ReactStateType, config: LangGraphRunnableConfig): Promise<ReactUpdate> {
+    const iteration_count = state.iteration_count + 1;
+    if (iteration_count > state.max_iterations) {
+      return {
+        iteration_count,
+        current_step: 'llm',
+        error: { code: 'ITERATION_LIMIT', message: `stopped after ${state.max_iterations} model iterations` },
+      };
+    }
+    const ruled = decideByRules(state, deps.model() === null);
+    if (ruled) return { ...ruled, iteration_count, current_step: 'llm' };
+
+    const model = deps.model()!;
+    const bound = bindToolsForMode(model, deps.tools, deps.toolCalling());
+    try {
+      const reply = await bound.invoke([new SystemMessage(REACT_SYSTEM_PROMPT), ...state.messages], config);
+      return { messages: [reply], iteration_count, current_step: 'llm' };
+    } catch (err) {
+      if (config.signal?.aborted) throw err;
+      return {
+        iteration_count,
+        current_step: 'llm',
+        error: { code: 'MODEL_UNAVAILABLE', message: (err as Error).message.slice(0, 300) },
+      };
+    }
+  };
+}
+
+/**
+ * Decisions without a model: a bare expression goes straight to the calculator and its result is the answer;
+ * with no model configured, rules pick the tool and the answer is the tool output (extractive).
+ */
+function decideByRules(state: ReactStateType, noModel: boolean): Partial<ReactUpdate> | null {
+  const last = state.messages[state.messages.length - 1];
+  const afterTools = last instanceof ToolMessage || last?.getType() === 'tool';
+  if (afterTools) {
+    if (!state.fast_path && !noModel) return null;
+    return { messages: [new AIMessage(extractiveAnswer(state))] };
+  }
+  const expr = bareExpression(state.user_message);
+  const call = expr || noModel ? ruleToolCall(state.user_message) : null;
+  if (call) return { messages: [new AIMessage({ content: '', tool_calls: [call] })], fast_path: Boolean(expr) };
+  return noModel ? { messages: [new AIMessage(USER_MESSAGES.NO_MODEL)] } : null;
+}
+
+function extractiveAnswer(state: ReactStateType): string {
+  const results: string[] = [];
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i];
+    if (m.getType() !== 'tool') break;
+    results.unshift(`${(m as ToolMessage).name ?? 'tool'}: ${String(m.content)}`);
+  }
+  const expr = bareExpression(state.user_message);
+  if (expr && results.length === 1 && state.tool_calls.every((c) => c.status === 'success')) {
+    return `${expr} = ${results[0].replace(/^calculator: /, '')}`;
+  }
+  return results.join('\n');
+}

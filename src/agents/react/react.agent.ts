@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { HumanMessage } from '@langchain/core/messages';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { AppConfig } from '../../config/app-config';
+import { LlmService } from '../../llm/llm.service';
+import { ToolRegistry } from '../../tools/tool-registry.service';
+import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import { buildReactGraph } from './graph';
+import type { ReactStateType } from './state';
+
+export const REACT_TOOLS = ['calculator', 'get_current_datetime'] as const;
+
+/** Seed 002: the minimal tool loop input → llm ⇄ tool → response | error. */
+@Injectable()
+export class ReactAgentFactory implements AgentFactory {
+  readonly name = 'react';
+
+  constructor(
+    private readonly llm: LlmService,
+    private readonly tools: ToolRegistry,
+    private readonly config: AppConfig,
+  ) {}
+
+  create(checkpointer: BaseCheckpointSaver): AgentDefinition {
+    const graph = buildReactGraph(
+      { model: () => this.llm.chatModel(), tools: this.tools.pick(REACT_TOOLS), toolCalling: () => this.llm.toolCalling },
+      checkpointer,
+    );
+    return {
+      name: this.name,
+      description: 'Minimal ReAct tool loop (calculator, date/time) with an iteration limit.',
+      graph: graph as unknown as RunnableGraph,
+      buildInput: (turn: TurnContext) => ({
+        messages: [new HumanMessage(turn.message)],
+        user_message: turn.message,
+        current_step: 'start',
+        iteration_count: 0,
+        max_iterations: this.config.maxIterations,
+        tool_calls: [],
+        error: null,
+        response: '',
+        fast_path: false,
+      }),
+      toOutcome: (values: Record<string, unknown>): AgentOutcome => {
+        const s = values as unknown as ReactStateType;
+        return {
+          response: s.response,
+          toolCalls: s.tool_calls,
+          sources: [],
+          error: s.error,
+          metadata: { iterations: s.iteration_count, fast_path: s.fast_path },
+          trace: {
+            decision_log: s.tool_calls.map((c, i) => ({ step: i + 1, action: 'tool', tool: c.name, status: c.status })),
+            tool_history: s.tool_calls,
+          },
+        };
+      },
+    };
+  }
+}

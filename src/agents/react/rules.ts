@@ -1,0 +1,30 @@
+import type { ToolCall } from '@langchain/core/messages/tool';
+import { DEFAULT_TIME_ZONE } from '../../tools/basic/datetime.tool';
+
+/**
+ * The rule fast path (the seeds' LightweightClassifier): decisions that need no model.
+ * `bareExpression` → the calculator answers alone; the other rules only choose a tool when no model is configured.
+ */
+const BARE_EXPRESSION = /^[\d\s.,+\-*/×÷^%()]+$/;
+const EXPRESSION_IN_TEXT = /[\d.]+(?:\s*[+\-*/×÷^%]\s*\(?[\d.]+\)?)+/;
+const TIME_WORDS = /(몇\s*시|지금\s*시간|현재\s*시간|오늘\s*(날짜|며칠|무슨\s*요일)|what\s+time|current\s+time|today'?s\s+date|what\s+day|date\s+today)/i;
+const ZONE = /\b([A-Z][a-z]+\/[A-Za-z_]+(?:\/[A-Za-z_]+)?|UTC)\b/;
+
+export function bareExpression(message: string): string | null {
+  const m = message.trim().replace(/[=?]\s*$/, '').trim();
+  return BARE_EXPRESSION.test(m) && /\d/.test(m) && /[+\-*/×÷^%]/.test(m) ? m : null;
+}
+
+let counter = 0;
+const callId = () => `rule_${Date.now().toString(36)}_${(counter++).toString(36)}`;
+
+/** A tool call the rules are sure of, or null. */
+export function ruleToolCall(message: string): ToolCall | null {
+  const expr = bareExpression(message) ?? message.match(EXPRESSION_IN_TEXT)?.[0] ?? null;
+  if (expr) return { id: callId(), name: 'calculator', args: { expression: expr.trim() }, type: 'tool_call' };
+  if (TIME_WORDS.test(message)) {
+    const timezone = message.match(ZONE)?.[1] ?? DEFAULT_TIME_ZONE;
+    return { id: callId(), name: 'get_current_datetime', args: { timezone }, type: 'tool_call' };
+  }
+  return null;
+}

@@ -1,0 +1,28 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config';
+import { HealthController } from '../observability/health.controller';
+import { HttpMetricsMiddleware } from '../observability/http-metrics.middleware';
+import { MetricsController } from '../observability/metrics.controller';
+import { OrchestratorModule } from '../orchestrator/orchestrator.module';
+import { RunsModule } from '../runs/runs.module';
+import { ToolsModule } from '../tools/tools.module';
+import { CatalogController } from './controllers/catalog.controller';
+import { ChatController } from './controllers/chat.controller';
+import { JobsController } from './controllers/jobs.controller';
+import { SessionsController } from './controllers/sessions.controller';
+
+@Module({})
+export class ApiModule implements NestModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [OrchestratorModule, RunsModule.register(config), ToolsModule],
+      controllers: [ChatController, JobsController, SessionsController, CatalogController, HealthController, MetricsController],
+      providers: [HttpMetricsMiddleware],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(HttpMetricsMiddleware).forRoutes('*');
+  }
+}

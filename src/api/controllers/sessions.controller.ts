@@ -1,0 +1,74 @@
+import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
+import { NoResultException, RunNotFoundException, SessionNotFoundException } from '../../common/domain.exception';
+import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
+import { RunRecords } from '../../orchestrator/run-records.service';
+import { SessionsService } from '../../orchestrator/sessions.service';
+import { isUuid } from './ids';
+
+@Controller('v1/sessions')
+export class SessionsController {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly runs: RunRecords,
+    private readonly orchestrator: AgentOrchestrator,
+  ) {}
+
+  /** The conversation: every message, the running summary, the agent and the session's runs. */
+  @Get(':id')
+  async get(@Param('id') id: string) {
+    const session = await this.sessions.get(this.known(id));
+    const [messages, runs] = await Promise.all([this.sessions.history(id), this.runs.listBySession(id)]);
+    return {
+      session_id: session.id,
+      agent: session.agent,
+      summary: session.summary,
+      created_at: session.createdAt.toISOString(),
+      updated_at: session.updatedAt.toISOString(),
+      messages: messages.map((m) => ({ role: m.role, content: m.content, run_id: m.runId, created_at: m.createdAt.toISOString() })),
+      runs: runs.map((r) => ({
+        run_id: r.id, status: r.status, mode: r.mode, llm_calls: r.llmCalls,
+        created_at: r.createdAt.toISOString(), finished_at: r.finishedAt?.toISOString() ?? null,
+      })),
+    };
+  }
+
+  /** The latest finished run's ChatResult. */
+  @Get(':id/result')
+  async result(@Param('id') id: string) {
+    await this.sessions.get(this.known(id));
+    const run = await this.runs.latestFinished(id);
+    if (!run?.result) throw new NoResultException(id);
+    return run.result;
+  }
+
+  @Get(':id/runs/:runId/trace')
+  async trace(@Param('id') id: string, @Param('runId') runId: string) {
+    await this.sessions.get(this.known(id));
+    if (!isUuid(runId)) throw new RunNotFoundException(runId, 'run');
+    const run = await this.runs.get(runId, 'run');
+    if (run.sessionId !== id) throw new RunNotFoundException(runId, 'run');
+    const t = (run.trace ?? {}) as Record<string, unknown>;
+    return {
+      run_id: run.id,
+      agent: run.agent,
+      status: run.status,
+      decision_log: t.decision_log ?? [],
+      tool_history: t.tool_history ?? [],
+      past_steps: t.past_steps ?? [],
+      plan: t.plan ?? [],
+      model_calls: t.model_calls ?? [],
+      usage: { llm_calls: run.llmCalls, prompt_tokens: run.promptTokens, completion_tokens: run.completionTokens },
+    };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async remove(@Param('id') id: string): Promise<void> {
+    await this.orchestrator.deleteSession(this.known(id));
+  }
+
+  private known(id: string): string {
+    if (!isUuid(id)) throw new SessionNotFoundException(id);
+    return id;
+  }
+}

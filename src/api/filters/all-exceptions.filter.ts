@@ -1,0 +1,63 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { QueryFailedError } from 'typeorm';
+import { DomainException } from '../../common/domain.exception';
+
+interface ErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+
+const DB_DOWN = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection terminated|connect ECONN|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection|the database system is (starting|shutting) up|Too many connections/i;
+
+/** The one place domain and infrastructure errors become HTTP answers. Bodies never carry stack traces. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Http');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const [status, body] = this.map(exception);
+    if (status >= 500) {
+      const err = exception as Error;
+      this.logger.error({ msg: 'request failed', status, code: body.error.code, err: err?.stack ?? String(exception) });
+    }
+    if (res.headersSent) return;
+    res.status(status).json(body);
+  }
+
+  private map(e: unknown): [number, ErrorBody] {
+    if (e instanceof DomainException) {
+      return [e.status, { error: { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } }];
+    }
+    const bodyParser = e as { type?: string; status?: number; message?: string };
+    if (bodyParser?.type === 'entity.parse.failed') {
+      return [400, { error: { code: 'INVALID_JSON', message: 'request body is not valid JSON' } }];
+    }
+    if (bodyParser?.type === 'entity.too.large') {
+      return [413, { error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds MAX_BODY_BYTES' } }];
+    }
+    if (e instanceof HttpException) return this.fromHttp(e);
+    const message = (e as Error)?.message ?? '';
+    if ((e instanceof QueryFailedError && DB_DOWN.test(message)) || (DB_DOWN.test(message) && !/redis/i.test(message))) {
+      return [503, { error: { code: 'DATABASE_UNAVAILABLE', message: 'the database is unreachable; try again shortly' } }];
+    }
+    if (/redis|ioredis|Connection is closed/i.test(message)) {
+      return [503, { error: { code: 'QUEUE_UNAVAILABLE', message: 'the queue (Redis) is unreachable; try again shortly' } }];
+    }
+    return [HttpStatus.INTERNAL_SERVER_ERROR, { error: { code: 'INTERNAL_ERROR', message: 'internal error' } }];
+  }
+
+  private fromHttp(e: HttpException): [number, ErrorBody] {
+    const status = e.getStatus();
+    const response = e.getResponse() as string | { message?: string | string[] };
+    const raw = typeof response === 'string' ? response : response.message;
+    // body-parser's JSON SyntaxError reaches us as a 400 with a plain string (validation errors are arrays)
+    if (status === 400 && typeof raw === 'string' && /JSON/.test(raw)) {
+      return [400, { error: { code: 'INVALID_JSON', message: `request body is not valid JSON: ${raw}` } }];
+    }
+    const messages = Array.isArray(raw) ? raw : [raw ?? e.message];
+    const code =
+      status === 400 ? 'VALIDATION_FAILED' : status === 404 ? 'NOT_FOUND' : status === 413 ? 'PAYLOAD_TOO_LARGE' : HttpStatus[status] ?? 'HTTP_ERROR';
+    return [status, { error: { code, message: messages.join('; '), ...(messages.length > 1 ? { details: messages } : {}) } }];
+  }
+}

@@ -1,0 +1,24 @@
+import 'reflect-metadata';
+import { ValidationPipe, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AllExceptionsFilter } from './api/filters/all-exceptions.filter';
+import { AppConfig } from './config/app-config';
+import { AppModule } from './app.module';
+import { createLogger } from './observability/app-logger';
+
+/** Builds the HTTP application (used by main.ts, the e2e tests and the benchmarks). */
+export async function createApp(env: Record<string, string | undefined> = process.env): Promise<INestApplication> {
+  const config = new AppConfig(env);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(env), {
+    logger: createLogger(config),
+    bodyParser: false,
+  });
+  app.useBodyParser('json', { limit: config.maxBodyBytes });
+  app.useGlobalPipes(
+    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }),
+  );
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.enableShutdownHooks();
+  return app;
+}

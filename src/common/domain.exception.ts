@@ -1,0 +1,69 @@
+/**
+ * Domain errors carry a stable code and the HTTP status they map to; services throw them and one filter
+ * (api/filters/all-exceptions.filter.ts) turns them into `{ error: { code, message } }` bodies.
+ */
+export class DomainException extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class SessionNotFoundException extends DomainException {
+  constructor(id: string) {
+    super('SESSION_NOT_FOUND', `session ${id} does not exist`, 404);
+  }
+}
+
+export class RunNotFoundException extends DomainException {
+  constructor(id: string, what = 'job') {
+    super(what === 'job' ? 'JOB_NOT_FOUND' : 'RUN_NOT_FOUND', `${what} ${id} does not exist`, 404);
+  }
+}
+
+export class NoResultException extends DomainException {
+  constructor(sessionId: string) {
+    super('NO_RESULT', `session ${sessionId} has no finished run yet`, 404);
+  }
+}
+
+export class UnknownAgentException extends DomainException {
+  constructor(agent: string, valid: string[]) {
+    super('UNKNOWN_AGENT', `unknown agent "${agent}"; valid agents: ${valid.join(', ')}`, 400, { valid_agents: valid });
+  }
+}
+
+export class SessionAgentMismatchException extends DomainException {
+  constructor(sessionId: string, sessionAgent: string, asked: string) {
+    super('SESSION_AGENT_MISMATCH', `session ${sessionId} belongs to agent "${sessionAgent}", not "${asked}"`, 409);
+  }
+}
+
+export class MessageTooLargeException extends DomainException {
+  constructor(limit: number, got: number) {
+    super('MESSAGE_TOO_LARGE', `message has ${got} characters; the limit is ${limit} (MAX_MESSAGE_CHARS)`, 413);
+  }
+}
+
+export class RunAlreadyFinishedException extends DomainException {
+  constructor(id: string, status: string) {
+    super('JOB_ALREADY_FINISHED', `job ${id} already ended with status "${status}"`, 409);
+  }
+}
+
+export class QueueUnavailableException extends DomainException {
+  constructor(reason: string) {
+    super('QUEUE_UNAVAILABLE', `the run queue is unreachable: ${reason}`, 503);
+  }
+}
+
+export class SessionBusyException extends DomainException {
+  constructor(id: string) {
+    super('SESSION_BUSY', `session ${id} is still busy with an earlier turn`, 409);
+  }
+}

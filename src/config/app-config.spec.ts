@@ -1,0 +1,29 @@
+import { AppConfig } from './app-config';
+
+describe('AppConfig', () => {
+  it('applies the documented defaults on an empty environment', () => {
+    const c = new AppConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.redisUrl).toBeUndefined();
+    expect(c.maxIterations).toBe(5);
+    expect(c.llm.maxRetries).toBe(3);
+    expect(c.llm.toolCalling).toBe('native');
+    expect(c.runWorker).toBe(true);
+    expect(c.modelConfigured).toBe(false);
+  });
+
+  it('treats blank strings as unset and parses booleans and numbers', () => {
+    const c = new AppConfig({ DATABASE_URL: '  ', RUN_WORKER: 'false', MAX_ITERATIONS: '7', LLM_BASE_URL: 'http://x/v1' });
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.runWorker).toBe(false);
+    expect(c.maxIterations).toBe(7);
+    expect(c.modelConfigured).toBe(true);
+  });
+
+  it('rejects invalid values with the variable name', () => {
+    expect(() => new AppConfig({ PORT: 'abc' })).toThrow(/PORT/);
+    expect(() => new AppConfig({ LLM_MAX_RETRIES: '9' })).toThrow(/LLM_MAX_RETRIES/);
+    expect(() => new AppConfig({ LLM_TOOL_CALLING: 'magic' })).toThrow(/LLM_TOOL_CALLING/);
+  });
+});

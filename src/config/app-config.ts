@@ -1,0 +1,123 @@
+import { z } from 'zod';
+
+/**
+ * Every setting of the service, read once from the environment and validated.
+ * Nothing else in `src/` reads `process.env`.
+ */
+const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((v) => (v === undefined ? def : ['true', '1', 'yes'].includes(v)));
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
+
+const schema = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: int(3000),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
+  LOG_FORMAT: z.enum(['json', 'text']).default('text'),
+  DATABASE_URL: optionalString,
+  DATA_DIR: z.string().default('./data'),
+  DB_POOL_SIZE: int(10, 1),
+  REDIS_URL: optionalString,
+  QUEUE_PREFIX: z.string().default('agents'),
+  RUN_WORKER: bool(true),
+  WORKER_CONCURRENCY: int(8, 1),
+  RUN_TIMEOUT_MS: int(120_000, 100),
+  MAX_ITERATIONS: int(5, 1),
+  MAX_MESSAGE_CHARS: int(32_000, 1),
+  MAX_BODY_BYTES: int(1_048_576, 1024),
+  DEFAULT_AGENT: z.string().default('react'),
+  LLM_BASE_URL: optionalString,
+  LLM_API_KEY: optionalString,
+  LLM_MODEL: optionalString,
+  LLM_TOOL_CALLING: z.enum(['native', 'prompt']).default('native'),
+  LLM_TIMEOUT_MS: int(60_000, 100),
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(3).default(3),
+  LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
+  LLM_MAX_TOKENS: z.coerce.number().int().positive().optional(),
+  API_KEYS: optionalString,
+});
+
+export type LlmSettings = {
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  toolCalling: 'native' | 'prompt';
+  timeoutMs: number;
+  maxRetries: number;
+  temperature: number;
+  maxTokens?: number;
+};
+
+export class AppConfig {
+  readonly env: string;
+  readonly port: number;
+  readonly host: string;
+  readonly logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  readonly logFormat: 'json' | 'text';
+  /** unset → embedded Postgres (PGlite) in `dataDir` */
+  readonly databaseUrl?: string;
+  readonly dataDir: string;
+  readonly dbPoolSize: number;
+  /** unset → runs execute in-process */
+  readonly redisUrl?: string;
+  readonly queuePrefix: string;
+  /** whether this process consumes runs (the API's in-process worker; `worker.ts` always does) */
+  readonly runWorker: boolean;
+  readonly workerConcurrency: number;
+  readonly runTimeoutMs: number;
+  readonly maxIterations: number;
+  readonly maxMessageChars: number;
+  readonly maxBodyBytes: number;
+  readonly defaultAgent: string;
+  readonly llm: LlmSettings;
+  readonly apiKeys?: string;
+
+  constructor(env: Record<string, string | undefined>) {
+    const parsed = schema.safeParse(env);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+      throw new Error(`Invalid configuration: ${problems}`);
+    }
+    const e = parsed.data;
+    this.env = e.NODE_ENV;
+    this.port = e.PORT;
+    this.host = e.HOST;
+    this.logLevel = e.LOG_LEVEL;
+    this.logFormat = e.LOG_FORMAT;
+    this.databaseUrl = e.DATABASE_URL;
+    this.dataDir = e.DATA_DIR;
+    this.dbPoolSize = e.DB_POOL_SIZE;
+    this.redisUrl = e.REDIS_URL;
+    this.queuePrefix = e.QUEUE_PREFIX;
+    this.runWorker = e.RUN_WORKER;
+    this.workerConcurrency = e.WORKER_CONCURRENCY;
+    this.runTimeoutMs = e.RUN_TIMEOUT_MS;
+    this.maxIterations = e.MAX_ITERATIONS;
+    this.maxMessageChars = e.MAX_MESSAGE_CHARS;
+    this.maxBodyBytes = e.MAX_BODY_BYTES;
+    this.defaultAgent = e.DEFAULT_AGENT;
+    this.llm = {
+      baseUrl: e.LLM_BASE_URL,
+      apiKey: e.LLM_API_KEY,
+      model: e.LLM_MODEL,
+      toolCalling: e.LLM_TOOL_CALLING,
+      timeoutMs: e.LLM_TIMEOUT_MS,
+      maxRetries: e.LLM_MAX_RETRIES,
+      temperature: e.LLM_TEMPERATURE,
+      maxTokens: e.LLM_MAX_TOKENS,
+    };
+    this.apiKeys = e.API_KEYS;
+  }
+
+  /** A model is configured when a base URL or a model name is given (OpenAI itself needs only a key + model). */
+  get modelConfigured(): boolean {
+    return Boolean(this.llm.baseUrl || (this.llm.apiKey && this.llm.model));
+  }
+}

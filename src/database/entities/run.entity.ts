@@ -1,0 +1,84 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const FINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+export type RunMode = 'sync' | 'async';
+
+export interface RunInput {
+  message: string;
+  contract_id?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface RunError {
+  code: string;
+  message: string;
+}
+
+@Entity({ name: 'runs' })
+@Index(['sessionId', 'createdAt'])
+@Index(['status'])
+export class RunEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id: string;
+
+  @Column({ type: 'uuid', name: 'session_id' })
+  sessionId: string;
+
+  @Column({ type: 'text', name: 'tenant_id', default: 'default' })
+  tenantId: string;
+
+  @Column({ type: 'text' })
+  agent: string;
+
+  @Column({ type: 'text' })
+  mode: RunMode;
+
+  @Column({ type: 'text' })
+  status: RunStatus;
+
+  @Column({ type: 'jsonb' })
+  input: RunInput;
+
+  /** the ChatResult, once the run has ended (also for agent-side failures, which carry `error`) */
+  @Column({ type: 'jsonb', nullable: true })
+  result: Record<string, unknown> | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  error: RunError | null;
+
+  /** decision_log, tool_history, past_steps, plan, model_calls … (see the trace endpoint) */
+  @Column({ type: 'jsonb', nullable: true })
+  trace: Record<string, unknown> | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  progress: Record<string, unknown> | null;
+
+  @Column({ type: 'int', name: 'llm_calls', default: 0 })
+  llmCalls: number;
+
+  @Column({ type: 'int', name: 'prompt_tokens', default: 0 })
+  promptTokens: number;
+
+  @Column({ type: 'int', name: 'completion_tokens', default: 0 })
+  completionTokens: number;
+
+  @Column({ type: 'int', default: 0 })
+  attempts: number;
+
+  @Column({ type: 'boolean', name: 'cancel_requested', default: false })
+  cancelRequested: boolean;
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+
+  @Column({ type: 'timestamptz', name: 'started_at', nullable: true })
+  startedAt: Date | null;
+
+  @Column({ type: 'timestamptz', name: 'finished_at', nullable: true })
+  finishedAt: Date | null;
+
+  @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt: Date;
+}

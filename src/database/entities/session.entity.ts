@@ -1,0 +1,33 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+@Entity({ name: 'sessions' })
+export class SessionEntity {
+  @PrimaryColumn({ type: 'uuid' })
+  id: string;
+
+  @Column({ type: 'text', name: 'tenant_id', default: 'default' })
+  tenantId: string;
+
+  @Column({ type: 'text' })
+  agent: string;
+
+  /** running summary of the conversation, maintained by agents with summarising memory */
+  @Column({ type: 'text', nullable: true })
+  summary: string | null;
+
+  @Column({ type: 'jsonb', default: {} })
+  metadata: Record<string, unknown>;
+
+  /** the run currently holding the session's turn lease (turns of one session never overlap) */
+  @Column({ type: 'uuid', name: 'active_run_id', nullable: true })
+  activeRunId: string | null;
+
+  @Column({ type: 'timestamptz', name: 'lease_expires_at', nullable: true })
+  leaseExpiresAt: Date | null;
+
+  @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz', name: 'updated_at' })
+  updatedAt: Date;
+}

@@ -1,0 +1,4 @@
+import { Init1763870000000 } from './1763870000000-init';
+
+/** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
+export const MIGRATIONS = [Init1763870000000];

@@ -1,0 +1,52 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { QueueUnavailableException } from '../common/domain.exception';
+import { RunQueue } from './run-queue';
+import { RUN_JOB, RUN_JOB_OPTIONS, RUNS_QUEUE, type RunJobData } from './run.job';
+
+const ENQUEUE_TIMEOUT_MS = 3000;
+
+/** The producer: the only place that calls `queue.add`. The job id is the run id, so re-adding is harmless. */
+@Injectable()
+export class BullRunQueue extends RunQueue {
+  readonly kind = 'bullmq' as const;
+
+  constructor(@InjectQueue(RUNS_QUEUE) private readonly queue: Queue<RunJobData>) {
+    super();
+  }
+
+  async enqueue(runId: string): Promise<void> {
+    const client = (await this.queue.getBackend().connection.client) as unknown as { status: string; ping(): Promise<string> };
+    if (client.status !== 'ready') throw new QueueUnavailableException(`redis connection is ${client.status}`);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new QueueUnavailableException('redis did not answer in time')), ENQUEUE_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.queue.add(RUN_JOB, { runId }, { ...RUN_JOB_OPTIONS, jobId: runId }), timeout]);
+    } catch (err) {
+      if (err instanceof QueueUnavailableException) throw err;
+      throw new QueueUnavailableException((err as Error).message);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async remove(runId: string): Promise<void> {
+    await this.queue.remove(runId).catch(() => 0);
+  }
+
+  isLocal(): boolean {
+    return false;
+  }
+
+  async ready(): Promise<boolean> {
+    try {
+      const client = (await this.queue.getBackend().connection.client) as unknown as { status: string; ping(): Promise<string> };
+      return client.status === 'ready' && (await client.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AgentOrchestrator, type ProgressEvent } from '../orchestrator/agent-orchestrator.service';
+import type { ChatResult } from '../orchestrator/chat-result';
+import { RunRecords } from '../orchestrator/run-records.service';
+import { RunCancellation } from './run-cancellation.service';
+
+const PROGRESS_WRITE_INTERVAL_MS = 250;
+
+/** Executes a queued run (the thin body of every job): cancellation signal, progress, the orchestrator. */
+@Injectable()
+export class RunExecutor {
+  private readonly logger = new Logger(RunExecutor.name);
+
+  constructor(
+    private readonly orchestrator: AgentOrchestrator,
+    private readonly runs: RunRecords,
+    private readonly cancellation: RunCancellation,
+  ) {}
+
+  async execute(runId: string, onProgress?: (e: ProgressEvent) => void): Promise<ChatResult> {
+    const signal = this.cancellation.register(runId);
+    let lastWrite = 0;
+    try {
+      return await this.orchestrator.execute(runId, {
+        signal,
+        onProgress: (e) => {
+          onProgress?.(e);
+          const now = Date.now();
+          if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
+          lastWrite = now;
+          this.runs
+            .setProgress(runId, { node: e.node, step: e.step, at: new Date(now).toISOString() })
+            .catch((err: Error) => this.logger.warn({ msg: 'progress not recorded', run_id: runId, err: err.message }));
+        },
+      });
+    } finally {
+      this.cancellation.unregister(runId);
+    }
+  }
+}

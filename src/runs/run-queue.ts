@@ -1,0 +1,10 @@
+/** Where accepted async runs go: BullMQ on Redis, or this process when no Redis is configured. */
+export abstract class RunQueue {
+  abstract readonly kind: 'bullmq' | 'inline';
+  abstract enqueue(runId: string): Promise<void>;
+  /** Drop a run that has not started (after cancellation). */
+  abstract remove(runId: string): Promise<void>;
+  /** Runs this process is executing right now (for recovery: they are not orphans). */
+  abstract isLocal(runId: string): boolean;
+  abstract ready(): Promise<boolean>;
+}

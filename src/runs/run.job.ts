@@ -1,0 +1,17 @@
+import type { JobsOptions } from 'bullmq';
+
+export const RUNS_QUEUE = 'runs';
+export const RUN_JOB = 'run';
+
+/** A queued run: the id of its row (everything else is in Postgres). */
+export interface RunJobData {
+  runId: string;
+}
+
+/** Default job options, set in one place: retried on infrastructure failure, kept for inspection when failed. */
+export const RUN_JOB_OPTIONS: JobsOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { count: 1000 },
+  removeOnFail: { count: 5000 },
+};

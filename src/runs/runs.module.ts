@@ -1,0 +1,67 @@
+import { BullModule } from '@nestjs/bullmq';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import IORedis from 'ioredis';
+import type { AppConfig } from '../config/app-config';
+import { OrchestratorModule } from '../orchestrator/orchestrator.module';
+import { BullRunQueue } from './bull-run-queue';
+import { InlineRunQueue } from './inline-run-queue';
+import { CANCEL_CHANNEL_REDIS, RunCancellation } from './run-cancellation.service';
+import { RunExecutor } from './run-executor.service';
+import { RunQueue } from './run-queue';
+import { RunRecovery } from './run-recovery.service';
+import { RunProcessor } from './run.processor';
+import { RUNS_QUEUE } from './run.job';
+import { RunsService } from './runs.service';
+
+/** BullMQ's connection settings from a redis:// URL (workers need `maxRetriesPerRequest: null`). */
+export function redisOptions(url: string) {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    username: u.username || undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
+    tls: u.protocol === 'rediss:' ? {} : undefined,
+    maxRetriesPerRequest: null,
+  };
+}
+
+@Module({})
+export class RunsModule {
+  /**
+   * With REDIS_URL: BullMQ queue (+ the worker when this process runs one). Without: the in-process queue.
+   * `worker` false → this process only enqueues (RUN_WORKER=false on API nodes).
+   */
+  static register(config: AppConfig, worker = config.runWorker): DynamicModule {
+    const common: Provider[] = [RunsService, RunExecutor, RunCancellation];
+    if (!config.redisUrl) {
+      return {
+        module: RunsModule,
+        imports: [OrchestratorModule],
+        providers: [...common, InlineRunQueue, { provide: RunQueue, useExisting: InlineRunQueue }, RunRecovery],
+        exports: [RunsService, RunQueue],
+      };
+    }
+    const connection = redisOptions(config.redisUrl);
+    return {
+      module: RunsModule,
+      imports: [
+        OrchestratorModule,
+        BullModule.forRoot({ connection, prefix: config.queuePrefix }),
+        BullModule.registerQueue({ name: RUNS_QUEUE }),
+      ],
+      providers: [
+        ...common,
+        BullRunQueue,
+        { provide: RunQueue, useExisting: BullRunQueue },
+        {
+          provide: CANCEL_CHANNEL_REDIS,
+          useFactory: () => new IORedis({ ...connection, lazyConnect: false }),
+        },
+        ...(worker ? [RunProcessor, RunRecovery] : []),
+      ],
+      exports: [RunsService, RunQueue],
+    };
+  }
+}

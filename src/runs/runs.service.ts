@@ -1,0 +1,75 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { RunAlreadyFinishedException } from '../common/domain.exception';
+import type { RunEntity } from '../database/entities';
+import { AgentOrchestrator, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
+import { RunRecords } from '../orchestrator/run-records.service';
+import { RunCancellation } from './run-cancellation.service';
+import { RunQueue } from './run-queue';
+
+export interface JobView {
+  job_id: string;
+  session_id: string;
+  agent: string;
+  status: RunEntity['status'];
+  progress: Record<string, unknown> | null;
+  result?: Record<string, unknown>;
+  error?: { code: string; message: string };
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** Queued runs: submit, read, cancel. */
+@Injectable()
+export class RunsService {
+  private readonly logger = new Logger(RunsService.name);
+
+  constructor(
+    private readonly orchestrator: AgentOrchestrator,
+    private readonly records: RunRecords,
+    private readonly queue: RunQueue,
+    private readonly cancellation: RunCancellation,
+  ) {}
+
+  /** The run row is written first; if the queue then refuses it, the run ends as failed and the caller gets 503. */
+  async submit(req: TurnRequest): Promise<RunEntity> {
+    const run = await this.orchestrator.accept(req, 'async');
+    try {
+      await this.queue.enqueue(run.id);
+    } catch (err) {
+      const error = { code: 'QUEUE_UNAVAILABLE', message: (err as Error).message };
+      await this.records
+        .finish(run, { status: 'failed', result: null, error, trace: null, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, messages: null })
+        .catch((e: Error) => this.logger.error({ msg: 'could not record the refused run', run_id: run.id, err: e.message }));
+      throw err;
+    }
+    return run;
+  }
+
+  async get(id: string): Promise<JobView> {
+    return toJobView(await this.records.get(id));
+  }
+
+  async cancel(id: string): Promise<JobView> {
+    const outcome = await this.records.requestCancel(id);
+    if (outcome === 'cancelled') await this.queue.remove(id);
+    else if (outcome === 'flagged') await this.cancellation.cancel(id);
+    else throw new RunAlreadyFinishedException(id, outcome);
+    return this.get(id);
+  }
+}
+
+export function toJobView(run: RunEntity): JobView {
+  return {
+    job_id: run.id,
+    session_id: run.sessionId,
+    agent: run.agent,
+    status: run.status,
+    progress: run.progress,
+    ...(run.result ? { result: run.result } : {}),
+    ...(run.error ? { error: run.error } : {}),
+    created_at: run.createdAt.toISOString(),
+    started_at: run.startedAt?.toISOString() ?? null,
+    finished_at: run.finishedAt?.toISOString() ?? null,
+  };
+}

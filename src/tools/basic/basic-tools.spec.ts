@@ -1,0 +1,42 @@
+import { calculate, calculatorTool } from './calculator.tool';
+import { currentDatetime, datetimeTool } from './datetime.tool';
+
+describe('calculator', () => {
+  it.each([
+    ['2 + 3 * 4', '14'],
+    ['(12 + 3) * 4 / 5', '12'],
+    ['2^10', '1024'],
+    ['sqrt(16)', '4'],
+    ['12 × 7', '84'],
+    ['10 / 4', '2.5'],
+  ])('%s = %s', (expr, want) => {
+    expect(calculate(expr)).toBe(want);
+  });
+
+  it.each(['', 'import({}, {})', 'evaluate("1+1")', 'createUnit("x")', '1/0', 'foo(', 'process.exit()', 'x'.repeat(600)])(
+    'refuses %p',
+    (expr) => {
+      expect(() => calculate(expr)).toThrow();
+    },
+  );
+
+  it('reports an error through the tool interface instead of returning garbage', async () => {
+    await expect(calculatorTool.invoke({ expression: '1 +' })).rejects.toThrow(/calculator:/);
+    await expect(calculatorTool.invoke({ expression: '6*7' })).resolves.toBe('42');
+  });
+});
+
+describe('get_current_datetime', () => {
+  const fixed = new Date('2026-03-01T00:30:00Z');
+
+  it('formats the time in the requested zone', () => {
+    expect(currentDatetime('Asia/Seoul', fixed)).toBe('2026-03-01T09:30:00+09:00 (Sunday, Asia/Seoul)');
+    expect(currentDatetime('America/New_York', fixed)).toBe('2026-02-28T19:30:00-05:00 (Saturday, America/New_York)');
+    expect(currentDatetime('UTC', fixed)).toMatch(/^2026-03-01T00:30:00\+00:00/);
+  });
+
+  it('rejects an unknown zone with a message naming it', async () => {
+    expect(() => currentDatetime('Mars/Olympus')).toThrow(/Mars\/Olympus/);
+    await expect(datetimeTool.invoke({ timezone: 'Not/AZone' })).rejects.toThrow(/unknown time zone/);
+  });
+});
