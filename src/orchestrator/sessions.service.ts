@@ -11,7 +11,7 @@ const POLL_MS = 25;
 /**
  * Sessions and their turn lease. A run takes the session's lease before its graph runs and gives it back
  * with its result, so turns of one session never overlap — across processes too, since the lease is a row
- * in Postgres. Queued turns of a session take the lease in creation order.
+ * in Postgres. Turns of a session take the lease in the order they were accepted.
  */
 @Injectable()
 export class SessionsService {
@@ -43,7 +43,7 @@ export class SessionsService {
 
   /**
    * Wait until this run holds the session's lease: no other run holds an unexpired one, and no queued run of
-   * the session was created before it. Returns false when `deadline` passes first.
+   * the session created before it is still unfinished (turns run in the order they were accepted). Returns false when `deadline` passes first.
    */
   async acquireLease(sessionId: string, runId: string, leaseMs: number, deadline: number, signal?: AbortSignal): Promise<boolean> {
     for (;;) {
@@ -53,7 +53,7 @@ export class SessionsService {
             AND (s.active_run_id IS NULL OR s.active_run_id = $2 OR s.lease_expires_at < now())
             AND NOT EXISTS (
               SELECT 1 FROM runs r, runs me
-               WHERE me.id = $2 AND r.session_id = $1 AND r.id <> $2 AND r.status = 'queued'
+               WHERE me.id = $2 AND r.session_id = $1 AND r.id <> $2 AND r.status IN ('queued', 'running')
                  AND (r.created_at, r.id) < (me.created_at, me.id))
           RETURNING s.id`,
         [sessionId, runId, String(leaseMs)],

@@ -1,0 +1,49 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx];
+}
+
+export const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+export async function post(base: string, path: string, body: unknown): Promise<any> {
+  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${path} → ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+export async function get(base: string, path: string): Promise<any> {
+  const res = await fetch(`${base}${path}`);
+  return res.json();
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / 100;
+}
+
+/** A worker process (dist/worker.js) with its own environment. */
+export function startWorkerProcess(env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [join(__dirname, '..', '..', '..', 'dist', 'worker.js')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return child;
+}
+
+export function table(rows: Array<[string, string, string]>): string {
+  const head: [string, string, string] = ['measure', 'result', 'target'];
+  const all = [head, ...rows];
+  const w = [0, 1, 2].map((i) => Math.max(...all.map((r) => r[i].length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(w[i])).join(' | ')} |`;
+  return [line(head), `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,173 @@
+/**
+ * `npm run bench`: the foundation's numbers against the scripted model server, on the real local Postgres
+ * (and Redis for queued runs). Prints a markdown table; paste the latest into the README.
+ */
+import { Client } from 'pg';
+import { ScriptedModelServer } from '../test/support/model-server';
+import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '../test/support/infra';
+import { startApp } from '../test/support/test-app';
+import { cpuSecondsOf, get, percentile, post, round, startWorkerProcess, table } from './lib';
+
+const TURNS = Number(process.env.BENCH_TURNS ?? 200);
+const PICKUPS = Number(process.env.BENCH_PICKUPS ?? 200);
+const QUEUED = Number(process.env.BENCH_QUEUED ?? 1000);
+
+/** Every turn: the model asks for the calculator once, then answers with the tool's result. */
+function toolThenAnswer(model: ScriptedModelServer): void {
+  model.setResponder((req) => {
+    const last = req.messages[req.messages.length - 1];
+    if (last?.role === 'tool') return { content: `The result is ${last.content}.` };
+    return { toolCalls: [{ name: 'calculator', args: { expression: '12*7' } }] };
+  });
+}
+
+async function overhead(model: ScriptedModelServer, dbUrl: string) {
+  const app = await startApp({ DATABASE_URL: dbUrl, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LLM_MAX_RETRIES: '0', LOG_LEVEL: 'error' });
+  toolThenAnswer(model);
+  model.latencyMs = 0;
+  const overheads: number[] = [];
+  const totals: number[] = [];
+  try {
+    for (let i = 0; i < 20; i++) await post(app.url, '/v1/chat', { message: 'What is 12 times 7?' }); // warm-up
+    for (let i = 0; i < TURNS; i++) {
+      const t0 = performance.now();
+      const r = await post(app.url, '/v1/chat', { message: 'What is 12 times 7?' });
+      const total = performance.now() - t0;
+      if (r.llm_calls !== 2 || r.error) throw new Error(`unexpected turn: ${JSON.stringify(r)}`);
+      const trace = await get(app.url, `/v1/sessions/${r.session_id}/runs/${r.run_id}/trace`);
+      const modelMs = trace.model_calls.reduce((s: number, c: { ms: number }) => s + c.ms, 0);
+      totals.push(total);
+      overheads.push(total - modelMs);
+    }
+  } finally {
+    await app.close();
+  }
+  return { overheads, totals };
+}
+
+async function queued(model: ScriptedModelServer, dbUrl: string, latencyMs: number, count: number, workers: number, concurrency: number) {
+  const prefix = uniqueQueuePrefix('bench');
+  const env = { DATABASE_URL: dbUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LLM_MAX_RETRIES: '0', LOG_LEVEL: 'error', WORKER_CONCURRENCY: String(concurrency) };
+  const api = await startApp({ ...env, RUN_WORKER: 'false' });
+  const procs = Array.from({ length: workers }, () => startWorkerProcess(env));
+  toolThenAnswer(model);
+  model.latencyMs = latencyMs;
+  try {
+    await new Promise((r) => setTimeout(r, 3000)); // workers boot
+    // warm-up
+    const warm = await post(api.url, '/v1/jobs', { message: 'warm up' });
+    await waitDone(api.url, [warm.job_id]);
+    const cpu0 = procs.map((p) => cpuSecondsOf(p.pid!));
+    const main0 = process.cpuUsage();
+    const t0 = Date.now();
+    const ids: string[] = [];
+    for (let i = 0; i < count; i += 50) {
+      const batch = await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => post(api.url, '/v1/jobs', { message: 'What is 12 times 7?' })));
+      ids.push(...batch.map((b) => b.job_id));
+    }
+    await waitDone(api.url, ids, 600_000);
+    const seconds = (Date.now() - t0) / 1000;
+    const workerCpu = procs.reduce((s, p, i) => s + cpuSecondsOf(p.pid!) - cpu0[i], 0);
+    const mainUsage = process.cpuUsage(main0);
+    const counts = await statusCounts(dbUrl, ids);
+    return { seconds, rate: count / seconds, counts, workerCpu, mainCpu: (mainUsage.user + mainUsage.system) / 1e6 };
+  } finally {
+    for (const p of procs) p.kill('SIGTERM');
+    await api.close();
+  }
+}
+
+async function pickup(model: ScriptedModelServer, dbUrl: string) {
+  const prefix = uniqueQueuePrefix('pickup');
+  const app = await startApp({ DATABASE_URL: dbUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LOG_LEVEL: 'error' });
+  toolThenAnswer(model);
+  model.latencyMs = 0;
+  const ids: string[] = [];
+  try {
+    for (let i = 0; i < 10; i++) await waitDone(app.url, [(await post(app.url, '/v1/jobs', { message: 'warm' })).job_id]);
+    for (let i = 0; i < PICKUPS; i++) {
+      const j = await post(app.url, '/v1/jobs', { message: 'What is 12 times 7?' });
+      ids.push(j.job_id);
+      await waitDone(app.url, [j.job_id]);
+    }
+  } finally {
+    await app.close();
+  }
+  const c = new Client({ connectionString: dbUrl });
+  await c.connect();
+  const { rows } = await c.query(
+    `SELECT extract(epoch FROM (started_at - created_at)) * 1000 AS ms FROM runs WHERE id = ANY($1)`,
+    [ids],
+  );
+  await c.end();
+  return rows.map((r: { ms: string }) => Number(r.ms));
+}
+
+async function waitDone(base: string, ids: string[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const pending = new Set(ids);
+  while (pending.size) {
+    if (Date.now() > deadline) throw new Error(`${pending.size} runs not finished in time`);
+    for (const id of [...pending].slice(0, 200)) {
+      const j = await get(base, `/v1/jobs/${id}`);
+      if (['completed', 'failed', 'cancelled'].includes(j.status)) pending.delete(id);
+    }
+    if (pending.size) await new Promise((r) => setTimeout(r, ids.length > 1 ? 200 : 2));
+  }
+}
+
+async function statusCounts(dbUrl: string, ids: string[]): Promise<Record<string, number>> {
+  const c = new Client({ connectionString: dbUrl });
+  await c.connect();
+  const { rows } = await c.query(`SELECT status, count(*)::int AS n FROM runs WHERE id = ANY($1) GROUP BY status`, [ids]);
+  await c.end();
+  return Object.fromEntries(rows.map((r: { status: string; n: number }) => [r.status, r.n]));
+}
+
+async function main(): Promise<void> {
+  const model = new ScriptedModelServer();
+  await model.start();
+  const db = await createTestDatabase('bench');
+  const rows: Array<[string, string, string]> = [];
+  try {
+    const o = await overhead(model, db.url);
+    rows.push([`react turn, 1 tool call: overhead p50 (${TURNS} sequential turns)`, `${round(percentile(o.overheads, 50))} ms`, '≤ 25 ms']);
+    rows.push(['react turn, 1 tool call: overhead p99', `${round(percentile(o.overheads, 99))} ms`, '≤ 80 ms']);
+    rows.push(['react turn, 1 tool call: total latency p50 (model at 0 ms)', `${round(percentile(o.totals, 50))} ms`, '—']);
+
+    const p = await pickup(model, db.url);
+    rows.push([`queued run pickup (enqueue → start) p50 (${PICKUPS} runs, BullMQ)`, `${round(percentile(p, 50))} ms`, '≤ 15 ms']);
+    rows.push(['queued run pickup p99', `${round(percentile(p, 99))} ms`, '—']);
+
+    const q = await queued(model, db.url, 200, QUEUED, 1, 20);
+    const lost = QUEUED - (q.counts.completed ?? 0);
+    rows.push([`${QUEUED} queued runs, model 200 ms ×2, concurrency 20`, `${round(q.rate)} runs/s (${round((q.rate / 50) * 100, 0)} % of 50)`, '≥ 40 runs/s (80 %)']);
+    rows.push(['… runs not completed / left running', `${lost} / ${q.counts.running ?? 0}`, '0 / 0']);
+
+    const peak = await queued(model, db.url, 0, QUEUED, 2, 20);
+    rows.push([`peak: ${QUEUED} queued runs, model 0 ms, 2 workers × 20`, `${round(peak.rate)} runs/s`, 'report']);
+    rows.push(['… CPU used (workers / API + model server + client)', `${round(peak.workerCpu)} s / ${round(peak.mainCpu)} s over ${round(peak.seconds)} s`, 'report']);
+    rows.push(['… runs not completed / left running', `${QUEUED - (peak.counts.completed ?? 0)} / ${peak.counts.running ?? 0}`, '0 / 0']);
+  } finally {
+    await model.stop();
+    await db.drop();
+  }
+  process.stdout.write(`\n${table(rows)}\n\nmachine: ${require('node:os').cpus().length} cores, Node ${process.version}, Postgres ${await pgVersion()}\n`);
+}
+
+async function pgVersion(): Promise<string> {
+  const { TEST_PG_URL } = await import('../test/support/infra');
+  const c = new Client({ connectionString: TEST_PG_URL });
+  await c.connect();
+  const { rows } = await c.query('SHOW server_version');
+  await c.end();
+  return rows[0].server_version;
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`bench failed: ${err.stack}\n`);
+    process.exit(1);
+  },
+);
