@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { http, startApp, waitFor, type RunningApp } from '../support/test-app';
+
+/**
+ * The zero-setup default: no DATABASE_URL (embedded Postgres in DATA_DIR), no REDIS_URL (in-process queue),
+ * no model (rules and tool outputs only). A restart on the same DATA_DIR keeps every conversation.
+ */
+describe('embedded defaults with no model configured', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agents-embedded-'));
+  let svc: RunningApp | undefined;
+
+  afterAll(async () => {
+    await svc?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts, answers by rules, queues jobs in-process, and keeps sessions across a restart', async () => {
+    svc = await startApp({ DATA_DIR: dataDir });
+
+    const ready = await http(svc.url, 'GET', '/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ status: 'ok', queue: 'inline', checks: { database: { status: 'up' }, model: { status: 'not_configured' } } });
+
+    const calc = await http(svc.url, 'POST', '/v1/chat', { message: '3 * (4 + 5)' });
+    expect(calc.status).toBe(200);
+    expect(calc.body).toMatchObject({ response: '3 * (4 + 5) = 27', llm_calls: 0, metadata: { model_used: false, model: null } });
+
+    const time = await http(svc.url, 'POST', '/v1/chat', { message: '지금 몇 시야?', session_id: calc.body.session_id });
+    expect(time.body.tools_used).toEqual(['get_current_datetime']);
+    expect(time.body.response).toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+09:00 .*Asia\/Seoul/);
+
+    const other = await http(svc.url, 'POST', '/v1/chat', { message: 'Tell me a story', session_id: calc.body.session_id });
+    expect(other.body.response).toMatch(/No language model is configured/);
+    expect(other.body.error).toBeNull();
+
+    const job = await http(svc.url, 'POST', '/v1/jobs', { message: '100 / 8', session_id: calc.body.session_id });
+    expect(job.status).toBe(202);
+    const done = await waitFor(async () => {
+      const r = await http(svc!.url, 'GET', `/v1/jobs/${job.body.job_id}`);
+      return r.body.status === 'completed' ? r.body : undefined;
+    });
+    expect(done.result.response).toBe('100 / 8 = 12.5');
+
+    await svc.close();
+    svc = await startApp({ DATA_DIR: dataDir });
+
+    const session = await http(svc.url, 'GET', `/v1/sessions/${calc.body.session_id}`);
+    expect(session.status).toBe(200);
+    expect(session.body.messages).toHaveLength(8);
+    expect(session.body.runs.map((r: any) => r.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+    const result = await http(svc.url, 'GET', `/v1/sessions/${calc.body.session_id}/result`);
+    expect(result.body.response).toBe('100 / 8 = 12.5');
+    const next = await http(svc.url, 'POST', '/v1/chat', { message: '2^8', session_id: calc.body.session_id });
+    expect(next.body.response).toBe('2^8 = 256');
+  }, 120_000);
+});
