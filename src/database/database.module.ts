@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { AppConfig } from '../config/app-config';
@@ -15,8 +15,12 @@ import { PG_POOL, PgPoolCloser } from './pg-pool';
     {
       provide: PG_POOL,
       inject: [DatabaseConnection],
-      useFactory: (db: DatabaseConnection) =>
-        new Pool({ connectionString: db.url, max: db.poolSize(5), connectionTimeoutMillis: 5000 }),
+      useFactory: (db: DatabaseConnection) => {
+        const pool = new Pool({ connectionString: db.url, max: db.poolSize(5), connectionTimeoutMillis: 5000 });
+        // an idle connection dropped by the server must not crash the process; the pool reconnects on demand
+        pool.on('error', (err) => new Logger('Database').warn(`idle connection lost: ${err.message}`));
+        return pool;
+      },
     },
     PgPoolCloser,
   ],

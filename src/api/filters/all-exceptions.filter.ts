@@ -17,7 +17,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     const [status, body] = this.map(exception);
-    if (status >= 500) {
+    if (status >= 500 && !(exception instanceof DomainException)) {
       const err = exception as Error;
       this.logger.error({ msg: 'request failed', status, code: body.error.code, err: err?.stack ?? String(exception) });
     }

@@ -1,0 +1,56 @@
+import { DomainException } from '../../common/domain.exception';
+
+/** One article (조) of a Korean contract, e.g. `제10조 (계약의 해지)` or the sub-article `제10조의2 (해지의 효과)`. */
+export interface Article {
+  /** Canonical number: '제10조' or '제3조의2'. Unique within a contract. */
+  number: string;
+  /** The main article number: 10 for '제10조', 3 for '제3조의2'. */
+  index: number;
+  /** 2 for '제3조의2'; null for an ordinary article. */
+  sub_index: number | null;
+  /** Title without brackets ('계약의 해지'); '' when the heading has none. */
+  title: string;
+  /**
+   * Numbered clauses (항) with their markers kept ('① 각 당사자는 …'). Items under a clause ('1. …', '가. …') stay
+   * inside that clause's text. A body without numbered clauses is one clause; an empty body gives [].
+   */
+  clauses: string[];
+  /** The whole article: its heading (without markdown `#`/`**`) followed by the body, as in the document. */
+  text: string;
+}
+
+/** One exhibit (별지) appended to a contract, e.g. `별지 1 (용역 범위)` or an unnumbered `【별지】`. */
+export interface Exhibit {
+  /** Canonical number: '별지 1'. Unnumbered exhibits are numbered in document order. */
+  number: string;
+  index: number;
+  title: string;
+  /** Everything after the exhibit heading, up to the next article or exhibit heading. */
+  content: string;
+}
+
+export interface ParsedContract {
+  /** Text before the first article: title, parties, recitals. */
+  preamble: string;
+  /** Articles in document order (not sorted, even if the document numbers them out of order). */
+  articles: Article[];
+  /** Exhibits in document order. */
+  exhibits: Exhibit[];
+  /**
+   * Text after the articles that belongs to none of them: the signature block, dates, parties' seals. It starts at a
+   * horizontal rule (`---`), a non-article markdown heading or a date-only line ('2025년 1월 1일') that follows an
+   * article. '' when there is none.
+   */
+  closing: string;
+}
+
+/** The document could not be read as a contract; `reason` says what was expected. Maps to HTTP 422. */
+export class ContractParseError extends DomainException {
+  constructor(
+    readonly reason: string,
+    /** 1-based line of the offending heading, when there is one. */
+    readonly line?: number,
+  ) {
+    super('CONTRACT_PARSE_ERROR', `cannot parse contract: ${reason}`, 422, line === undefined ? { reason } : { reason, line });
+  }
+}

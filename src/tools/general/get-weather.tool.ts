@@ -1,0 +1,80 @@
+import { tool, type StructuredToolInterface } from '@langchain/core/tools';
+import { z } from 'zod';
+import { asNumber, asString, field, requestJson } from './http-json';
+import { ToolError } from './tool-error';
+import { networkToolAvailability, resolveNetwork, type Availability, type NetworkOptions } from './types';
+
+export interface GetWeatherOptions {
+  /** OpenWeather API key; without it the tool is unavailable. */
+  apiKey?: string;
+  /** Default `https://api.openweathermap.org/data/2.5`; `/weather` is appended. */
+  baseUrl?: string;
+  /** Language of the weather description. Default `kr` (Korean). */
+  lang?: string;
+  network?: NetworkOptions;
+}
+
+const DEFAULT_BASE_URL = 'https://api.openweathermap.org/data/2.5';
+
+export function getWeatherAvailability(options: GetWeatherOptions = {}): Availability {
+  if (!URL.canParse(options.baseUrl ?? DEFAULT_BASE_URL)) return { available: false, reason: 'invalid OpenWeather base URL' };
+  return networkToolAvailability(options.network, { value: options.apiKey, what: 'OpenWeather API key' });
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+/** Formats an OpenWeather "current weather" response as one Korean line. */
+export function formatWeather(data: unknown): string {
+  const main = field(data, 'main');
+  const num = (obj: unknown, key: string) => asNumber(field(obj, key));
+  const weather = field(data, 'weather');
+  const description = asString(field(Array.isArray(weather) ? weather[0] : undefined, 'description'));
+  const [temp, feels, min, max, humidity] = ['temp', 'feels_like', 'temp_min', 'temp_max', 'humidity'].map((k) => num(main, k));
+  const wind = num(field(data, 'wind'), 'speed');
+  const parts = [
+    description,
+    temp !== undefined ? `기온 ${round1(temp)}°C` : undefined,
+    feels !== undefined ? `체감 ${round1(feels)}°C` : undefined,
+    min !== undefined && max !== undefined ? `최저/최고 ${round1(min)}/${round1(max)}°C` : undefined,
+    humidity !== undefined ? `습도 ${humidity}%` : undefined,
+    wind !== undefined ? `풍속 ${round1(wind)} m/s` : undefined,
+  ].filter((p): p is string => Boolean(p));
+  if (parts.length === 0) throw new ToolError('weather service returned no usable data');
+  const name = asString(field(data, 'name')) ?? '알 수 없는 지역';
+  const country = asString(field(field(data, 'sys'), 'country'));
+  return `${name}${country ? ` (${country})` : ''} 현재 날씨: ${parts.join(', ')}`;
+}
+
+/** Current weather for a city from OpenWeather (metric units). */
+export async function getWeather(city: string, options: GetWeatherOptions, signal?: AbortSignal): Promise<string> {
+  if (!options.apiKey) throw new ToolError('get_weather is not configured (no API key)');
+  const base = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  const url = new URL(`${base}/weather`);
+  url.searchParams.set('q', city);
+  url.searchParams.set('units', 'metric');
+  url.searchParams.set('lang', options.lang ?? 'kr');
+  url.searchParams.set('appid', options.apiKey);
+  const res = await requestJson('weather service', url, { signal }, resolveNetwork(options.network));
+  if (res.status === 404) throw new ToolError(`city not found: "${city}" — try the English name, e.g. "Seoul" or "Busan,KR"`);
+  if (res.status === 401) throw new ToolError('the weather service rejected the configured API key');
+  if (res.status === 429) throw new ToolError('the weather service rate limit was exceeded; try again later');
+  if (!res.ok) {
+    const message = asString(field(res.data, 'message'));
+    throw new ToolError(`weather service returned HTTP ${res.status}${message ? `: ${message}` : ''}`);
+  }
+  return formatWeather(res.data);
+}
+
+export function createGetWeatherTool(options: GetWeatherOptions): StructuredToolInterface {
+  return tool(async ({ city }: { city: string }, config) => getWeather(city, options, config?.signal), {
+    name: 'get_weather',
+    description:
+      'Returns the current weather (description, temperature in °C, feels-like, humidity, wind) for a city. ' +
+      'Use English city names, optionally with a country code, e.g. "Seoul", "Busan,KR", "London,GB".',
+    schema: z.object({
+      city: z.string().trim().min(1).max(100).describe('city name, e.g. "Seoul" or "Tokyo,JP"'),
+    }),
+  });
+}
