@@ -13,6 +13,7 @@ export async function createApp(env: Record<string, string | undefined> = proces
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(env), {
     logger: createLogger(config),
     bodyParser: false,
+    abortOnError: false,
   });
   app.useBodyParser('json', { limit: config.maxBodyBytes });
   app.useGlobalPipes(

@@ -108,15 +108,15 @@ export class RunRecords {
   }
 
   /** queued → cancelled at once; running → flagged, the executing worker stops it. */
-  async requestCancel(id: string): Promise<'cancelled' | 'flagged' | RunStatus> {
+  async requestCancel(id: string): Promise<{ outcome: 'cancelled' | 'flagged' | 'ended'; status: RunStatus }> {
     const queued = await this.runs.update(
       { id, status: 'queued' },
       { status: 'cancelled', cancelRequested: true, finishedAt: new Date(), error: { code: 'CANCELLED', message: 'cancelled before it started' } },
     );
-    if (queued.affected) return 'cancelled';
+    if (queued.affected) return { outcome: 'cancelled', status: 'cancelled' };
     const running = await this.runs.update({ id, status: 'running' }, { cancelRequested: true });
-    if (running.affected) return 'flagged';
-    return (await this.get(id)).status;
+    if (running.affected) return { outcome: 'flagged', status: 'running' };
+    return { outcome: 'ended', status: (await this.get(id)).status };
   }
 
   /** Runs that should be executing but nobody holds: for re-queueing after a crash. */

@@ -26,6 +26,7 @@ export class RunCancellation implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     this.subscriber?.disconnect();
+    this.redis?.disconnect();
   }
 
   register(runId: string): AbortSignal {

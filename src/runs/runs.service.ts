@@ -51,10 +51,10 @@ export class RunsService {
   }
 
   async cancel(id: string): Promise<JobView> {
-    const outcome = await this.records.requestCancel(id);
+    const { outcome, status } = await this.records.requestCancel(id);
     if (outcome === 'cancelled') await this.queue.remove(id);
     else if (outcome === 'flagged') await this.cancellation.cancel(id);
-    else throw new RunAlreadyFinishedException(id, outcome);
+    else throw new RunAlreadyFinishedException(id, status);
     return this.get(id);
   }
 }

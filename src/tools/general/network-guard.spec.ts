@@ -185,6 +185,11 @@ describe('safeFetch', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
+  it('counts a hanging DNS lookup against the deadline', async () => {
+    const never = { timeoutMs: 200, maxBytes: 1000, lookup: () => new Promise<string[]>(() => undefined) };
+    await expect(safeFetch('http://slow-dns.test/', {}, never)).rejects.toThrow(/timed out after 200 ms/);
+  });
+
   it('times out when the body stalls halfway', async () => {
     await expect(safeFetch(url('api.test', '/stall'), {}, { ...guarded, timeoutMs: 300 })).rejects.toThrow(/timed out/);
   });

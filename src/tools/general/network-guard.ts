@@ -161,6 +161,15 @@ function nextInit(status: number, init: SafeFetchInit, from: URL, to: URL): Safe
   return { ...init, headers };
 }
 
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 function wrap(res: IncomingMessage, url: URL, body: Buffer): SafeResponse {
   const status = res.statusCode ?? 0;
   return {
@@ -187,10 +196,9 @@ export async function safeFetch(url: string | URL, init: SafeFetchInit, opts: Sa
   const maxRedirects = opts.maxRedirects ?? 5;
   let hopInit = init;
   for (let hop = 0; ; hop++) {
-    const addresses = await checkUrl(current, opts);
-    let res: IncomingMessage;
     try {
-      res = await send(current, hopInit, addresses, signal);
+      const addresses = await untilAborted(checkUrl(current, opts), signal); // DNS counts against the deadline too
+      const res = await send(current, hopInit, addresses, signal);
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode ?? 0) && location) {
         res.destroy();

@@ -1,11 +1,12 @@
 /**
  * The Python program passed with `python3 -I -c`: it reads the user's code from stdin, applies resource
  * limits, optionally installs audit hooks, then runs the code in a fresh namespace. Like a REPL, the value
- * of a final bare expression is printed. Tracebacks show only the user's frames (`<python_repl>`).
+ * of a final bare expression is printed (the AST's last statement is wrapped in a print call).
+ * Tracebacks show only the user's frames (`<python_repl>`).
  *
  * Audit hooks (PEP 578) cannot be removed from Python code, but Python's docs say plainly that they are
  * not a sandbox (ctypes can bypass them). They are only the fallback when `unshare` is unavailable, and a
- * guard against process spawning (fork bombs, shelling out to curl) in every mode.
+ * guard against process spawning (fork bombs, shelling out to curl) and unix-domain sockets in every mode.
  */
 export interface PreambleOptions {
   memoryBytes: number;
@@ -46,26 +47,30 @@ _PROC_EVENTS = ('os.fork', 'os.forkpty', 'os.exec', 'os.posix_spawn', 'os.spawn'
                 'subprocess.Popen', 'pty.spawn', 'ctypes.dlopen', 'ctypes.dlsym')
 
 def _audit(event, args):
+    # Unix-domain sockets are files, not network: a network namespace does not hide e.g. docker.sock.
+    if event in ('socket.connect', 'socket.bind', 'socket.sendto', 'socket.sendmsg') and len(args) > 1 and isinstance(args[1], (str, bytes)):
+        raise PermissionError('unix-domain sockets are disabled in python_repl')
     if _BLOCK_NET and event.startswith('socket.'):
         raise PermissionError('network access is disabled in python_repl (' + event + ')')
     if _BLOCK_PROC and event in _PROC_EVENTS:
         raise PermissionError('starting processes and ctypes are disabled in python_repl (' + event + ')')
 
-if _BLOCK_NET or _BLOCK_PROC:
-    sys.addaudithook(_audit)
+sys.addaudithook(_audit)
+
+def _show(value):
+    if value is not None:
+        print(repr(value))
 
 def _run(src):
-    import ast
+    import ast, linecache
+    linecache.cache['<python_repl>'] = (len(src), None, src.splitlines(True), '<python_repl>')  # source lines in tracebacks
     tree = ast.parse(src, '<python_repl>', 'exec')
-    last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
-    ns = {'__name__': '__main__', '__builtins__': __builtins__}
+        last = tree.body[-1]
+        call = ast.Call(func=ast.Name('__repl_show__', ast.Load()), args=[last.value], keywords=[])
+        tree.body[-1] = ast.fix_missing_locations(ast.copy_location(ast.Expr(ast.copy_location(call, last)), last))
+    ns = {'__name__': '__main__', '__builtins__': __builtins__, '__repl_show__': _show}
     exec(compile(tree, '<python_repl>', 'exec'), ns)
-    if last is not None:
-        value = eval(compile(last, '<python_repl>', 'eval'), ns)
-        if value is not None:
-            print(repr(value))
 
 try:
     _run(_src)

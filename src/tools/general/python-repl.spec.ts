@@ -49,9 +49,17 @@ describe('python_repl', () => {
     expect((err as Error).message).toMatch(/exited with code 1:[\s\S]*File "<python_repl>", line 2, in f[\s\S]*ZeroDivisionError/);
     expect((err as Error).message).not.toContain('File "<string>"');
     await expect(runPython('print(', opts())).rejects.toThrow(/SyntaxError/);
+    await expect(runPython('x = 1\nx / 0', opts())).rejects.toThrow(/line 2, in <module>\n\s+x \/ 0[\s\S]*ZeroDivisionError/);
     await expect(runPython('import sys; print("partial"); sys.exit(3)', opts())).rejects.toThrow(/exited with code 3[\s\S]*stdout:\npartial/);
   });
 
+  const pgrep = (pattern: string): number[] => {
+    try {
+      return execFileSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    } catch {
+      return []; // pgrep exits 1 when nothing matches
+    }
+  };
   const modes = (['unshare', 'preamble'] as const).filter((m) => pythonReplSandboxMode({ enabled: true, sandbox: m }) === m);
 
   (modes.length ? it.each(modes) : it.skip.each(['none']))('kills the process group on timeout, including children (%s)', async (mode) => {
@@ -60,14 +68,24 @@ describe('python_repl', () => {
     const err = await runPython(code, opts({ timeoutMs: 1000, allowSubprocess: true, sandbox: mode as PythonReplOptions['sandbox'] })).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/timed out after 1 s[\s\S]*started/);
     expect(Date.now() - started).toBeLessThan(4000);
-    const left = (() => {
-      try {
-        return execFileSync('pgrep', ['-f', 'sleep 987.654'], { encoding: 'utf8' });
-      } catch {
-        return ''; // pgrep exits 1 when nothing matches
-      }
-    })();
-    expect(left).toBe('');
+    expect(pgrep('sleep 987.654')).toEqual([]);
+  });
+
+  const escape = (tag: string) => `import subprocess\nsubprocess.Popen(["setsid", "sleep", "${tag}"])\nprint("ok")`;
+
+  withUnshare('the PID namespace kills even descendants that left the process group (unshare)', async () => {
+    await expect(runPython(escape('987.321'), opts({ allowSubprocess: true, sandbox: 'unshare' }))).resolves.toBe('ok');
+    expect(pgrep('sleep 987.321')).toEqual([]);
+  });
+
+  withPython('does not hang on a descendant that left the process group (preamble mode)', async () => {
+    const started = Date.now();
+    try {
+      await expect(runPython(escape('987.322'), opts({ allowSubprocess: true, sandbox: 'preamble' }))).resolves.toBe('ok');
+      expect(Date.now() - started).toBeLessThan(4000);
+    } finally {
+      for (const pid of pgrep('^sleep 987.322')) process.kill(pid, 'SIGKILL'); // the escaped process this test started
+    }
   });
 
   withPython('enforces the memory limit', async () => {
@@ -109,6 +127,26 @@ describe('python_repl', () => {
       // even ctypes-level tricks cannot help: the namespace has no usable interface
       await expect(runPython('import socket\nprint(socket.getaddrinfo("example.com", 80))', opts({ sandbox: 'unshare' }))).rejects.toThrow(/gaierror|Errno/);
       expect(connections).toBe(0);
+    });
+
+    withPython('refuses unix-domain sockets, which a network namespace does not hide', async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'python-repl-sock-'));
+      const sockPath = path.join(dir, 'api.sock');
+      let unixConnections = 0;
+      const unixServer = net.createServer((s) => {
+        unixConnections++;
+        s.end();
+      });
+      await new Promise<void>((resolve) => unixServer.listen(sockPath, resolve));
+      try {
+        const code = `import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(${JSON.stringify(sockPath)})`;
+        // runAs: null keeps root, so file permissions alone would not stop the connection
+        await expect(runPython(code, opts({ runAs: null }))).rejects.toThrow(/unix-domain sockets are disabled/);
+        expect(unixConnections).toBe(0);
+      } finally {
+        await new Promise<void>((resolve) => unixServer.close(() => resolve()));
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     withPython('is blocked by the audit-hook preamble in fallback mode', async () => {

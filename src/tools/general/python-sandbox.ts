@@ -141,7 +141,7 @@ export async function runSandboxed(code: string, preamble: string, plan: Sandbox
       let timedOut = false;
       const killGroup = () => {
         try {
-          child.kill('SIGKILL');
+          if (child.pid) process.kill(-child.pid, 'SIGKILL');
         } catch {
           // already gone
         }
@@ -158,7 +158,14 @@ export async function runSandboxed(code: string, preamble: string, plan: Sandbox
         clearTimeout(timer);
         reject(new ToolError(`python_repl could not start python: ${e.code ?? e.message}`));
       });
-      child.on('exit', killGroup); // stragglers left in the process group
+      child.on('exit', () => {
+        killGroup(); // stragglers left in the process group
+        // A descendant that escaped the group (setsid) could hold the pipes open forever: stop waiting.
+        setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+        }, 1000).unref();
+      });
       child.on('close', (exitCode, sig) => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', killGroup);
