@@ -42,7 +42,31 @@ const schema = z.object({
   LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
   LLM_MAX_TOKENS: z.coerce.number().int().positive().optional(),
   API_KEYS: optionalString,
+  TOOLS_NETWORK: bool(true),
+  TOOLS_ALLOWED_PRIVATE_HOSTS: optionalString,
+  TOOLS_TIMEOUT_MS: int(10_000, 100),
+  WIKIPEDIA_BASE_URL: optionalString,
+  WIKIPEDIA_LANGUAGE: z.string().default('ko'),
+  OPENWEATHER_API_KEY: optionalString,
+  OPENWEATHER_BASE_URL: optionalString,
+  TAVILY_API_KEY: optionalString,
+  TAVILY_BASE_URL: optionalString,
+  READ_FILE_ROOT: optionalString,
+  PYTHON_REPL_ENABLED: bool(false),
+  PYTHON_REPL_TIMEOUT_MS: int(10_000, 100),
 });
+
+export interface ToolSettings {
+  network: boolean;
+  /** host names allowed although they resolve to private addresses (self-hosted services) */
+  allowedPrivateHosts: string[];
+  timeoutMs: number;
+  wikipedia: { baseUrl?: string; language: string };
+  weather: { apiKey?: string; baseUrl?: string };
+  webSearch: { apiKey?: string; baseUrl?: string };
+  readFileRoot?: string;
+  pythonRepl: { enabled: boolean; timeoutMs: number };
+}
 
 export type LlmSettings = {
   baseUrl?: string;
@@ -78,6 +102,7 @@ export class AppConfig {
   readonly defaultAgent: string;
   readonly llm: LlmSettings;
   readonly apiKeys?: string;
+  readonly tools: ToolSettings;
 
   constructor(env: Record<string, string | undefined>) {
     const parsed = schema.safeParse(env);
@@ -114,6 +139,16 @@ export class AppConfig {
       maxTokens: e.LLM_MAX_TOKENS,
     };
     this.apiKeys = e.API_KEYS;
+    this.tools = {
+      network: e.TOOLS_NETWORK,
+      allowedPrivateHosts: (e.TOOLS_ALLOWED_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
+      timeoutMs: e.TOOLS_TIMEOUT_MS,
+      wikipedia: { baseUrl: e.WIKIPEDIA_BASE_URL, language: e.WIKIPEDIA_LANGUAGE },
+      weather: { apiKey: e.OPENWEATHER_API_KEY, baseUrl: e.OPENWEATHER_BASE_URL },
+      webSearch: { apiKey: e.TAVILY_API_KEY, baseUrl: e.TAVILY_BASE_URL },
+      readFileRoot: e.READ_FILE_ROOT,
+      pythonRepl: { enabled: e.PYTHON_REPL_ENABLED, timeoutMs: e.PYTHON_REPL_TIMEOUT_MS },
+    };
   }
 
   /** A model is configured when a base URL or a model name is given (OpenAI itself needs only a key + model). */

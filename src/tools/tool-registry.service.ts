@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { createGeneralTools } from './general';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { calculatorTool } from './basic/calculator.tool';
 import { datetimeTool } from './basic/datetime.tool';
@@ -16,9 +18,25 @@ export class ToolRegistry {
   private readonly tools = new Map<string, StructuredToolInterface>();
   private readonly unavailable = new Map<string, string>();
 
-  constructor() {
+  constructor(@Optional() config?: AppConfig) {
     this.register(calculatorTool);
     this.register(datetimeTool);
+    if (config) this.registerGeneral(config);
+  }
+
+  /** search_wikipedia, get_weather, web_search, read_file, python_repl — each only when its settings allow. */
+  private registerGeneral({ tools: t }: AppConfig): void {
+    const network = { enabled: t.network, timeoutMs: t.timeoutMs, allowedPrivateHosts: t.allowedPrivateHosts };
+    const { tools, unavailable } = createGeneralTools({
+      network,
+      wikipedia: { baseUrl: t.wikipedia.baseUrl, language: t.wikipedia.language },
+      weather: { apiKey: t.weather.apiKey, baseUrl: t.weather.baseUrl },
+      webSearch: { apiKey: t.webSearch.apiKey, baseUrl: t.webSearch.baseUrl },
+      readFile: { root: t.readFileRoot },
+      pythonRepl: { enabled: t.pythonRepl.enabled, timeoutMs: t.pythonRepl.timeoutMs },
+    });
+    for (const tool of tools) this.register(tool);
+    for (const u of unavailable) this.markUnavailable(u.name, u.reason);
   }
 
   register(t: StructuredToolInterface): void {

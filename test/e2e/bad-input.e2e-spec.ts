@@ -74,3 +74,30 @@ describe('bad input', () => {
     expect(rows[0]).toEqual({ s: 0, r: 0 });
   });
 });
+
+describe('catalogue', () => {
+  let db: TestDatabase;
+  let svc: RunningApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('catalogue');
+    svc = await startApp({ DATABASE_URL: db.url, READ_FILE_ROOT: __dirname, TAVILY_API_KEY: 'tvly-test' });
+  });
+
+  afterAll(async () => {
+    await svc?.close();
+    await db?.drop();
+  });
+
+  it('lists agents and tools, and says why a tool is unavailable', async () => {
+    const agents = await http(svc.url, 'GET', '/v1/agents');
+    expect(agents.body.agents.map((a: any) => a.name)).toContain('react');
+    const tools = await http(svc.url, 'GET', '/v1/tools');
+    const byName = Object.fromEntries(tools.body.tools.map((t: any) => [t.name, t]));
+    expect(byName.calculator.available).toBe(true);
+    expect(byName.read_file.available).toBe(true);
+    expect(byName.web_search.available).toBe(true);
+    expect(byName.get_weather).toMatchObject({ available: false, reason: expect.stringMatching(/OPENWEATHER|key/i) });
+    expect(byName.python_repl).toMatchObject({ available: false, reason: expect.stringMatching(/disabled|enable/i) });
+  });
+});

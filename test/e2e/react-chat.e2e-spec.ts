@@ -74,7 +74,7 @@ describe('react agent over HTTP (sync turns)', () => {
     expect(res.status).toBe(200);
     expect(res.body.error).toBeNull();
     expect(res.body.tool_calls).toEqual([{ name: 'get_current_datetime', args: { timezone: 'Mars/Olympus' }, status: 'error' }]);
-    const toolMsg = model.requests[1].messages.at(-1);
+    const toolMsg = model.requests[1].messages.at(-1)!;
     expect(toolMsg.role).toBe('tool');
     expect(toolMsg.content).toMatch(/unknown time zone "Mars\/Olympus"/);
   });
