@@ -33,7 +33,8 @@ export function cpuSecondsOf(pid: number): number {
 
 /** A worker process (dist/worker.js) with its own environment. */
 export function startWorkerProcess(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [join(__dirname, '..', '..', '..', 'dist', 'worker.js')], {
+  const extraArgs = process.env.BENCH_WORKER_ARGS ? process.env.BENCH_WORKER_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, [...extraArgs, join(__dirname, '..', '..', '..', 'dist', 'worker.js')], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -45,6 +45,12 @@ export interface AgentDefinition {
   name: string;
   description: string;
   graph: RunnableGraph;
+  /**
+   * When LangGraph writes checkpoints: `async` after every step (a crashed run resumes from its last step —
+   * for long, multi-step agents), `exit` once at the end of the turn (a crashed turn re-runs from its start;
+   * far fewer writes — for short loops). Default `async`.
+   */
+  durability?: 'exit' | 'async' | 'sync';
   /** The state update that starts a new turn (resets per-turn fields, appends the user message). */
   buildInput(turn: TurnContext): Record<string, unknown>;
   toOutcome(state: Record<string, unknown>, turn: TurnContext): AgentOutcome;

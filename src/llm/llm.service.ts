@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { ChatOpenAI } from '@langchain/openai';
+import { MeteredChatOpenAI } from './metered-chat-model';
 import { AppConfig } from '../config/app-config';
 
 export interface ChatModelOptions {
@@ -44,7 +44,7 @@ export class LlmService {
     const key = `${temperature}:${maxTokens ?? ''}`;
     let model = this.cache.get(key);
     if (!model) {
-      model = new ChatOpenAI({
+      model = new MeteredChatOpenAI({
         model: llm.model ?? 'default',
         apiKey: llm.apiKey ?? 'not-needed',
         configuration: llm.baseUrl ? { baseURL: llm.baseUrl } : undefined,

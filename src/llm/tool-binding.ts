@@ -5,6 +5,9 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 
 export type ToolCallingMode = 'native' | 'prompt';
 
+/** Bound models per (model, tool list, mode): binding converts every tool schema and builds a new client. */
+const cache = new WeakMap<BaseChatModel, WeakMap<StructuredToolInterface[], Map<ToolCallingMode, Runnable<BaseMessage[], BaseMessage>>>>();
+
 /**
  * A model that answers with `tool_calls` either way: `native` sends the tools to the endpoint;
  * `prompt` puts the catalogue into the system prompt and parses the ReAct-format reply.
@@ -15,6 +18,16 @@ export function bindToolsForMode(
   mode: ToolCallingMode,
 ): Runnable<BaseMessage[], BaseMessage> {
   if (tools.length === 0) return model;
+  let byTools = cache.get(model);
+  if (!byTools) cache.set(model, (byTools = new WeakMap()));
+  let byMode = byTools.get(tools);
+  if (!byMode) byTools.set(tools, (byMode = new Map()));
+  let bound = byMode.get(mode);
+  if (!bound) byMode.set(mode, (bound = bind(model, tools, mode)));
+  return bound;
+}
+
+function bind(model: BaseChatModel, tools: StructuredToolInterface[], mode: ToolCallingMode): Runnable<BaseMessage[], BaseMessage> {
   if (mode === 'prompt') throw new Error('prompt tool calling is not available yet');
   if (!model.bindTools) throw new Error('this chat model does not support native tool calling; set LLM_TOOL_CALLING=prompt');
   return model.bindTools(tools) as Runnable<BaseMessage[], BaseMessage>;

@@ -1,8 +1,3 @@
-import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
-import type { Serialized } from '@langchain/core/load/serializable';
-import type { BaseMessage } from '@langchain/core/messages';
-import type { LLMResult } from '@langchain/core/outputs';
-
 export interface ModelCallRecord {
   node: string;
   ms: number;
@@ -11,45 +6,19 @@ export interface ModelCallRecord {
   error?: string;
 }
 
-interface Pending {
-  node: string;
-  started: number;
-}
+/** Where a run's collector travels: `config.configurable[USAGE_KEY]` (not persisted in checkpoints). */
+export const USAGE_KEY = 'usage_collector';
 
 /**
- * Meters every chat-model call made during one run: which graph node asked, how long it took,
- * and the tokens the endpoint reported. Passed as a callback in the run's config, so nodes need no code for it.
+ * Meters every chat-model call made during one run: which graph node asked, how long it took, and the
+ * tokens the endpoint reported. Filled by MeteredChatOpenAI, so nodes need no code for it; no LangChain
+ * callback handler is involved (a handler makes every runnable in the graph pay for callback plumbing).
  */
-export class UsageCollector extends BaseCallbackHandler {
-  name = 'usage_collector';
+export class UsageCollector {
   readonly calls: ModelCallRecord[] = [];
-  private readonly pending = new Map<string, Pending>();
 
-  override handleChatModelStart(
-    _llm: Serialized,
-    _messages: BaseMessage[][],
-    runId: string,
-    _parentRunId?: string,
-    _extra?: Record<string, unknown>,
-    _tags?: string[],
-    metadata?: Record<string, unknown>,
-  ): void {
-    const node = typeof metadata?.langgraph_node === 'string' ? metadata.langgraph_node : 'unknown';
-    this.pending.set(runId, { node, started: performance.now() });
-  }
-
-  override handleLLMEnd(output: LLMResult, runId: string): void {
-    const p = this.take(runId);
-    if (!p) return;
-    const usage = tokenUsage(output);
-    this.calls.push({ node: p.node, ms: Math.round(performance.now() - p.started), ...usage });
-  }
-
-  override handleLLMError(err: unknown, runId: string): void {
-    const p = this.take(runId);
-    if (!p) return;
-    const message = err instanceof Error ? err.message : String(err);
-    this.calls.push({ node: p.node, ms: Math.round(performance.now() - p.started), prompt_tokens: 0, completion_tokens: 0, error: message });
+  record(call: ModelCallRecord): void {
+    this.calls.push(call);
   }
 
   get totals(): { calls: number; promptTokens: number; completionTokens: number; modelMs: number } {
@@ -64,19 +33,8 @@ export class UsageCollector extends BaseCallbackHandler {
     );
   }
 
-  private take(runId: string): Pending | undefined {
-    const p = this.pending.get(runId);
-    this.pending.delete(runId);
-    return p;
+  static of(config: { configurable?: Record<string, unknown> } | undefined): UsageCollector | undefined {
+    const c = config?.configurable?.[USAGE_KEY];
+    return c instanceof UsageCollector ? c : undefined;
   }
-}
-
-function tokenUsage(output: LLMResult): { prompt_tokens: number; completion_tokens: number } {
-  const fromLlm = output.llmOutput?.tokenUsage as { promptTokens?: number; completionTokens?: number } | undefined;
-  if (fromLlm && (fromLlm.promptTokens || fromLlm.completionTokens)) {
-    return { prompt_tokens: fromLlm.promptTokens ?? 0, completion_tokens: fromLlm.completionTokens ?? 0 };
-  }
-  const gen = output.generations?.[0]?.[0] as { message?: { usage_metadata?: { input_tokens?: number; output_tokens?: number } } } | undefined;
-  const u = gen?.message?.usage_metadata;
-  return { prompt_tokens: u?.input_tokens ?? 0, completion_tokens: u?.output_tokens ?? 0 };
 }

@@ -6,7 +6,7 @@ import { MessageTooLargeException, SessionAgentMismatchException, SessionBusyExc
 import { AppConfig } from '../config/app-config';
 import type { RunEntity, RunError, RunMode } from '../database/entities';
 import { LlmService } from '../llm/llm.service';
-import { UsageCollector } from '../llm/usage-collector';
+import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
 import type { ChatResult } from './chat-result';
 import { RunRecords, type RunEnd } from './run-records.service';
@@ -136,14 +136,14 @@ export class AgentOrchestrator {
     opts: ExecuteOptions,
     usage: UsageCollector,
   ): Promise<Record<string, unknown>> {
-    const configurable = { thread_id: run.sessionId, run_id: run.id };
+    const configurable = { thread_id: run.sessionId, run_id: run.id, [USAGE_KEY]: usage };
     // a retried run (worker crash) resumes from its last checkpoint instead of starting the turn again
     const resume = run.attempts > 1 && (await agent.graph.getState({ configurable })).next.length > 0;
     const stream = await agent.graph.stream(resume ? null : agent.buildInput(turn), {
       configurable,
-      callbacks: [usage],
       signal: opts.signal,
       streamMode: 'updates',
+      durability: agent.durability ?? 'async',
       recursionLimit: 100,
       runName: `${agent.name}:${run.id}`,
       metadata: { run_id: run.id, session_id: run.sessionId },

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 import { RunNotFoundException } from '../common/domain.exception';
-import { FINAL_STATUSES, MessageEntity, RunEntity, RunError, RunInput, RunMode, RunStatus } from '../database/entities';
+import { RunEntity, RunError, RunInput, RunMode, RunStatus } from '../database/entities';
+import { insertable, rowsOf } from '../database/query-rows';
 import type { ChatResult } from './chat-result';
 
 export interface NewRun {
@@ -33,7 +34,9 @@ export class RunRecords {
   ) {}
 
   async create(run: NewRun): Promise<RunEntity> {
-    return this.runs.save(this.runs.create({ ...run, status: 'queued' }));
+    const entity = this.runs.create({ ...run, status: 'queued', attempts: 0, cancelRequested: false, progress: null, startedAt: null, finishedAt: null });
+    await this.runs.insert(insertable(entity));
+    return entity;
   }
 
   async get(id: string, what: 'job' | 'run' = 'job'): Promise<RunEntity> {
@@ -55,14 +58,13 @@ export class RunRecords {
 
   /** queued|running → running (attempt counted). Null when the run already ended or was cancelled. */
   async markRunning(id: string): Promise<RunEntity | null> {
-    const updated = await this.runs
-      .createQueryBuilder()
-      .update()
-      .set({ status: 'running', startedAt: () => 'COALESCE(started_at, now())', attempts: () => 'attempts + 1' })
-      .where('id = :id AND status IN (:...live) AND cancel_requested = false', { id, live: ['queued', 'running'] })
-      .returning('*')
-      .execute();
-    return updated.affected ? this.runs.findOneBy({ id }) : null;
+    const rows = rowsOf<Record<string, unknown>>(await this.dataSource.query(
+      `UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
+        WHERE id = $1 AND status IN ('queued', 'running') AND cancel_requested = false
+        RETURNING *`,
+      [id],
+    ));
+    return rows.length ? this.runs.create(fromRow(rows[0])) : null;
   }
 
   async setProgress(id: string, progress: Record<string, unknown>): Promise<void> {
@@ -70,41 +72,35 @@ export class RunRecords {
   }
 
   /**
-   * Ends a run: its status, result and trace, the turn's messages and the release of the session lease,
-   * in one transaction. Returns false (and writes nothing) when the run had already ended.
+   * Ends a run: its status, result and trace, the turn's messages and the release of the session lease —
+   * in one statement, so it is atomic without holding a transaction open (which would stall the embedded
+   * Postgres). Returns false (and writes nothing) when the run had already ended.
    */
   async finish(run: RunEntity, end: RunEnd): Promise<boolean> {
-    return this.dataSource.transaction(async (tx) => {
-      const updated = await tx
-        .createQueryBuilder()
-        .update(RunEntity)
-        .set({
-          status: end.status,
-          result: end.result as never,
-          error: end.error,
-          trace: end.trace as never,
-          llmCalls: end.usage.calls,
-          promptTokens: end.usage.promptTokens,
-          completionTokens: end.usage.completionTokens,
-          finishedAt: () => 'now()',
-        })
-        .where('id = :id AND status NOT IN (:...final)', { id: run.id, final: FINAL_STATUSES })
-        .execute();
-      if (!updated.affected) return false;
-      if (end.messages) {
-        const common = { sessionId: run.sessionId, runId: run.id };
-        await tx.insert(MessageEntity, [
-          { ...common, role: 'user', content: end.messages.user, metadata: {} },
-          { ...common, role: 'assistant', content: end.messages.assistant, metadata: end.error ? { error: end.error } : {} },
-        ]);
-      }
-      await tx.query(
-        `UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL, updated_at = now()
-          WHERE id = $1 AND (active_run_id = $2 OR active_run_id IS NULL)`,
-        [run.sessionId, run.id],
-      );
-      return true;
-    });
+    const m = end.messages;
+    const rows = rowsOf<{ n: number }>(await this.dataSource.query(
+      `WITH ended AS (
+         UPDATE runs SET status = $2, result = $3, error = $4, trace = $5, llm_calls = $6, prompt_tokens = $7,
+                completion_tokens = $8, finished_at = now(), updated_at = now()
+          WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')
+          RETURNING id, session_id),
+       said AS (
+         INSERT INTO messages (session_id, run_id, role, content, metadata)
+         SELECT e.session_id, e.id, v.role, v.content, v.metadata::jsonb
+           FROM ended e, (VALUES (1, 'user', $9::text, '{}'), (2, 'assistant', $10::text, $11)) AS v(ord, role, content, metadata)
+          WHERE $12::boolean
+          ORDER BY v.ord),
+       released AS (
+         UPDATE sessions s SET active_run_id = NULL, lease_expires_at = NULL, updated_at = now()
+           FROM ended e WHERE s.id = e.session_id AND (s.active_run_id = e.id OR s.active_run_id IS NULL))
+       SELECT count(*)::int AS n FROM ended`,
+      [
+        run.id, end.status, json(end.result), json(end.error), json(end.trace),
+        end.usage.calls, end.usage.promptTokens, end.usage.completionTokens,
+        m?.user ?? '', m?.assistant ?? '', JSON.stringify(end.error ? { error: end.error } : {}), Boolean(m),
+      ],
+    ));
+    return rows[0]?.n === 1;
   }
 
   /** queued → cancelled at once; running → flagged, the executing worker stops it. */
@@ -132,4 +128,19 @@ export class RunRecords {
       .limit(500)
       .getMany();
   }
+}
+
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+/** A raw `runs` row (snake_case) as the entity's properties. */
+function fromRow(r: Record<string, unknown>): Partial<RunEntity> {
+  return {
+    id: r.id as string, sessionId: r.session_id as string, tenantId: r.tenant_id as string, agent: r.agent as string,
+    mode: r.mode as RunEntity['mode'], status: r.status as RunEntity['status'], input: r.input as RunEntity['input'],
+    result: r.result as RunEntity['result'], error: r.error as RunEntity['error'], trace: r.trace as RunEntity['trace'],
+    progress: r.progress as RunEntity['progress'], llmCalls: r.llm_calls as number, promptTokens: r.prompt_tokens as number,
+    completionTokens: r.completion_tokens as number, attempts: r.attempts as number, cancelRequested: r.cancel_requested as boolean,
+    createdAt: r.created_at as Date, startedAt: r.started_at as Date | null, finishedAt: r.finished_at as Date | null,
+    updatedAt: r.updated_at as Date,
+  };
 }

@@ -5,6 +5,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { SessionNotFoundException } from '../common/domain.exception';
 import { MessageEntity, SessionEntity } from '../database/entities';
+import { insertable, rowsOf } from '../database/query-rows';
 
 const POLL_MS = 25;
 
@@ -24,7 +25,10 @@ export class SessionsService {
   ) {}
 
   async create(agent: string, tenantId = 'default', metadata: Record<string, unknown> = {}): Promise<SessionEntity> {
-    return this.sessions.save(this.sessions.create({ id: randomUUID(), agent, tenantId, metadata, summary: null }));
+    // insert, not save: save() would first SELECT the id and wrap both in a transaction
+    const session = this.sessions.create({ id: randomUUID(), agent, tenantId, metadata, summary: null, activeRunId: null, leaseExpiresAt: null });
+    await this.sessions.insert(insertable(session));
+    return session;
   }
 
   async get(id: string, tenantId?: string): Promise<SessionEntity> {
@@ -47,7 +51,7 @@ export class SessionsService {
    */
   async acquireLease(sessionId: string, runId: string, leaseMs: number, deadline: number, signal?: AbortSignal): Promise<boolean> {
     for (;;) {
-      const rows: unknown[] = await this.dataSource.query(
+      const rows = rowsOf(await this.dataSource.query(
         `UPDATE sessions s SET active_run_id = $2, lease_expires_at = now() + ($3 || ' milliseconds')::interval
           WHERE s.id = $1
             AND (s.active_run_id IS NULL OR s.active_run_id = $2 OR s.lease_expires_at < now())
@@ -57,8 +61,8 @@ export class SessionsService {
                  AND (r.created_at, r.id) < (me.created_at, me.id))
           RETURNING s.id`,
         [sessionId, runId, String(leaseMs)],
-      );
-      if (firstRows(rows).length > 0) return true;
+      ));
+      if (rows.length > 0) return true;
       if (Date.now() >= deadline || signal?.aborted) return false;
       await this.waitForRelease(sessionId, Math.min(POLL_MS * 4, Math.max(1, deadline - Date.now())));
     }
@@ -88,9 +92,4 @@ export class SessionsService {
       this.released.once(sessionId, done);
     });
   }
-}
-
-/** `UPDATE … RETURNING` through `DataSource.query` yields `[rows, count]` on Postgres. */
-function firstRows(result: unknown[]): unknown[] {
-  return Array.isArray(result[0]) ? (result[0] as unknown[]) : result;
 }

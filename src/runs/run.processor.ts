@@ -27,9 +27,7 @@ export class RunProcessor extends WorkerHost implements OnApplicationBootstrap {
   }
 
   async process(job: Job<RunJobData>) {
-    const result = await this.executor.execute(job.data.runId, (e) => {
-      void job.updateProgress({ node: e.node, step: e.step }).catch(() => undefined);
-    });
+    const result = await this.executor.execute(job.data.runId);
     return { status: result.error ? 'failed' : 'completed' };
   }
 

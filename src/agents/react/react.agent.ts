@@ -30,6 +30,8 @@ export class ReactAgentFactory implements AgentFactory {
       name: this.name,
       description: 'Minimal ReAct tool loop (calculator, date/time) with an iteration limit.',
       graph: graph as unknown as RunnableGraph,
+      // a react turn is short: checkpoint once per turn; a crashed turn is re-run from its start
+      durability: 'exit',
       buildInput: (turn: TurnContext) => ({
         messages: [new HumanMessage(turn.message)],
         user_message: turn.message,
