@@ -142,19 +142,24 @@ export class AgentOrchestrator {
     const stream = await agent.graph.stream(resume ? null : agent.buildInput(turn), {
       configurable,
       signal: opts.signal,
-      streamMode: 'updates',
+      streamMode: ['updates', 'values'],
       durability: agent.durability ?? 'async',
       recursionLimit: 100,
       runName: `${agent.name}:${run.id}`,
       metadata: { run_id: run.id, session_id: run.sessionId },
     });
     let step = 0;
-    for await (const update of stream) {
+    let values: Record<string, unknown> | undefined;
+    for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
+      if (mode === 'values') {
+        values = chunk;
+        continue;
+      }
       step += 1;
-      const node = Object.keys(update as object)[0] ?? 'unknown';
-      opts.onProgress?.({ run_id: run.id, node, step });
+      opts.onProgress?.({ run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step });
     }
-    return (await agent.graph.getState({ configurable })).values as Record<string, unknown>;
+    // the last `values` chunk is the final state: no need to read the checkpoint back
+    return values ?? ((await agent.graph.getState({ configurable })).values as Record<string, unknown>);
   }
 
   private failure(code: string, message: string): { status: RunEnd['status']; outcome: AgentOutcome } {

@@ -19,7 +19,8 @@ export class RunExecutor {
 
   async execute(runId: string, onProgress?: (e: ProgressEvent) => void): Promise<ChatResult> {
     const signal = this.cancellation.register(runId);
-    let lastWrite = 0;
+    // progress is written for runs that last: the first write comes after PROGRESS_WRITE_INTERVAL_MS
+    let lastWrite = Date.now();
     try {
       return await this.orchestrator.execute(runId, {
         signal,
