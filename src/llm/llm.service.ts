@@ -52,6 +52,7 @@ export class LlmService {
         maxTokens,
         timeout: llm.timeoutMs,
         maxRetries: llm.maxRetries,
+        rateLimitRetries: llm.maxRetries,
         streamUsage: true,
       });
       this.cache.set(key, model);
