@@ -22,7 +22,7 @@ function toolThenAnswer(model: ScriptedModelServer): void {
 }
 
 async function overhead(model: ScriptedModelServer, dbUrl: string) {
-  const app = await startApp({ DATABASE_URL: dbUrl, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LLM_MAX_RETRIES: '0', LOG_LEVEL: 'error' });
+  const app = await startApp({ DATABASE_URL: dbUrl, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LLM_MAX_RETRIES: '0', LOG_LEVEL: 'error', LLM_CACHE: 'false' });
   toolThenAnswer(model);
   model.latencyMs = 0;
   const overheads: number[] = [];
@@ -47,7 +47,7 @@ async function overhead(model: ScriptedModelServer, dbUrl: string) {
 
 async function queued(model: ScriptedModelServer, dbUrl: string, latencyMs: number, count: number, workers: number, concurrency: number) {
   const prefix = uniqueQueuePrefix('bench');
-  const env = { DATABASE_URL: dbUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LLM_MAX_RETRIES: '0', LOG_LEVEL: 'error', WORKER_CONCURRENCY: String(concurrency) };
+  const env = { DATABASE_URL: dbUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LLM_MAX_RETRIES: '0', LOG_LEVEL: 'error', WORKER_CONCURRENCY: String(concurrency), LLM_CACHE: 'false' };
   const api = await startApp({ ...env, RUN_WORKER: 'false' });
   const procs = Array.from({ length: workers }, () => startWorkerProcess(env));
   toolThenAnswer(model);
@@ -79,7 +79,7 @@ async function queued(model: ScriptedModelServer, dbUrl: string, latencyMs: numb
 
 async function pickup(model: ScriptedModelServer, dbUrl: string) {
   const prefix = uniqueQueuePrefix('pickup');
-  const app = await startApp({ DATABASE_URL: dbUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LOG_LEVEL: 'error' });
+  const app = await startApp({ DATABASE_URL: dbUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LOG_LEVEL: 'error', LLM_CACHE: 'false' });
   toolThenAnswer(model);
   model.latencyMs = 0;
   const ids: string[] = [];

@@ -41,6 +41,9 @@ const schema = z.object({
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(3).default(3),
   LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
   LLM_MAX_TOKENS: z.coerce.number().int().positive().optional(),
+  LLM_CACHE: bool(true),
+  LLM_CACHE_TTL_SECONDS: int(3600, 1),
+  LLM_CACHE_MAX_ENTRIES: int(5000, 1),
   API_KEYS: optionalString,
   TOOLS_NETWORK: bool(true),
   TOOLS_ALLOWED_PRIVATE_HOSTS: optionalString,
@@ -77,6 +80,7 @@ export type LlmSettings = {
   maxRetries: number;
   temperature: number;
   maxTokens?: number;
+  cache: { enabled: boolean; ttlSeconds: number; maxEntries: number };
 };
 
 export class AppConfig {
@@ -137,6 +141,7 @@ export class AppConfig {
       maxRetries: e.LLM_MAX_RETRIES,
       temperature: e.LLM_TEMPERATURE,
       maxTokens: e.LLM_MAX_TOKENS,
+      cache: { enabled: e.LLM_CACHE, ttlSeconds: e.LLM_CACHE_TTL_SECONDS, maxEntries: e.LLM_CACHE_MAX_ENTRIES },
     };
     this.apiKeys = e.API_KEYS;
     this.tools = {

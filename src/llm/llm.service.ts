@@ -1,4 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import IORedis from 'ioredis';
+import { redisOptions } from '../config/redis-options';
+import { MetricsService } from '../observability/metrics.service';
+import { LlmCache, MemoryCacheStore, RedisCacheStore } from './llm-cache';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { MeteredChatOpenAI } from './metered-chat-model';
 import { AppConfig } from '../config/app-config';
@@ -14,14 +18,32 @@ export interface ChatModelOptions {
  * their rule paths and answer extractively.
  */
 @Injectable()
-export class LlmService {
+export class LlmService implements OnApplicationShutdown {
   private readonly logger = new Logger(LlmService.name);
-  private readonly cache = new Map<string, BaseChatModel>();
+  private readonly models = new Map<string, BaseChatModel>();
+  private readonly redis?: IORedis;
+  /** LangChain's cache interface; Redis-backed when REDIS_URL is set (shared by every worker), else in-process */
+  readonly cache?: LlmCache;
 
-  constructor(private readonly config: AppConfig) {
+  constructor(
+    private readonly config: AppConfig,
+    metrics?: MetricsService,
+  ) {
     if (!config.modelConfigured) {
       this.logger.warn('No model configured (LLM_BASE_URL / LLM_MODEL unset): rule paths decide, answers are extractive');
     }
+    const c = config.llm.cache;
+    if (config.modelConfigured && c.enabled) {
+      if (config.redisUrl) this.redis = new IORedis({ ...redisOptions(config.redisUrl), maxRetriesPerRequest: 1, enableOfflineQueue: false });
+      this.redis?.on('error', () => undefined); // a cache outage only costs cache misses
+      const store = this.redis ? new RedisCacheStore(this.redis) : new MemoryCacheStore(c.maxEntries);
+      const stats = { hit: () => metrics?.llmCacheHits.inc(), miss: () => metrics?.llmCacheMisses.inc() };
+      this.cache = new LlmCache(store, c.ttlSeconds, stats, config.queuePrefix);
+    }
+  }
+
+  onApplicationShutdown(): void {
+    this.redis?.disconnect();
   }
 
   get configured(): boolean {
@@ -42,7 +64,7 @@ export class LlmService {
     const temperature = options.temperature ?? llm.temperature;
     const maxTokens = options.maxTokens ?? llm.maxTokens;
     const key = `${temperature}:${maxTokens ?? ''}`;
-    let model = this.cache.get(key);
+    let model = this.models.get(key);
     if (!model) {
       model = new MeteredChatOpenAI({
         model: llm.model ?? 'default',
@@ -54,8 +76,9 @@ export class LlmService {
         maxRetries: llm.maxRetries,
         rateLimitRetries: llm.maxRetries,
         streamUsage: true,
+        cache: this.cache,
       });
-      this.cache.set(key, model);
+      this.models.set(key, model);
     }
     return model;
   }

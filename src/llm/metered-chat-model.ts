@@ -27,6 +27,27 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     return model;
   }
 
+  /**
+   * The LLM-cache key's model part: model, endpoint, temperature, max tokens and what shapes the answer
+   * (tools, tool choice, response format). LangChain's default also serializes every call option, and
+   * LangGraph puts per-run ids there (executionInfo…), which would make every key unique.
+   */
+  override _getSerializedCacheKeyParametersForCall(options: Parameters<ChatOpenAI["_getSerializedCacheKeyParametersForCall"]>[0]): string {
+    const o = options as Record<string, unknown>;
+    const params: Record<string, unknown> = {
+      _type: this._llmType(),
+      model: this.model,
+      baseURL: (this as unknown as { clientConfig?: { baseURL?: string } }).clientConfig?.baseURL,
+      temperature: this.temperature,
+      max_tokens: this.maxTokens,
+      tools: o.tools,
+      tool_choice: o.tool_choice,
+      response_format: o.response_format,
+      stop: o.stop,
+    };
+    return JSON.stringify(params);
+  }
+
   override async invoke(input: BaseLanguageModelInput, options?: ChatOpenAICallOptions): Promise<AIMessageChunk> {
     const usage = UsageCollector.of(options as { configurable?: Record<string, unknown> });
     const metadata = (options as { metadata?: Record<string, unknown> } | undefined)?.metadata;
@@ -35,7 +56,11 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     try {
       const out = await this.invokeWithRateLimitRetries(input, options);
       const u = out.usage_metadata;
-      usage?.record({ node, ms: Math.round(performance.now() - started), prompt_tokens: u?.input_tokens ?? 0, completion_tokens: u?.output_tokens ?? 0 });
+      const cached = out.response_metadata?.cache_hit === true;
+      usage?.record({
+        node, ms: Math.round(performance.now() - started), prompt_tokens: u?.input_tokens ?? 0,
+        completion_tokens: u?.output_tokens ?? 0, ...(cached ? { cached } : {}),
+      });
       return out;
     } catch (err) {
       usage?.record({ node, ms: Math.round(performance.now() - started), prompt_tokens: 0, completion_tokens: 0, error: (err as Error).message.slice(0, 200) });

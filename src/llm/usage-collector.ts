@@ -4,6 +4,8 @@ export interface ModelCallRecord {
   prompt_tokens: number;
   completion_tokens: number;
   error?: string;
+  /** answered from the LLM cache: not a call to the endpoint, not counted in `llm_calls` */
+  cached?: boolean;
 }
 
 /** Where a run's collector travels: `config.configurable[USAGE_KEY]` (not persisted in checkpoints). */
@@ -22,7 +24,7 @@ export class UsageCollector {
   }
 
   get totals(): { calls: number; promptTokens: number; completionTokens: number; modelMs: number } {
-    return this.calls.reduce(
+    return this.calls.filter((c) => !c.cached).reduce(
       (t, c) => ({
         calls: t.calls + 1,
         promptTokens: t.promptTokens + c.prompt_tokens,

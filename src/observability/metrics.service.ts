@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Prometheus metrics of this process (one registry per app instance, so tests can run several). */
 @Injectable()
@@ -26,8 +26,23 @@ export class MetricsService {
     name: 'llm_tokens_total', help: 'Tokens reported by the model endpoint', labelNames: ['agent', 'kind'], registers: [this.registry],
   });
 
+  readonly llmCacheHits = new Counter({ name: 'llm_cache_hits_total', help: 'LLM cache hits', registers: [this.registry] });
+  readonly llmCacheMisses = new Counter({ name: 'llm_cache_misses_total', help: 'LLM cache misses', registers: [this.registry] });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    const hits = this.llmCacheHits;
+    const misses = this.llmCacheMisses;
+    new Gauge({
+      name: 'llm_cache_hit_ratio',
+      help: 'LLM cache hits / lookups since start',
+      registers: [this.registry],
+      async collect() {
+        const h = (await hits.get()).values[0]?.value ?? 0;
+        const m = (await misses.get()).values[0]?.value ?? 0;
+        this.set(h + m === 0 ? 0 : h / (h + m));
+      },
+    });
   }
 
   recordRun(r: { agent: string; mode: string; status: string; ms: number; llmCalls: number; promptTokens: number; completionTokens: number }): void {

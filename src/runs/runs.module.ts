@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import IORedis from 'ioredis';
 import type { AppConfig } from '../config/app-config';
+import { redisOptions } from '../config/redis-options';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { BullRunQueue } from './bull-run-queue';
 import { InlineRunQueue } from './inline-run-queue';
@@ -12,20 +13,6 @@ import { RunRecovery } from './run-recovery.service';
 import { RunProcessor } from './run.processor';
 import { RUNS_QUEUE } from './run.job';
 import { RunsService } from './runs.service';
-
-/** BullMQ's connection settings from a redis:// URL (workers need `maxRetriesPerRequest: null`). */
-export function redisOptions(url: string) {
-  const u = new URL(url);
-  return {
-    host: u.hostname,
-    port: Number(u.port || 6379),
-    username: u.username || undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
-    tls: u.protocol === 'rediss:' ? {} : undefined,
-    maxRetriesPerRequest: null,
-  };
-}
 
 @Module({})
 export class RunsModule {

@@ -11,7 +11,7 @@ describe('jobs on the in-process queue (no REDIS_URL)', () => {
   beforeAll(async () => {
     const baseUrl = await model.start();
     db = await createTestDatabase('jobs_inline');
-    svc = await startApp({ DATABASE_URL: db.url, LLM_BASE_URL: baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', WORKER_CONCURRENCY: '4' });
+    svc = await startApp({ DATABASE_URL: db.url, LLM_BASE_URL: baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', WORKER_CONCURRENCY: '4', LLM_CACHE: 'false' });
   });
 
   afterAll(async () => {

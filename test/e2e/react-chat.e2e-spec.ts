@@ -23,6 +23,7 @@ describe('react agent over HTTP (sync turns)', () => {
       LLM_MAX_RETRIES: '2',
       LLM_TIMEOUT_MS: '2000',
       MAX_ITERATIONS: '3',
+      LLM_CACHE: 'false', // counts model calls exactly; the cache has its own suite
     };
     svc = await startApp(env);
   });

@@ -18,7 +18,7 @@ describe('restart keeps the conversation', () => {
   });
 
   it('answers the second turn with the first turn in the model context after a restart', async () => {
-    const env = { DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0' };
+    const env = { DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false' };
     let svc = await startApp(env);
     model.enqueue({ content: '반가워요, 철수님.' });
     const first = await http(svc.url, 'POST', '/v1/chat', { message: '내 이름은 철수야' });

@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Queue } from 'bullmq';
 import { WorkerModule } from '../../src/app.module';
-import { redisOptions } from '../../src/runs/runs.module';
+import { redisOptions } from '../../src/config/redis-options';
 import { RUNS_QUEUE } from '../../src/runs/run.job';
 import { ScriptedModelServer } from '../support/model-server';
 import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix, type TestDatabase } from '../support/infra';
@@ -31,6 +31,7 @@ describe('BullMQ runs with separate workers', () => {
       LLM_MAX_RETRIES: '0',
       LOG_LEVEL: 'error',
       WORKER_CONCURRENCY: '4',
+      LLM_CACHE: 'false',
     };
     api = await startApp({ ...env, RUN_WORKER: 'false' });
   });

@@ -13,7 +13,7 @@ describe('model client against the scripted OpenAI-compatible server', () => {
 
   beforeAll(async () => {
     const baseUrl = await server.start();
-    llm = new LlmService(new AppConfig({ LLM_BASE_URL: baseUrl, LLM_MODEL: 'scripted', LLM_MAX_RETRIES: '2', LLM_TIMEOUT_MS: '500' }));
+    llm = new LlmService(new AppConfig({ LLM_BASE_URL: baseUrl, LLM_MODEL: 'scripted', LLM_MAX_RETRIES: '2', LLM_TIMEOUT_MS: '500', LLM_CACHE: 'false' }));
   });
   afterAll(() => server.stop());
   beforeEach(() => server.reset());

@@ -1,0 +1,32 @@
+import { AIMessage } from '@langchain/core/messages';
+import { ChatGeneration } from '@langchain/core/outputs';
+import { LlmCache, MemoryCacheStore } from './llm-cache';
+
+describe('LlmCache', () => {
+  const stats = { hits: 0, misses: 0, hit() { this.hits++; }, miss() { this.misses++; } };
+  const gen = (text: string): ChatGeneration => ({ text, message: new AIMessage(text) });
+
+  it('misses, stores, then hits with a marked message', async () => {
+    const cache = new LlmCache(new MemoryCacheStore(10), 60, stats);
+    expect(await cache.lookup('prompt', 'model=a,temperature=0')).toBeNull();
+    await cache.update('prompt', 'model=a,temperature=0', [gen('hello')]);
+    const hit = (await cache.lookup('prompt', 'model=a,temperature=0')) as ChatGeneration[];
+    expect(hit[0].text).toBe('hello');
+    expect((hit[0].message.response_metadata as Record<string, unknown>).cache_hit).toBe(true);
+    expect(await cache.lookup('prompt', 'model=a,temperature=0.7')).toBeNull();
+    expect(await cache.lookup('other prompt', 'model=a,temperature=0')).toBeNull();
+    expect([stats.hits, stats.misses]).toEqual([1, 3]);
+  });
+
+  it('expires entries after the TTL and bounds the in-process store', async () => {
+    const store = new MemoryCacheStore(2);
+    await store.set('a', '1', 0.001);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await store.get('a')).toBeNull();
+    await store.set('b', '2', 60);
+    await store.set('c', '3', 60);
+    await store.set('d', '4', 60);
+    expect(await store.get('b')).toBeNull();
+    expect(await store.get('d')).toBe('4');
+  });
+});

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { BaseCache, deserializeStoredGeneration, serializeGeneration } from '@langchain/core/caches';
+import type { Generation } from '@langchain/core/outputs';
+import type Redis from 'ioredis';
+
+export interface CacheStats {
+  hit(): void;
+  miss(): void;
+}
+
+/** Where cached generations live: Redis (shared by every worker) or this process. */
+export interface CacheStore {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlSeconds: number): Promise<void>;
+}
+
+/**
+ * LangChain's cache interface for chat models. The key is LangChain's own: the prompt and the model's
+ * serialized call parameters (model, temperature, max tokens, bound tools…), hashed. Only successful
+ * generations reach `update`, so errors are never cached. A hit is marked in `response_metadata.cache_hit`
+ * so metering can tell it from a real call.
+ */
+export class LlmCache extends BaseCache<Generation[]> {
+  constructor(
+    private readonly store: CacheStore,
+    private readonly ttlSeconds: number,
+    private readonly stats: CacheStats,
+    /** keeps deployments (and test suites) sharing one Redis apart */
+    private readonly namespace = 'agents',
+  ) {
+    super();
+  }
+
+  async lookup(prompt: string, llmKey: string): Promise<Generation[] | null> {
+    const raw = await this.store.get(this.keyOf(prompt, llmKey)).catch(() => null);
+    if (!raw) {
+      this.stats.miss();
+      return null;
+    }
+    this.stats.hit();
+    return (JSON.parse(raw) as Parameters<typeof deserializeStoredGeneration>[0][]).map((g) => {
+      const gen = deserializeStoredGeneration(g) as Generation & { message?: { response_metadata?: Record<string, unknown> } };
+      if (gen.message) gen.message.response_metadata = { ...gen.message.response_metadata, cache_hit: true };
+      return gen;
+    });
+  }
+
+  private keyOf(prompt: string, llmKey: string): string {
+    return `${this.namespace}:llmcache:${createHash('sha256').update(llmKey).update('\u0000').update(prompt).digest('hex')}`;
+  }
+
+  async update(prompt: string, llmKey: string, value: Generation[]): Promise<void> {
+    await this.store.set(this.keyOf(prompt, llmKey), JSON.stringify(value.map(serializeGeneration)), this.ttlSeconds).catch(() => undefined);
+  }
+}
+
+
+export class RedisCacheStore implements CacheStore {
+  constructor(private readonly redis: Redis) {}
+
+  get(key: string): Promise<string | null> {
+    return this.redis.get(key);
+  }
+
+  async set(key: string, value: string, ttlSeconds: number): Promise<void> {
+    await this.redis.set(key, value, 'EX', ttlSeconds);
+  }
+}
+
+/** Bounded in-process store: expired entries are dropped on read, the oldest when full. */
+export class MemoryCacheStore implements CacheStore {
+  private readonly entries = new Map<string, { value: string; expires: number }>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  async get(key: string): Promise<string | null> {
+    const e = this.entries.get(key);
+    if (!e) return null;
+    if (e.expires < Date.now()) {
+      this.entries.delete(key);
+      return null;
+    }
+    return e.value;
+  }
+
+  async set(key: string, value: string, ttlSeconds: number): Promise<void> {
+    this.entries.delete(key);
+    this.entries.set(key, { value, expires: Date.now() + ttlSeconds * 1000 });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
