@@ -1,5 +1,6 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { RunError } from '../database/entities';
+import type { ScopeSpec } from '../scope/scope.types';
 
 export interface ToolCallRecord {
   name: string;
@@ -51,6 +52,8 @@ export interface AgentDefinition {
    * far fewer writes — for short loops). Default `async`.
    */
   durability?: 'exit' | 'async' | 'sync';
+  /** When set, the orchestrator checks each message against this domain first and refuses what is outside. */
+  scope?: ScopeSpec;
   /** The state update that starts a new turn (resets per-turn fields, appends the user message). */
   buildInput(turn: TurnContext): Record<string, unknown>;
   toOutcome(state: Record<string, unknown>, turn: TurnContext): AgentOutcome;

@@ -8,6 +8,7 @@ import type { RunEntity, RunError, RunMode } from '../database/entities';
 import { LlmService } from '../llm/llm.service';
 import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
+import { ScopeValidator } from '../scope/scope-validator.service';
 import type { ChatResult } from './chat-result';
 import { RunRecords, type RunEnd } from './run-records.service';
 import { SessionsService } from './sessions.service';
@@ -55,6 +56,7 @@ export class AgentOrchestrator {
     private readonly llm: LlmService,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
+    private readonly scope: ScopeValidator,
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
@@ -119,6 +121,8 @@ export class AgentOrchestrator {
     }
     try {
       if (!agent) throw new Error(`agent ${run.agent} is no longer registered`);
+      const refusal = await this.checkScope(agent, turn, { signal, usage });
+      if (refusal) return await this.end(run, started, usage, { status: 'completed', outcome: refusal }, { log, turn });
       const values = await this.runGraph(agent, run, turn, { signal, onProgress: opts.onProgress }, usage);
       const outcome = agent.toOutcome(values, turn);
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
@@ -160,6 +164,25 @@ export class AgentOrchestrator {
     }
     // the last `values` chunk is the final state: no need to read the checkpoint back
     return values ?? ((await agent.graph.getState({ configurable })).values as Record<string, unknown>);
+  }
+
+  /** Out-of-scope messages get the agent's polite refusal without running the graph. */
+  private async checkScope(
+    agent: AgentDefinition,
+    turn: TurnContext,
+    { signal, usage }: { signal: AbortSignal; usage: UsageCollector },
+  ): Promise<AgentOutcome | null> {
+    if (!agent.scope) return null;
+    const verdict = await this.scope.validate(turn.message, agent.scope, { signal, configurable: { [USAGE_KEY]: usage } });
+    if (verdict.is_valid) return null;
+    return {
+      response: agent.scope.refusal,
+      toolCalls: [],
+      sources: [],
+      error: null,
+      metadata: { scope: verdict, out_of_scope: true },
+      trace: { decision_log: [{ step: 'scope_validation', ...verdict }] },
+    };
   }
 
   private failure(code: string, message: string): { status: RunEnd['status']; outcome: AgentOutcome } {
