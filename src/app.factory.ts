@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ValidationPipe, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AllExceptionsFilter } from './api/filters/all-exceptions.filter';
 import { AppConfig } from './config/app-config';
@@ -21,5 +22,11 @@ export async function createApp(env: Record<string, string | undefined> = proces
   );
   app.useGlobalFilters(new AllExceptionsFilter());
   app.enableShutdownHooks();
+  const openapi = new DocumentBuilder()
+    .setTitle('Agent Orchestrator')
+    .setDescription('LangGraph.js agents behind a REST API: sync turns, queued runs, sessions, traces.')
+    .setVersion('v1')
+    .build();
+  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openapi), { jsonDocumentUrl: 'docs/openapi.json' });
   return app;
 }

@@ -101,3 +101,26 @@ describe('catalogue', () => {
     expect(byName.python_repl).toMatchObject({ available: false, reason: expect.stringMatching(/disabled|enable/i) });
   });
 });
+
+describe('OpenAPI', () => {
+  let db: TestDatabase;
+  let svc: RunningApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('openapi');
+    svc = await startApp({ DATABASE_URL: db.url });
+  });
+
+  afterAll(async () => {
+    await svc?.close();
+    await db?.drop();
+  });
+
+  it('serves the API description at /docs', async () => {
+    const doc = await http(svc.url, 'GET', '/docs/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/v1/chat', '/v1/jobs', '/v1/jobs/{id}', '/v1/sessions/{id}']));
+    expect(doc.body.components.schemas.ChatRequestDto.required).toEqual(['message']);
+    expect((await fetch(`${svc.url}/docs`)).status).toBe(200);
+  });
+});

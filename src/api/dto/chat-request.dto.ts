@@ -1,26 +1,32 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 
 /** Body of `POST /v1/chat` and `POST /v1/jobs`. Size limits: MAX_MESSAGE_CHARS (413) and MAX_BODY_BYTES. */
 export class ChatRequestDto {
+  @ApiProperty({ description: 'the user message (at most MAX_MESSAGE_CHARS characters)', example: '(12 + 3) * 4' })
   @IsString()
   @Matches(/\S/, { message: 'message must not be empty or blank' })
   message: string;
 
+  @ApiPropertyOptional({ description: 'continue this session; omitted → a new session', format: 'uuid' })
   @IsOptional()
   @IsUUID('all', { message: 'session_id must be a UUID returned by an earlier turn' })
   session_id?: string;
 
+  @ApiPropertyOptional({ description: 'agent name (GET /v1/agents); default DEFAULT_AGENT or the session\'s agent', example: 'react' })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(64)
   agent?: string;
 
+  @ApiPropertyOptional({ description: 'contract the question is about (contract-qa)' })
   @IsOptional()
   @IsString()
   @MaxLength(128)
   contract_id?: string;
 
+  @ApiPropertyOptional({ description: 'free-form metadata stored with the run', type: 'object', additionalProperties: true })
   @IsOptional()
   @IsObject()
   metadata?: Record<string, unknown>;
