@@ -29,6 +29,8 @@ const schema = z.object({
   RUN_WORKER: bool(true),
   WORKER_CONCURRENCY: int(8, 1),
   RUN_TIMEOUT_MS: int(120_000, 100),
+  RUN_LOCK_MS: int(30_000, 500),
+  RUN_STALLED_CHECK_MS: int(15_000, 200),
   MAX_ITERATIONS: int(5, 1),
   MAX_MESSAGE_CHARS: int(32_000, 1),
   MAX_BODY_BYTES: int(1_048_576, 1024),
@@ -100,6 +102,9 @@ export class AppConfig {
   readonly runWorker: boolean;
   readonly workerConcurrency: number;
   readonly runTimeoutMs: number;
+  /** BullMQ job lock: a worker that stops renewing it (crash) loses the job to another after this long */
+  readonly runLockMs: number;
+  readonly runStalledCheckMs: number;
   readonly maxIterations: number;
   readonly maxMessageChars: number;
   readonly maxBodyBytes: number;
@@ -128,6 +133,8 @@ export class AppConfig {
     this.runWorker = e.RUN_WORKER;
     this.workerConcurrency = e.WORKER_CONCURRENCY;
     this.runTimeoutMs = e.RUN_TIMEOUT_MS;
+    this.runLockMs = e.RUN_LOCK_MS;
+    this.runStalledCheckMs = e.RUN_STALLED_CHECK_MS;
     this.maxIterations = e.MAX_ITERATIONS;
     this.maxMessageChars = e.MAX_MESSAGE_CHARS;
     this.maxBodyBytes = e.MAX_BODY_BYTES;

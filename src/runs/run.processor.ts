@@ -1,38 +1,45 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Logger, OnApplicationBootstrap } from '@nestjs/common';
-import type { Job } from 'bullmq';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Worker, type Job } from 'bullmq';
 import { AppConfig } from '../config/app-config';
+import { redisOptions } from '../config/redis-options';
 import { RunExecutor } from './run-executor.service';
 import { RUNS_QUEUE, type RunJobData } from './run.job';
 
 /**
- * The BullMQ worker: thin, and safe to run twice (an ended run returns its stored result).
- * Started after bootstrap with the configured concurrency; a stalled job (crashed worker) is taken over
- * by another worker and resumes from the run's last checkpoint.
+ * The BullMQ worker: thin, and safe to run twice (an ended run returns its stored result). Built here rather
+ * than with `@Processor` because its concurrency and lock settings come from configuration. A worker that dies
+ * stops renewing its job lock; after RUN_LOCK_MS another worker takes the job over and the run resumes from its
+ * last checkpoint.
  */
-@Processor(RUNS_QUEUE, { autorun: false, lockDuration: 30_000, stalledInterval: 15_000, maxStalledCount: 2 })
-export class RunProcessor extends WorkerHost implements OnApplicationBootstrap {
+@Injectable()
+export class RunProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RunProcessor.name);
+  private worker?: Worker<RunJobData>;
 
   constructor(
     private readonly executor: RunExecutor,
     private readonly config: AppConfig,
-  ) {
-    super();
-  }
+  ) {}
 
   onApplicationBootstrap(): void {
-    this.worker.concurrency = this.config.workerConcurrency;
-    void this.worker.run().catch((err: Error) => this.logger.error({ msg: 'worker stopped', err: err.message }));
+    this.worker = new Worker<RunJobData>(RUNS_QUEUE, (job) => this.process(job), {
+      connection: redisOptions(this.config.redisUrl!),
+      prefix: this.config.queuePrefix,
+      concurrency: this.config.workerConcurrency,
+      lockDuration: this.config.runLockMs,
+      stalledInterval: this.config.runStalledCheckMs,
+      maxStalledCount: 2,
+    });
+    this.worker.on('error', (err) => this.logger.warn({ msg: 'worker error', err: err.message }));
+  }
+
+  /** Lets running jobs finish before the process exits. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.worker?.close();
   }
 
   async process(job: Job<RunJobData>) {
     const result = await this.executor.execute(job.data.runId);
     return { status: result.error ? 'failed' : 'completed' };
-  }
-
-  @OnWorkerEvent('error')
-  onError(err: Error): void {
-    this.logger.warn({ msg: 'worker error', err: err.message });
   }
 }
