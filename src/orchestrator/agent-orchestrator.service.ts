@@ -28,9 +28,16 @@ export interface ProgressEvent {
   step: number;
 }
 
+export interface TokenEvent {
+  node: string;
+  content: string;
+}
+
 export interface ExecuteOptions {
   signal?: AbortSignal;
   onProgress?: (e: ProgressEvent) => void;
+  /** model tokens as they arrive (graph stream mode `messages`) */
+  onToken?: (e: TokenEvent) => void;
 }
 
 const LEASE_GRACE_MS = 30_000;
@@ -123,7 +130,7 @@ export class AgentOrchestrator {
       if (!agent) throw new Error(`agent ${run.agent} is no longer registered`);
       const refusal = await this.checkScope(agent, turn, { signal, usage });
       if (refusal) return await this.end(run, started, usage, { status: 'completed', outcome: refusal }, { log, turn });
-      const values = await this.runGraph(agent, run, turn, { signal, onProgress: opts.onProgress }, usage);
+      const values = await this.runGraph(agent, run, turn, { ...opts, signal }, usage);
       const outcome = agent.toOutcome(values, turn);
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
@@ -146,7 +153,7 @@ export class AgentOrchestrator {
     const stream = await agent.graph.stream(resume ? null : agent.buildInput(turn), {
       configurable,
       signal: opts.signal,
-      streamMode: ['updates', 'values'],
+      streamMode: opts.onToken ? ['updates', 'values', 'messages'] : ['updates', 'values'],
       durability: agent.durability ?? 'async',
       recursionLimit: 100,
       runName: `${agent.name}:${run.id}`,
@@ -157,6 +164,12 @@ export class AgentOrchestrator {
     for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
       if (mode === 'values') {
         values = chunk;
+        continue;
+      }
+      if (mode === 'messages') {
+        const [message, meta] = chunk as unknown as [{ content?: unknown; getType?: () => string }, { langgraph_node?: string }];
+        const text = typeof message?.content === 'string' ? message.content : '';
+        if (text && message.getType?.() !== 'tool') opts.onToken?.({ node: meta?.langgraph_node ?? 'unknown', content: text });
         continue;
       }
       step += 1;

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RunAlreadyFinishedException } from '../common/domain.exception';
-import type { RunEntity } from '../database/entities';
+import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { AgentOrchestrator, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
 import { RunRecords } from '../orchestrator/run-records.service';
 import { RunCancellation } from './run-cancellation.service';
@@ -48,6 +48,24 @@ export class RunsService {
 
   async get(id: string): Promise<JobView> {
     return toJobView(await this.records.get(id));
+  }
+
+  /**
+   * The job's state each time it changes, until it ends (works across processes: it reads the run row).
+   * The last value is the final JobView.
+   */
+  async *watch(id: string, signal: AbortSignal, everyMs = 200): AsyncGenerator<JobView> {
+    let last = '';
+    while (!signal.aborted) {
+      const view = await this.get(id);
+      const key = JSON.stringify([view.status, view.progress]);
+      if (key !== last) {
+        last = key;
+        yield view;
+      }
+      if (FINAL.includes(view.status)) return;
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
   }
 
   async cancel(id: string): Promise<JobView> {

@@ -1,7 +1,9 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import type { ChatResult } from '../../orchestrator/chat-result';
 import { ChatRequestDto } from '../dto/chat-request.dto';
+import { SseStream } from '../sse';
 
 @Controller('v1/chat')
 export class ChatController {
@@ -12,5 +14,23 @@ export class ChatController {
   @HttpCode(200)
   chat(@Body() body: ChatRequestDto): Promise<ChatResult> {
     return this.orchestrator.chat(body);
+  }
+
+  /**
+   * The same turn as Server-Sent Events: `run` (ids), `progress` (each node), `token` (model output as it
+   * arrives), then `result` (the ChatResult). Validation and acceptance errors are plain JSON errors; once
+   * streaming, the run always ends with `result` — it is recorded even if the client goes away.
+   */
+  @Post('stream')
+  async stream(@Body() body: ChatRequestDto, @Res() res: Response): Promise<void> {
+    const run = await this.orchestrator.accept(body, 'sync');
+    const sse = new SseStream(res);
+    sse.send('run', { run_id: run.id, session_id: run.sessionId, agent: run.agent });
+    const result = await this.orchestrator.execute(run.id, {
+      onProgress: (e) => sse.send('progress', e),
+      onToken: (e) => sse.send('token', e),
+    });
+    sse.send('result', result);
+    sse.end();
   }
 }

@@ -1,7 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { RunNotFoundException } from '../../common/domain.exception';
 import { JobView, RunsService } from '../../runs/runs.service';
 import { ChatRequestDto } from '../dto/chat-request.dto';
+import { SseStream } from '../sse';
 import { isUuid } from './ids';
 
 @Controller('v1/jobs')
@@ -20,6 +22,23 @@ export class JobsController {
   get(@Param('id') id: string): Promise<JobView> {
     if (!isUuid(id)) throw new RunNotFoundException(id);
     return this.runs.get(id);
+  }
+
+  /** SSE of a queued run: `status` on every change (status, progress), then `result` when it ends. */
+  @Get(':id/events')
+  async events(@Param('id') id: string, @Res() res: Response): Promise<void> {
+    if (!isUuid(id)) throw new RunNotFoundException(id);
+    await this.runs.get(id); // 404 before the stream starts
+    const sse = new SseStream(res);
+    const stop = new AbortController();
+    res.on('close', () => stop.abort());
+    let last: JobView | undefined;
+    for await (const view of this.runs.watch(id, stop.signal)) {
+      last = view;
+      sse.send('status', { job_id: view.job_id, status: view.status, progress: view.progress });
+    }
+    if (last?.result) sse.send('result', last.result);
+    sse.end();
   }
 
   @Post(':id/cancel')
