@@ -34,6 +34,8 @@ export interface AgentOutcome {
   metadata: Record<string, unknown>;
   /** decision_log, tool_history, past_steps, plan … — whatever this agent keeps (see the trace endpoint) */
   trace: Record<string, unknown>;
+  /** the conversation's running summary, when the agent keeps one (shown by GET /v1/sessions/{id}) */
+  summary?: string;
 }
 
 /** The subset of a compiled LangGraph graph the orchestrator uses. */

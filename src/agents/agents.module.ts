@@ -4,11 +4,13 @@ import { ToolsModule } from '../tools/tools.module';
 import { AGENT_FACTORIES, AgentFactory } from './agent-definition';
 import { AgentRegistry } from './agent-registry.service';
 import { ReactAgentFactory } from './react/react.agent';
+import { AssistantAgentFactory } from './assistant/assistant.agent';
+import { DocumentsModule } from '../knowledge/documents/documents.module';
 
-const FACTORIES = [ReactAgentFactory];
+const FACTORIES = [ReactAgentFactory, AssistantAgentFactory];
 
 @Module({
-  imports: [LlmModule, ToolsModule],
+  imports: [LlmModule, ToolsModule, DocumentsModule],
   providers: [
     ...FACTORIES,
     { provide: AGENT_FACTORIES, inject: FACTORIES, useFactory: (...f: AgentFactory[]) => f },

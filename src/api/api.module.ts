@@ -6,7 +6,9 @@ import { MetricsController } from '../observability/metrics.controller';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { RunsModule } from '../runs/runs.module';
 import { ToolsModule } from '../tools/tools.module';
+import { DocumentsModule } from '../knowledge/documents/documents.module';
 import { CatalogController } from './controllers/catalog.controller';
+import { DocumentsController } from './controllers/documents.controller';
 import { ChatController } from './controllers/chat.controller';
 import { JobsController } from './controllers/jobs.controller';
 import { SessionsController } from './controllers/sessions.controller';
@@ -16,8 +18,8 @@ export class ApiModule implements NestModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [OrchestratorModule, RunsModule.register(config), ToolsModule],
-      controllers: [ChatController, JobsController, SessionsController, CatalogController, HealthController, MetricsController],
+      imports: [OrchestratorModule, RunsModule.register(config), ToolsModule, DocumentsModule],
+      controllers: [ChatController, JobsController, SessionsController, CatalogController, DocumentsController, HealthController, MetricsController],
       providers: [HttpMetricsMiddleware],
     };
   }

@@ -35,6 +35,9 @@ const schema = z.object({
   MAX_MESSAGE_CHARS: int(32_000, 1),
   MAX_BODY_BYTES: int(1_048_576, 1024),
   DEFAULT_AGENT: z.string().default('react'),
+  ASSISTANT_MAX_MESSAGES: int(10, 2),
+  ASSISTANT_KEEP_RECENT: int(5, 1),
+  ASSISTANT_MAX_SUMMARIES: int(3, 1),
   LLM_BASE_URL: optionalString,
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
@@ -109,6 +112,8 @@ export class AppConfig {
   readonly maxMessageChars: number;
   readonly maxBodyBytes: number;
   readonly defaultAgent: string;
+  /** the assistant agent's memory limits (seed 001: 10 / 5 / 3) */
+  readonly assistantMemory: { maxMessages: number; keepRecent: number; maxSummaries: number };
   readonly llm: LlmSettings;
   readonly apiKeys?: string;
   readonly tools: ToolSettings;
@@ -139,6 +144,7 @@ export class AppConfig {
     this.maxMessageChars = e.MAX_MESSAGE_CHARS;
     this.maxBodyBytes = e.MAX_BODY_BYTES;
     this.defaultAgent = e.DEFAULT_AGENT;
+    this.assistantMemory = { maxMessages: e.ASSISTANT_MAX_MESSAGES, keepRecent: Math.min(e.ASSISTANT_KEEP_RECENT, e.ASSISTANT_MAX_MESSAGES - 1), maxSummaries: e.ASSISTANT_MAX_SUMMARIES };
     this.llm = {
       baseUrl: e.LLM_BASE_URL,
       apiKey: e.LLM_API_KEY,

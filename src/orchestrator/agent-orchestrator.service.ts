@@ -237,6 +237,7 @@ export class AgentOrchestrator {
       trace: { ...outcome.trace, model_calls: usage.calls },
       usage: totals,
       messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
+      summary: outcome.summary || null,
     });
     this.sessions.notifyReleased(run.sessionId);
     if (recorded) {

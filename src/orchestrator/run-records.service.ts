@@ -23,6 +23,8 @@ export interface RunEnd {
   usage: { calls: number; promptTokens: number; completionTokens: number };
   /** the turn's two messages, recorded with the result (none when the turn never ran) */
   messages: { user: string; assistant: string } | null;
+  /** the session's running summary after this turn (agents with summarising memory) */
+  summary?: string | null;
 }
 
 /** Run rows: written before a run starts, updated as it runs, finished together with its messages. */
@@ -91,13 +93,15 @@ export class RunRecords {
           WHERE $12::boolean
           ORDER BY v.ord),
        released AS (
-         UPDATE sessions s SET active_run_id = NULL, lease_expires_at = NULL, updated_at = now()
+         UPDATE sessions s SET active_run_id = NULL, lease_expires_at = NULL, updated_at = now(),
+                summary = COALESCE($13, s.summary)
            FROM ended e WHERE s.id = e.session_id AND (s.active_run_id = e.id OR s.active_run_id IS NULL))
        SELECT count(*)::int AS n FROM ended`,
       [
         run.id, end.status, json(end.result), json(end.error), json(end.trace),
         end.usage.calls, end.usage.promptTokens, end.usage.completionTokens,
         m?.user ?? '', m?.assistant ?? '', JSON.stringify(end.error ? { error: end.error } : {}), Boolean(m),
+        end.summary ?? null,
       ],
     ));
     return rows[0]?.n === 1;

@@ -1,5 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { DocumentsService } from '../knowledge/documents/documents.service';
+import { createKnowledgeBaseTool } from './basic/knowledge-base.tool';
 import { createGeneralTools } from './general';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { calculatorTool } from './basic/calculator.tool';
@@ -18,9 +20,10 @@ export class ToolRegistry {
   private readonly tools = new Map<string, StructuredToolInterface>();
   private readonly unavailable = new Map<string, string>();
 
-  constructor(@Optional() config?: AppConfig) {
+  constructor(@Optional() config?: AppConfig, @Optional() documents?: DocumentsService) {
     this.register(calculatorTool);
     this.register(datetimeTool);
+    if (documents) this.register(createKnowledgeBaseTool(documents));
     if (config) this.registerGeneral(config);
   }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { DocumentsModule } from '../knowledge/documents/documents.module';
 import { ToolRegistry } from './tool-registry.service';
 
-@Module({ providers: [ToolRegistry], exports: [ToolRegistry] })
+@Module({ imports: [DocumentsModule], providers: [ToolRegistry], exports: [ToolRegistry] })
 export class ToolsModule {}

@@ -1,4 +1,5 @@
 import { Init1763870000000 } from './1763870000000-init';
+import { Documents1763890000000 } from './1763890000000-documents';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
-export const MIGRATIONS = [Init1763870000000];
+export const MIGRATIONS = [Init1763870000000, Documents1763890000000];

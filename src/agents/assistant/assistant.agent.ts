@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { HumanMessage } from '@langchain/core/messages';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { AppConfig } from '../../config/app-config';
+import { DocumentsService } from '../../knowledge/documents/documents.service';
+import { LlmService } from '../../llm/llm.service';
+import { ToolRegistry } from '../../tools/tool-registry.service';
+import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import { buildAssistantGraph } from './graph';
+import type { AssistantStateType } from './state';
+
+/** Seed 001's tools; the ones whose key, root or switch is missing are simply not offered (see GET /v1/tools). */
+export const ASSISTANT_TOOLS = [
+  'calculator', 'get_current_datetime', 'get_weather', 'search_wikipedia', 'web_search', 'python_repl', 'read_file', 'search_knowledge_base',
+] as const;
+
+/** Seed 001: router → rag → memory → agent ⇄ tools, with summarising memory across turns. */
+@Injectable()
+export class AssistantAgentFactory implements AgentFactory {
+  readonly name = 'assistant';
+
+  constructor(
+    private readonly llm: LlmService,
+    private readonly tools: ToolRegistry,
+    private readonly documents: DocumentsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  create(checkpointer: BaseCheckpointSaver): AgentDefinition {
+    const graph = buildAssistantGraph(
+      {
+        model: () => this.llm.chatModel(),
+        tools: this.tools.pick(ASSISTANT_TOOLS),
+        toolCalling: () => this.llm.toolCalling,
+        documents: this.documents,
+        memory: this.config.assistantMemory,
+      },
+      checkpointer,
+    );
+    return {
+      name: this.name,
+      description: 'Assistant: router, knowledge-base RAG, summarising memory, general tools.',
+      graph: graph as unknown as RunnableGraph,
+      buildInput: (turn: TurnContext) => ({
+        messages: [new HumanMessage(turn.message)],
+        user_message: turn.message,
+        context: '',
+        sources: [],
+        next_action: 'end',
+        iteration_count: 0,
+        max_iterations: this.config.maxIterations,
+        tool_calls: [],
+        summarised: false,
+        error: null,
+      }),
+      toOutcome: (values: Record<string, unknown>): AgentOutcome => {
+        const s = values as unknown as AssistantStateType;
+        const last = s.messages[s.messages.length - 1];
+        return {
+          response: typeof last?.content === 'string' ? last.content : '',
+          toolCalls: s.tool_calls,
+          sources: s.sources,
+          error: s.error,
+          summary: s.summary,
+          metadata: { route: s.route, route_reason: s.route_reason, summarised: s.summarised, messages_in_state: s.messages.length },
+          trace: {
+            decision_log: [
+              { step: 'router', route: s.route, reason: s.route_reason, decided_by: s.route_by },
+              ...(s.route === 'rag' ? [{ step: 'rag', passages: s.context ? s.context.split('\n\n[').length : 0 }] : []),
+              { step: 'memory', summarised: s.summarised },
+            ],
+            tool_history: s.tool_calls,
+          },
+        };
+      },
+    };
+  }
+}

@@ -1,0 +1,40 @@
+import type { AIMessage } from '@langchain/core/messages';
+import { END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from '@langchain/langgraph';
+import type { DocumentsService } from '../../knowledge/documents/documents.service';
+import { createMemoryNode } from '../../memory/memory.node';
+import type { MemoryLimits } from '../../memory/memory-policy';
+import { runToolCalls } from '../shared/tool-executor';
+import { createAgentNode, type AgentNodeDeps } from './nodes/agent.node';
+import { createRagNode } from './nodes/rag.node';
+import { createRouterNode } from './nodes/router.node';
+import { AssistantState, type AssistantStateType } from './state';
+
+export interface AssistantDeps extends AgentNodeDeps {
+  documents: DocumentsService;
+  memory: MemoryLimits;
+}
+
+/** router → (rag →) memory → agent ⇄ tools → END (seed 001). */
+export function buildAssistantGraph(deps: AssistantDeps, checkpointer?: BaseCheckpointSaver) {
+  const tools = async function tools(state: AssistantStateType, config: LangGraphRunnableConfig) {
+    const { messages, records } = await runToolCalls(state.messages[state.messages.length - 1] as AIMessage, deps.tools, config);
+    return { messages, tool_calls: [...state.tool_calls, ...records] };
+  };
+  const memory = createMemoryNode({ model: deps.model, limits: deps.memory });
+  return new StateGraph(AssistantState)
+    .addNode('router', createRouterNode({ model: deps.model, hasDocuments: () => deps.documents.hasAny() }))
+    .addNode('rag', createRagNode(deps.documents))
+    .addNode('memory', async (s: AssistantStateType, c: LangGraphRunnableConfig) => {
+      const update = await memory(s, c);
+      return { ...update, summarised: 'summary' in update };
+    })
+    .addNode('agent', createAgentNode(deps))
+    .addNode('tools', tools)
+    .addEdge(START, 'router')
+    .addConditionalEdges('router', (s) => (s.route === 'rag' ? 'rag' : 'memory'), ['rag', 'memory'])
+    .addEdge('rag', 'memory')
+    .addEdge('memory', 'agent')
+    .addConditionalEdges('agent', (s) => (s.next_action === 'tools' ? 'tools' : END), ['tools', END])
+    .addEdge('tools', 'agent')
+    .compile({ checkpointer, name: 'assistant' });
+}

@@ -1,0 +1,44 @@
+import { ToolMessage, type AIMessage } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { ToolCallRecord } from '../agent-definition';
+
+const MAX_TOOL_OUTPUT = 8000;
+
+/**
+ * Runs an AI message's tool calls in parallel. A failing tool, an unknown tool or bad arguments become an
+ * error ToolMessage for the model (the run goes on); only cancellation propagates.
+ */
+export async function runToolCalls(
+  ai: AIMessage,
+  tools: StructuredToolInterface[],
+  config: RunnableConfig,
+): Promise<{ messages: ToolMessage[]; records: ToolCallRecord[] }> {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const results = await Promise.all(
+    (ai.tool_calls ?? []).map(async (call) => {
+      const id = call.id ?? `call_${call.name}`;
+      const t = byName.get(call.name);
+      let content: string;
+      let status: 'success' | 'error' = 'success';
+      if (!t) {
+        content = `Error: unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(', ')}`;
+        status = 'error';
+      } else {
+        try {
+          const out: unknown = await t.invoke(call.args, config);
+          content = (typeof out === 'string' ? out : JSON.stringify(out)).slice(0, MAX_TOOL_OUTPUT);
+        } catch (err) {
+          if (config.signal?.aborted) throw err;
+          content = `Error: ${(err as Error).message}`;
+          status = 'error';
+        }
+      }
+      return {
+        message: new ToolMessage({ content, tool_call_id: id, name: call.name, status }),
+        record: { name: call.name, args: call.args, status } satisfies ToolCallRecord,
+      };
+    }),
+  );
+  return { messages: results.map((r) => r.message), records: results.map((r) => r.record) };
+}
