@@ -169,6 +169,10 @@ async function main(): Promise<void> {
     rows.push(['… runs not completed / left running', `${lost} / ${q.counts.running ?? 0}`, '0 / 0']);
 
     }
+    if (want('memory')) {
+      const { benchMemory } = await import('./memory.bench');
+      rows.push(...(await benchMemory()));
+    }
     if (want('peak')) {
     const peak = await queued(model, db.url, 0, QUEUED, 2, 20);
     rows.push([`peak: ${QUEUED} queued runs, model 0 ms, 2 workers × 20`, `${round(peak.rate)} runs/s`, 'report']);

@@ -18,7 +18,7 @@ export function createMemoryNode(deps: { model: () => BaseChatModel | null; limi
   return async function memory(state: MemoryState, config: LangGraphRunnableConfig) {
     const plan = planCompaction(state.messages, deps.limits);
     if (!plan) return {};
-    const summary = await summariseMessages(plan.toSummarise, deps.model(), config);
+    const summary = await summariseMessages(plan.toSummarise, deps.model(), config, formatSummaryForPrompt(state.summary ?? ''));
     return {
       summary: addSummaryToWindow(state.summary ?? '', summary, deps.limits.maxSummaries),
       messages: plan.removals,

@@ -67,3 +67,15 @@ describe('memory node in a graph', () => {
     expect(saved.values.messages).toHaveLength(5);
   });
 });
+
+describe('summaries carry facts forward', () => {
+  it('gives the summariser the previous summaries, so the sliding window does not lose early facts', async () => {
+    const model = new FakeListChatModel({ responses: ['새 요약'] });
+    const spy = jest.spyOn(model, 'invoke');
+    const node = createMemoryNode({ model: () => model, limits: DEFAULT_MEMORY_LIMITS });
+    await node({ messages: convo(12), summary: '사용자 이름은 철수' }, {});
+    const prompt = String((spy.mock.calls[0][0] as BaseMessage[])[1].content);
+    expect(prompt).toContain('[이전 요약]\n[대화 기록 1]\n사용자 이름은 철수');
+    expect(prompt).toContain('사용자: q0');
+  });
+});

@@ -13,10 +13,17 @@ export function transcriptOf(messages: BaseMessage[]): string {
 }
 
 /** A summary by the model, or — with no model, or when it fails — an extractive one. Never empty for non-empty input. */
-export async function summariseMessages(messages: BaseMessage[], model: BaseChatModel | null, config?: RunnableConfig): Promise<string> {
+export async function summariseMessages(
+  messages: BaseMessage[],
+  model: BaseChatModel | null,
+  config?: RunnableConfig,
+  /** the summaries so far, so facts survive the window sliding (formatted for the prompt) */
+  previous = '',
+): Promise<string> {
   if (model) {
     try {
-      const reply = await model.invoke([new SystemMessage(SUMMARY_SYSTEM_PROMPT), new HumanMessage(summaryUserPrompt(transcriptOf(messages)))], config);
+      const prompt = summaryUserPrompt(transcriptOf(messages), previous);
+      const reply = await model.invoke([new SystemMessage(SUMMARY_SYSTEM_PROMPT), new HumanMessage(prompt)], config);
       const summary = text(reply).trim();
       if (summary) return summary;
     } catch (err) {
