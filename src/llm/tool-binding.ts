@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { BaseMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import { withPromptToolCalling } from './prompt-tools/prompt-tool-calling.model';
 
 export type ToolCallingMode = 'native' | 'prompt';
 
@@ -28,7 +29,7 @@ export function bindToolsForMode(
 }
 
 function bind(model: BaseChatModel, tools: StructuredToolInterface[], mode: ToolCallingMode): Runnable<BaseMessage[], BaseMessage> {
-  if (mode === 'prompt') throw new Error('prompt tool calling is not available yet');
+  if (mode === 'prompt') return withPromptToolCalling(model, tools) as unknown as Runnable<BaseMessage[], BaseMessage>;
   if (!model.bindTools) throw new Error('this chat model does not support native tool calling; set LLM_TOOL_CALLING=prompt');
   return model.bindTools(tools) as Runnable<BaseMessage[], BaseMessage>;
 }
