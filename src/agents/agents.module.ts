@@ -5,9 +5,10 @@ import { AGENT_FACTORIES, AgentFactory } from './agent-definition';
 import { AgentRegistry } from './agent-registry.service';
 import { ReactAgentFactory } from './react/react.agent';
 import { AssistantAgentFactory } from './assistant/assistant.agent';
+import { SupervisorAgentFactory } from './supervisor/supervisor.agent';
 import { DocumentsModule } from '../knowledge/documents/documents.module';
 
-const FACTORIES = [ReactAgentFactory, AssistantAgentFactory];
+const FACTORIES = [ReactAgentFactory, AssistantAgentFactory, SupervisorAgentFactory];
 
 @Module({
   imports: [LlmModule, ToolsModule, DocumentsModule],

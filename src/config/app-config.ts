@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_SUB_AGENTS } from './defaults';
 
 /**
  * Every setting of the service, read once from the environment and validated.
@@ -36,6 +37,9 @@ const schema = z.object({
   MAX_BODY_BYTES: int(1_048_576, 1024),
   DEFAULT_AGENT: z.string().default('react'),
   ASSISTANT_MAX_MESSAGES: int(10, 2),
+  SUPERVISOR_MAX_ROUTINGS: int(5, 1),
+  SUPERVISOR_AGENT_MAX_ITERATIONS: int(10, 1),
+  SUPERVISOR_AGENTS: optionalString,
   ASSISTANT_KEEP_RECENT: int(5, 1),
   ASSISTANT_MAX_SUMMARIES: int(3, 1),
   LLM_BASE_URL: optionalString,
@@ -88,6 +92,18 @@ export type LlmSettings = {
   cache: { enabled: boolean; ttlSeconds: number; maxEntries: number };
 };
 
+const SubAgents = z.array(
+  z.object({ name: z.string().regex(/^[A-Za-z_][\w-]*$/), description: z.string(), role: z.string(), tools: z.array(z.string()) }),
+).min(1);
+
+function parseSubAgents(json: string) {
+  try {
+    return SubAgents.parse(JSON.parse(json));
+  } catch (err) {
+    throw new Error(`Invalid configuration: SUPERVISOR_AGENTS: ${(err as Error).message}`);
+  }
+}
+
 export class AppConfig {
   readonly env: string;
   readonly port: number;
@@ -113,6 +129,8 @@ export class AppConfig {
   readonly maxBodyBytes: number;
   readonly defaultAgent: string;
   /** the assistant agent's memory limits (seed 001: 10 / 5 / 3) */
+  /** seed 003: max 5 routings, 10 iterations per sub-agent; agents replaceable with SUPERVISOR_AGENTS (JSON) */
+  readonly supervisor: { maxRoutings: number; agentMaxIterations: number; agents: Array<{ name: string; description: string; role: string; tools: string[] }> };
   readonly assistantMemory: { maxMessages: number; keepRecent: number; maxSummaries: number };
   readonly llm: LlmSettings;
   readonly apiKeys?: string;
@@ -144,6 +162,11 @@ export class AppConfig {
     this.maxMessageChars = e.MAX_MESSAGE_CHARS;
     this.maxBodyBytes = e.MAX_BODY_BYTES;
     this.defaultAgent = e.DEFAULT_AGENT;
+    this.supervisor = {
+      maxRoutings: e.SUPERVISOR_MAX_ROUTINGS,
+      agentMaxIterations: e.SUPERVISOR_AGENT_MAX_ITERATIONS,
+      agents: e.SUPERVISOR_AGENTS ? parseSubAgents(e.SUPERVISOR_AGENTS) : DEFAULT_SUB_AGENTS,
+    };
     this.assistantMemory = { maxMessages: e.ASSISTANT_MAX_MESSAGES, keepRecent: Math.min(e.ASSISTANT_KEEP_RECENT, e.ASSISTANT_MAX_MESSAGES - 1), maxSummaries: e.ASSISTANT_MAX_SUMMARIES };
     this.llm = {
       baseUrl: e.LLM_BASE_URL,

@@ -1,0 +1,30 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from '@langchain/langgraph';
+import { createSupervisorRoute } from './nodes/supervisor-route.node';
+import type { ReactSubAgent } from './react-sub-agent';
+import { SupervisorState, type SupervisorStateType } from './state';
+
+/** supervisor_route → (agent → supervisor_route)* → END (seed 003). */
+export function buildSupervisorGraph(deps: { model: () => BaseChatModel | null; agents: ReactSubAgent[] }, checkpointer?: BaseCheckpointSaver) {
+  const graph = new StateGraph(SupervisorState).addNode(
+    'supervisor_route',
+    createSupervisorRoute({ model: deps.model, agents: deps.agents.map((a) => ({ name: a.name, description: a.description })) }),
+  );
+  for (const agent of deps.agents) {
+    graph.addNode(agent.name, async (state: SupervisorStateType, config: LangGraphRunnableConfig) => {
+      const { output, records } = await agent.run(state.task, config);
+      return {
+        agent_outputs: [...state.agent_outputs, { agent: agent.name, task: state.task, output }],
+        tool_calls: [...state.tool_calls, ...records],
+        next_agent: null,
+      };
+    });
+  }
+  const names = deps.agents.map((a) => a.name);
+  const route = (s: SupervisorStateType) => (s.next_agent && names.includes(s.next_agent) ? s.next_agent : s.final_response ? END : 'supervisor_route');
+  const g = graph as unknown as StateGraph<typeof SupervisorState.spec, SupervisorStateType, Partial<SupervisorStateType>, string>;
+  g.addEdge(START, 'supervisor_route');
+  g.addConditionalEdges('supervisor_route', route, [...names, 'supervisor_route', END]);
+  for (const n of names) g.addEdge(n, 'supervisor_route');
+  return g.compile({ checkpointer, name: 'supervisor' });
+}

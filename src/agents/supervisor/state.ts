@@ -1,0 +1,35 @@
+import { Annotation, MessagesAnnotation } from '@langchain/langgraph';
+import type { RunError } from '../../database/entities';
+import type { ToolCallRecord } from '../agent-definition';
+
+export interface AgentOutput {
+  agent: string;
+  task: string;
+  output: string;
+}
+
+export interface Delegation {
+  agent: string;
+  task: string;
+  order: number;
+}
+
+/** Seed 003's supervisor state; `messages` hold the conversation, the rest is per turn. */
+export const SupervisorState = Annotation.Root({
+  ...MessagesAnnotation.spec,
+  user_message: Annotation<string>,
+  next_agent: Annotation<string | null>,
+  task: Annotation<string>,
+  agent_outputs: Annotation<AgentOutput[]>,
+  delegations: Annotation<Delegation[]>,
+  routing_count: Annotation<number>,
+  max_routings: Annotation<number>,
+  /** corrections for the supervisor (unknown agent names, format problems), shown on its next call */
+  notes: Annotation<string[]>,
+  tool_calls: Annotation<ToolCallRecord[]>,
+  final_response: Annotation<string>,
+  error: Annotation<RunError | null>,
+});
+
+export type SupervisorStateType = typeof SupervisorState.State;
+export type SupervisorUpdate = typeof SupervisorState.Update;

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { HumanMessage } from '@langchain/core/messages';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { AppConfig } from '../../config/app-config';
+import { LlmService } from '../../llm/llm.service';
+import { ToolRegistry } from '../../tools/tool-registry.service';
+import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import { buildSupervisorGraph } from './graph';
+import { createReactSubAgent } from './react-sub-agent';
+import type { SupervisorStateType } from './state';
+
+/** Seed 003: a supervisor routing to ReAct sub-agents, with prompt-based tool calling for open models. */
+@Injectable()
+export class SupervisorAgentFactory implements AgentFactory {
+  readonly name = 'supervisor';
+
+  constructor(
+    private readonly llm: LlmService,
+    private readonly tools: ToolRegistry,
+    private readonly config: AppConfig,
+  ) {}
+
+  create(checkpointer: BaseCheckpointSaver): AgentDefinition {
+    const deps = { model: () => this.llm.chatModel(), toolCalling: () => this.llm.toolCalling };
+    const agents = this.config.supervisor.agents.map((a) =>
+      createReactSubAgent({ ...a, tools: this.tools.pick(a.tools), maxIterations: this.config.supervisor.agentMaxIterations }, deps),
+    );
+    const graph = buildSupervisorGraph({ model: deps.model, agents }, checkpointer);
+    return {
+      name: this.name,
+      description: `Supervisor delegating to ${agents.map((a) => a.name).join(', ')} (works with prompt-based tool calling).`,
+      graph: graph as unknown as RunnableGraph,
+      buildInput: (turn: TurnContext) => ({
+        messages: [new HumanMessage(turn.message)],
+        user_message: turn.message,
+        next_agent: null,
+        task: '',
+        agent_outputs: [],
+        delegations: [],
+        routing_count: 0,
+        max_routings: this.config.supervisor.maxRoutings,
+        notes: [],
+        tool_calls: [],
+        final_response: '',
+        error: null,
+      }),
+      toOutcome: (values: Record<string, unknown>): AgentOutcome => {
+        const s = values as unknown as SupervisorStateType;
+        return {
+          response: s.final_response,
+          toolCalls: s.tool_calls,
+          sources: [],
+          error: null,
+          metadata: { delegations: s.delegations, routings: s.routing_count },
+          trace: {
+            decision_log: [...s.delegations.map((d) => ({ step: 'delegate', ...d })), ...s.notes.map((n) => ({ step: 'correction', note: n }))],
+            tool_history: s.tool_calls,
+            agent_outputs: s.agent_outputs,
+          },
+        };
+      },
+    };
+  }
+}
