@@ -169,6 +169,10 @@ async function main(): Promise<void> {
     rows.push(['… runs not completed / left running', `${lost} / ${q.counts.running ?? 0}`, '0 / 0']);
 
     }
+    if (want('agents')) {
+      const { benchAgentCalls, benchParser } = await import('./agents.bench');
+      rows.push(...(await benchAgentCalls()), ...benchParser());
+    }
     if (want('memory')) {
       const { benchMemory } = await import('./memory.bench');
       rows.push(...(await benchMemory()));
