@@ -6,9 +6,10 @@ import { AgentRegistry } from './agent-registry.service';
 import { ReactAgentFactory } from './react/react.agent';
 import { AssistantAgentFactory } from './assistant/assistant.agent';
 import { SupervisorAgentFactory } from './supervisor/supervisor.agent';
+import { PlanExecuteAgentFactory } from './plan-execute/plan-execute.agent';
 import { DocumentsModule } from '../knowledge/documents/documents.module';
 
-const FACTORIES = [ReactAgentFactory, AssistantAgentFactory, SupervisorAgentFactory];
+const FACTORIES = [ReactAgentFactory, AssistantAgentFactory, SupervisorAgentFactory, PlanExecuteAgentFactory];
 
 @Module({
   imports: [LlmModule, ToolsModule, DocumentsModule],

@@ -38,6 +38,8 @@ const schema = z.object({
   DEFAULT_AGENT: z.string().default('react'),
   ASSISTANT_MAX_MESSAGES: int(10, 2),
   SUPERVISOR_MAX_ROUTINGS: int(5, 1),
+  PLAN_EXECUTE_MAX_REPLANS: int(2, 0),
+  PLAN_EXECUTE_STEP_TIMEOUT_MS: int(20_000, 100),
   SUPERVISOR_AGENT_MAX_ITERATIONS: int(10, 1),
   SUPERVISOR_AGENTS: optionalString,
   ASSISTANT_KEEP_RECENT: int(5, 1),
@@ -131,6 +133,8 @@ export class AppConfig {
   /** the assistant agent's memory limits (seed 001: 10 / 5 / 3) */
   /** seed 003: max 5 routings, 10 iterations per sub-agent; agents replaceable with SUPERVISOR_AGENTS (JSON) */
   readonly supervisor: { maxRoutings: number; agentMaxIterations: number; agents: Array<{ name: string; description: string; role: string; tools: string[] }> };
+  /** seed 004: re-plans per turn (default 2) and each step's time limit */
+  readonly planExecute: { maxReplans: number; stepTimeoutMs: number };
   readonly assistantMemory: { maxMessages: number; keepRecent: number; maxSummaries: number };
   readonly llm: LlmSettings;
   readonly apiKeys?: string;
@@ -162,6 +166,7 @@ export class AppConfig {
     this.maxMessageChars = e.MAX_MESSAGE_CHARS;
     this.maxBodyBytes = e.MAX_BODY_BYTES;
     this.defaultAgent = e.DEFAULT_AGENT;
+    this.planExecute = { maxReplans: e.PLAN_EXECUTE_MAX_REPLANS, stepTimeoutMs: e.PLAN_EXECUTE_STEP_TIMEOUT_MS };
     this.supervisor = {
       maxRoutings: e.SUPERVISOR_MAX_ROUTINGS,
       agentMaxIterations: e.SUPERVISOR_AGENT_MAX_ITERATIONS,

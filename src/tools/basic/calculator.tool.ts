@@ -24,7 +24,7 @@ export function calculate(expression: string): string {
   if (expr.length > MAX_EXPRESSION) throw new Error(`expression longer than ${MAX_EXPRESSION} characters`);
   const value: unknown = evaluate(expr);
   if (typeof value === 'function' || value === undefined) throw new Error('expression did not produce a value');
-  const text = math.format(value as never, { precision: 14 });
+  const text = math.format(value as never, { precision: 14, lowerExp: -9, upperExp: 21 });
   if (text === 'NaN' || text === 'Infinity' || text === '-Infinity') throw new Error(`result is ${text}`);
   return text;
 }
