@@ -173,6 +173,10 @@ async function main(): Promise<void> {
       const { benchAgentCalls, benchParser } = await import('./agents.bench');
       rows.push(...(await benchAgentCalls()), ...benchParser());
     }
+    if (want('plan-execute')) {
+      const { benchPlanExecute } = await import('./plan-execute.bench');
+      rows.push(...(await benchPlanExecute()));
+    }
     if (want('memory')) {
       const { benchMemory } = await import('./memory.bench');
       rows.push(...(await benchMemory()));
