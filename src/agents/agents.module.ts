@@ -7,12 +7,14 @@ import { ReactAgentFactory } from './react/react.agent';
 import { AssistantAgentFactory } from './assistant/assistant.agent';
 import { SupervisorAgentFactory } from './supervisor/supervisor.agent';
 import { PlanExecuteAgentFactory } from './plan-execute/plan-execute.agent';
+import { ContractQaAgentFactory } from './contract-qa/contract-qa.agent';
+import { ContractsModule } from '../knowledge/contracts/contracts.module';
 import { DocumentsModule } from '../knowledge/documents/documents.module';
 
-const FACTORIES = [ReactAgentFactory, AssistantAgentFactory, SupervisorAgentFactory, PlanExecuteAgentFactory];
+const FACTORIES = [ReactAgentFactory, AssistantAgentFactory, SupervisorAgentFactory, PlanExecuteAgentFactory, ContractQaAgentFactory];
 
 @Module({
-  imports: [LlmModule, ToolsModule, DocumentsModule],
+  imports: [LlmModule, ToolsModule, DocumentsModule, ContractsModule],
   providers: [
     ...FACTORIES,
     { provide: AGENT_FACTORIES, inject: FACTORIES, useFactory: (...f: AgentFactory[]) => f },

@@ -6,7 +6,9 @@ import { MetricsController } from '../observability/metrics.controller';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { RunsModule } from '../runs/runs.module';
 import { ToolsModule } from '../tools/tools.module';
+import { ContractsModule } from '../knowledge/contracts/contracts.module';
 import { DocumentsModule } from '../knowledge/documents/documents.module';
+import { ContractsController } from './controllers/contracts.controller';
 import { CatalogController } from './controllers/catalog.controller';
 import { DocumentsController } from './controllers/documents.controller';
 import { ChatController } from './controllers/chat.controller';
@@ -18,8 +20,8 @@ export class ApiModule implements NestModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [OrchestratorModule, RunsModule.register(config), ToolsModule, DocumentsModule],
-      controllers: [ChatController, JobsController, SessionsController, CatalogController, DocumentsController, HealthController, MetricsController],
+      imports: [OrchestratorModule, RunsModule.register(config), ToolsModule, DocumentsModule, ContractsModule],
+      controllers: [ChatController, JobsController, SessionsController, CatalogController, DocumentsController, ContractsController, HealthController, MetricsController],
       providers: [HttpMetricsMiddleware],
     };
   }

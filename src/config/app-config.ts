@@ -35,6 +35,7 @@ const schema = z.object({
   MAX_ITERATIONS: int(5, 1),
   MAX_MESSAGE_CHARS: int(32_000, 1),
   MAX_BODY_BYTES: int(1_048_576, 1024),
+  MAX_CONTRACT_CHARS: int(500_000, 100),
   DEFAULT_AGENT: z.string().default('react'),
   ASSISTANT_MAX_MESSAGES: int(10, 2),
   SUPERVISOR_MAX_ROUTINGS: int(5, 1),
@@ -129,6 +130,7 @@ export class AppConfig {
   readonly maxIterations: number;
   readonly maxMessageChars: number;
   readonly maxBodyBytes: number;
+  readonly maxContractChars: number;
   readonly defaultAgent: string;
   /** the assistant agent's memory limits (seed 001: 10 / 5 / 3) */
   /** seed 003: max 5 routings, 10 iterations per sub-agent; agents replaceable with SUPERVISOR_AGENTS (JSON) */
@@ -165,6 +167,7 @@ export class AppConfig {
     this.maxIterations = e.MAX_ITERATIONS;
     this.maxMessageChars = e.MAX_MESSAGE_CHARS;
     this.maxBodyBytes = e.MAX_BODY_BYTES;
+    this.maxContractChars = e.MAX_CONTRACT_CHARS;
     this.defaultAgent = e.DEFAULT_AGENT;
     this.planExecute = { maxReplans: e.PLAN_EXECUTE_MAX_REPLANS, stepTimeoutMs: e.PLAN_EXECUTE_STEP_TIMEOUT_MS };
     this.supervisor = {

@@ -1,0 +1,112 @@
+import { tool, type StructuredToolInterface } from '@langchain/core/tools';
+import { z } from 'zod';
+import type { ContractsService } from '../../knowledge/contracts/contracts.service';
+import type { CollectedInfo } from './state';
+
+const num = z.union([z.number(), z.string()]).transform((v) => Number(String(v).replace(/[^\d]/g, '')));
+const nums = z.array(num).default([]);
+
+/** The seed's five contract tools; `contract_id` is supplied by the executor, never by the model. Each returns CollectedInfo. */
+export function createContractTools(contracts: ContractsService): StructuredToolInterface[] {
+  const snippet = (t: string) => t.replace(/\s+/g, ' ').slice(0, 120);
+  return [
+    tool(
+      async ({ contract_id }: { contract_id: string }): Promise<CollectedInfo> => {
+        const c = await contracts.get(contract_id);
+        return {
+          tool: 'get_contract_structure',
+          summary: `${c.articles.length}개 조, ${c.exhibits.length}개 별지`,
+          hits: c.articles.map((a) => ({ number: a.number, index: a.index, title: a.title, snippet: '' })),
+        };
+      },
+      { name: 'get_contract_structure', description: '사용자 계약서의 구조(조 목록, 별지 목록)를 파악합니다.', schema: z.object({ contract_id: z.string() }) },
+    ),
+    tool(
+      async ({ contract_id, topics }: { contract_id: string; topics: Array<{ topic_name: string; queries: string[] }> }): Promise<CollectedInfo> => {
+        const seen = new Map<string, { number: string; index: number; title: string; snippet: string; score: number }>();
+        for (const q of topics.flatMap((t) => [t.topic_name, ...t.queries])) {
+          for (const h of await contracts.searchArticles(contract_id, q, 5)) {
+            const prev = seen.get(h.number);
+            if (!prev || prev.score < h.score) seen.set(h.number, { number: h.number, index: h.index, title: h.title, snippet: snippet(h.text), score: h.score });
+          }
+        }
+        const hits = [...seen.values()].sort((a, b) => b.score - a.score).slice(0, 5);
+        return { tool: 'hybrid_search', summary: `${hits.length}개 조 검색됨`, hits: hits.map(({ score: _s, ...h }) => h) };
+      },
+      {
+        name: 'hybrid_search',
+        description: '키워드 기반 하이브리드 검색으로 관련 조항을 찾습니다.',
+        schema: z.object({
+          contract_id: z.string(),
+          topics: z.array(z.object({ topic_name: z.string(), queries: z.array(z.string()).default([]) })).min(1),
+        }),
+      },
+    ),
+    tool(
+      async ({ contract_id, article_numbers, exhibit_numbers }: { contract_id: string; article_numbers: number[]; exhibit_numbers: number[] }): Promise<CollectedInfo> => {
+        const [articles, exhibits] = await Promise.all([
+          article_numbers.length ? contracts.articles(contract_id, article_numbers) : Promise.resolve([]),
+          exhibit_numbers.length ? contracts.exhibits(contract_id, exhibit_numbers) : Promise.resolve([]),
+        ]);
+        return { tool: 'get_article_by_index', summary: `${articles.length}개 조, ${exhibits.length}개 별지 조회`, articles, exhibits };
+      },
+      {
+        name: 'get_article_by_index',
+        description: '조 번호 또는 별지 번호로 직접 조회합니다.',
+        schema: z.object({ contract_id: z.string(), article_numbers: nums, exhibit_numbers: nums }),
+      },
+    ),
+    tool(
+      async ({ contract_id, titles }: { contract_id: string; titles: string[] }): Promise<CollectedInfo> => {
+        const articles = await contracts.articlesByTitle(contract_id, titles);
+        return { tool: 'get_article_by_title', summary: `${articles.length}개 조 조회`, articles };
+      },
+      { name: 'get_article_by_title', description: '조 제목으로 조항을 검색합니다.', schema: z.object({ contract_id: z.string(), titles: z.array(z.string()).min(1) }) },
+    ),
+    tool(
+      async ({ contract_id, user_article_numbers, topic }: { contract_id: string; user_article_numbers: number[]; topic?: string }): Promise<CollectedInfo> => {
+        const found = await contracts.standardFor(contract_id, { articleIndexes: user_article_numbers, topic });
+        if (!found) return { tool: 'lookup_standard_contract', summary: '등록된 표준계약서가 없음', articles: [] };
+        const articles = found.matches.map((m) => ({ ...m.standard, title: `${m.standard.title} (표준계약서${m.user_article ? `, ${m.user_article}에 대응` : ''})`, standard: true }));
+        return { tool: 'lookup_standard_contract', summary: `표준계약서 ${articles.length}개 조 대응`, articles };
+      },
+      {
+        name: 'lookup_standard_contract',
+        description: '표준계약서 조문을 조회합니다 (사용자 조 번호로 매칭하거나 주제로 검색).',
+        schema: z.object({ contract_id: z.string(), user_article_numbers: nums, topic: z.string().optional() }),
+      },
+    ),
+  ];
+}
+
+/** Common model mistakes in tool arguments, mapped to the real parameters (seed: `_map_tool_parameters`). */
+export function mapToolParameters(tool: string, args: Record<string, unknown>): Record<string, unknown> {
+  const a = { ...args };
+  const list = (v: unknown) => (Array.isArray(v) ? v : v === undefined || v === null || v === '' ? [] : [v]);
+  if (tool === 'hybrid_search') {
+    const q = a.topics ?? a.query ?? a.queries ?? a.keywords;
+    a.topics = list(q).map((t) => (typeof t === 'string' ? { topic_name: t, queries: [t] } : t));
+    delete a.query; delete a.queries; delete a.keywords;
+  }
+  if (tool === 'get_article_by_title') {
+    a.titles = list(a.titles ?? a.title);
+    delete a.title;
+  }
+  if (tool === 'get_article_by_index') {
+    a.article_numbers = list(a.article_numbers ?? a.articles ?? a.article_number ?? a.article);
+    a.exhibit_numbers = list(a.exhibit_numbers ?? a.exhibits ?? a.exhibit_number ?? a.exhibit);
+    for (const k of ['articles', 'article_number', 'article', 'exhibits', 'exhibit_number', 'exhibit']) delete a[k];
+  }
+  if (tool === 'lookup_standard_contract') {
+    a.user_article_numbers = list(a.user_article_numbers ?? a.article_numbers ?? a.articles);
+    delete a.article_numbers; delete a.articles;
+  }
+  delete a.contract_id;
+  return a;
+}
+
+/** `{tool_name}:{sorted args}` — the duplicate guard's key. */
+export function toolSignature(tool: string, args: Record<string, unknown>): string {
+  const sorted = Object.keys(args).sort().map((k) => [k, args[k]]);
+  return `${tool}:${JSON.stringify(sorted)}`;
+}
