@@ -173,6 +173,10 @@ async function main(): Promise<void> {
       const { benchAgentCalls, benchParser } = await import('./agents.bench');
       rows.push(...(await benchAgentCalls()), ...benchParser());
     }
+    if (want('contract-qa')) {
+      const { benchContractQa } = await import('./contract-qa.bench');
+      rows.push(...(await benchContractQa()));
+    }
     if (want('plan-execute')) {
       const { benchPlanExecute } = await import('./plan-execute.bench');
       rows.push(...(await benchPlanExecute()));
