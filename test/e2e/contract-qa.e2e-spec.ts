@@ -45,6 +45,19 @@ describe('contract-qa agent', () => {
     const big = await http(svc.url, 'POST', '/v1/contracts', { title: 'big', content: '제1조 (목적) '.padEnd(10_001, '가') });
     expect(big.status).toBe(413);
     expect((await http(svc.url, 'GET', '/v1/contracts')).body.contracts).toHaveLength(2);
+
+    // multipart upload of a plain-text file
+    const form = new FormData();
+    form.append('title', '상가 임대차계약서');
+    form.append('file', new Blob([fixture('lease-agreement.txt')], { type: 'text/plain' }), 'lease.txt');
+    const uploaded = await fetch(`${svc.url}/v1/contracts`, { method: 'POST', body: form });
+    expect(uploaded.status).toBe(201);
+    const lease = (await uploaded.json()) as any;
+    expect(lease.articles).toHaveLength(10);
+    expect(lease.exhibits).toHaveLength(1);
+    expect((await http(svc.url, 'DELETE', `/v1/contracts/${lease.contract_id}`)).status).toBe(204);
+    const empty = await http(svc.url, 'POST', '/v1/contracts', { title: 'nothing' });
+    expect(empty.status).toBe(400);
     expect((await http(svc.url, 'GET', '/v1/contracts/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 

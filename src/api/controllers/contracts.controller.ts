@@ -1,8 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
 import { AppConfig } from '../../config/app-config';
 import { ContractNotFoundException, ContractsService, type ContractView } from '../../knowledge/contracts/contracts.service';
 import { CreateContractDto } from '../dto/contract.dto';
 import { isUuid } from './ids';
+
+const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
 
 /** `{ contract_id, title, kind, articles: [{ number, title, clauses }], exhibits: [{ number, title, content }] }` */
 function view(c: ContractView) {
@@ -22,11 +25,17 @@ export class ContractsController {
     private readonly config: AppConfig,
   ) {}
 
-  /** Upload a contract (422 when it is not a parsable contract, 413 over MAX_CONTRACT_CHARS). */
+  /**
+   * Upload a contract as JSON `{ title, content, kind? }` or as multipart (`file` + `title`, `kind?`):
+   * 422 when it is not a parsable contract, 413 over MAX_CONTRACT_CHARS (uploads over 8 MB are cut off by multer).
+   */
   @Post()
   @HttpCode(201)
-  async create(@Body() body: CreateContractDto) {
-    return view(await this.contracts.ingest(body, this.config.maxContractChars));
+  @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
+  async create(@Body() body: CreateContractDto, @UploadedFile() file?: Express.Multer.File) {
+    const content = file ? file.buffer.toString('utf8') : body.content;
+    if (!content?.trim()) throw new BadRequestException('content must not be empty (JSON `content` or a multipart `file`)');
+    return view(await this.contracts.ingest({ title: body.title, kind: body.kind, content }, this.config.maxContractChars));
   }
 
   @Get()

@@ -8,10 +8,11 @@ export class CreateContractDto {
   @MaxLength(300)
   title: string;
 
-  @ApiProperty({ description: 'the contract as text or markdown, with articles like "제1조 (목적)"' })
+  @ApiPropertyOptional({ description: 'the contract as text or markdown, with articles like "제1조 (목적)" (or upload it as multipart `file`)' })
+  @IsOptional()
   @IsString()
   @Matches(/\S/, { message: 'content must not be empty' })
-  content: string;
+  content?: string;
 
   @ApiPropertyOptional({ enum: ['user', 'standard'], default: 'user' })
   @IsOptional()
