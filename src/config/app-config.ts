@@ -53,6 +53,9 @@ const schema = z.object({
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(3).default(3),
   LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
   LLM_MAX_TOKENS: z.coerce.number().int().positive().optional(),
+  EMBEDDINGS_BASE_URL: optionalString,
+  EMBEDDINGS_API_KEY: optionalString,
+  EMBEDDINGS_MODEL: optionalString,
   LLM_CACHE: bool(true),
   LLM_CACHE_TTL_SECONDS: int(3600, 1),
   LLM_CACHE_MAX_ENTRIES: int(5000, 1),
@@ -141,6 +144,8 @@ export class AppConfig {
   readonly llm: LlmSettings;
   readonly apiKeys?: string;
   readonly tools: ToolSettings;
+  /** OpenAI-compatible embeddings for vector search; unset → full-text + trigram only */
+  readonly embeddings?: { baseUrl?: string; apiKey?: string; model: string };
 
   constructor(env: Record<string, string | undefined>) {
     const parsed = schema.safeParse(env);
@@ -188,6 +193,9 @@ export class AppConfig {
       cache: { enabled: e.LLM_CACHE, ttlSeconds: e.LLM_CACHE_TTL_SECONDS, maxEntries: e.LLM_CACHE_MAX_ENTRIES },
     };
     this.apiKeys = e.API_KEYS;
+    if (e.EMBEDDINGS_BASE_URL || (e.EMBEDDINGS_API_KEY && e.EMBEDDINGS_MODEL)) {
+      this.embeddings = { baseUrl: e.EMBEDDINGS_BASE_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL ?? 'text-embedding-3-small' };
+    }
     this.tools = {
       network: e.TOOLS_NETWORK,
       allowedPrivateHosts: (e.TOOLS_ALLOWED_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),

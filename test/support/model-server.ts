@@ -92,11 +92,13 @@ export class ScriptedModelServer {
     }
     if (req.method === 'POST' && url.endsWith('/embeddings')) {
       this.embeddingCalls++;
-      const input = (JSON.parse(body) as { input: string | string[] }).input;
+      const { input, encoding_format } = JSON.parse(body) as { input: string | string[]; encoding_format?: string };
       const inputs = Array.isArray(input) ? input : [input];
+      // like OpenAI: base64 of little-endian float32 when asked (the official SDK asks by default)
+      const encode = (v: number[]) => (encoding_format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v);
       return json(res, 200, {
         object: 'list',
-        data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: embed(String(t)) })),
+        data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: encode(embed(String(t))) })),
         model: 'scripted-embeddings',
         usage: { prompt_tokens: inputs.join('').length, total_tokens: inputs.join('').length },
       });
@@ -217,8 +219,8 @@ function split(text: string, parts: number): string[] {
   return out;
 }
 
-/** Deterministic 64-dim embedding from character trigrams: similar texts get close vectors. */
-export function embed(text: string, dims = 64): number[] {
+/** Deterministic 256-dim embedding from character trigrams: similar texts get close vectors. */
+export function embed(text: string, dims = 256): number[] {
   const v = new Array<number>(dims).fill(0);
   const t = ` ${text.toLowerCase()} `;
   for (let i = 0; i + 3 <= t.length; i++) {

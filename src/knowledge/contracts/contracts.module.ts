@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { VectorsModule } from '../vectors/vectors.module';
 import { ContractsService } from './contracts.service';
 
-@Module({ providers: [ContractsService], exports: [ContractsService] })
+@Module({ imports: [VectorsModule], providers: [ContractsService], exports: [ContractsService] })
 export class ContractsModule {}

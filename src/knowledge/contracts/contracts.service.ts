@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { DomainException } from '../../common/domain.exception';
 import { rowsOf } from '../../database/query-rows';
 import { prefixTsQuery, searchTerms } from '../documents/search-query';
+import { VectorSearch } from '../vectors/vector-search.service';
 import { matchArticles } from './article-matching';
 import { parseContract } from './contract-parser';
 
@@ -52,7 +53,10 @@ const ARTICLE_COLUMNS = `contract_id, number, idx AS index, sub_index, title, cl
 /** Contracts as data: parsed into articles and exhibits, stored in one statement, searched hybrid (FTS + trigram, RRF). */
 @Injectable()
 export class ContractsService {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly vectors: VectorSearch,
+  ) {}
 
   async ingest(input: { title: string; content: string; kind?: ContractKind }, maxChars: number, tenantId = 'default'): Promise<ContractView> {
     if (input.content.length > maxChars) throw new ContractTooLargeException(maxChars);
@@ -72,6 +76,10 @@ export class ContractsService {
        SELECT c.id, e.number, e.idx, e.title, e.content FROM c, jsonb_to_recordset($8::jsonb) AS e(number text, idx int, title text, content text)`,
       [id, tenantId, input.title, kind, parsed.preamble, parsed.closing, JSON.stringify(articles), JSON.stringify(exhibits)],
     );
+    if (this.vectors.enabled) {
+      const rows = (await this.db.query(`SELECT id, title || E'\n' || text AS text FROM contract_articles WHERE contract_id = $1`, [id])) as Array<{ id: string; text: string }>;
+      await this.vectors.index('contract_articles', rows);
+    }
     return this.get(id, tenantId);
   }
 
@@ -98,22 +106,30 @@ export class ContractsService {
     if (rows.length === 0) throw new ContractNotFoundException(id);
   }
 
-  /** Hybrid search over a contract's articles: full-text (title weighs more) and trigram similarity, fused by RRF. */
+  /**
+   * Hybrid search over a contract's articles: full-text (title weighs more), trigram similarity and — when
+   * embeddings and pgvector are there — vector similarity, fused by reciprocal-rank fusion.
+   */
   async searchArticles(contractId: string, query: string, limit = 5): Promise<Array<ArticleView & { score: number }>> {
     const terms = searchTerms(query);
-    const tsq = prefixTsQuery(terms);
-    if (!tsq) return [];
+    const tsq = prefixTsQuery(terms) ?? '';
+    const vector = await this.vectors.queryVector(query);
+    if (!tsq && !vector) return [];
     return this.db.query(
       `WITH fts AS (
          SELECT id, row_number() OVER (ORDER BY ts_rank(tsv, to_tsquery('simple', $2)) DESC) AS r
-           FROM contract_articles WHERE contract_id = $1 AND tsv @@ to_tsquery('simple', $2) LIMIT 50),
+           FROM contract_articles WHERE contract_id = $1 AND $2 <> '' AND tsv @@ to_tsquery('simple', $2) LIMIT 50),
        tri AS (
          SELECT id, row_number() OVER (ORDER BY greatest(word_similarity($3, title) * 1.5, word_similarity($3, text)) DESC) AS r
            FROM contract_articles WHERE contract_id = $1 AND ($3 <% title OR $3 <% text) LIMIT 50),
-       fused AS (SELECT id, sum(1.0 / (${RRF_K} + r)) AS score FROM (SELECT * FROM fts UNION ALL SELECT * FROM tri) x GROUP BY id)
+       ${vector ? `vec AS (
+         SELECT id, row_number() OVER (ORDER BY embedding <=> $5::vector) AS r
+           FROM contract_articles WHERE contract_id = $1 AND embedding IS NOT NULL ORDER BY embedding <=> $5::vector LIMIT 20),` : ''}
+       fused AS (SELECT id, sum(1.0 / (${RRF_K} + r)) AS score
+                   FROM (SELECT * FROM fts UNION ALL SELECT * FROM tri${vector ? ' UNION ALL SELECT * FROM vec' : ''}) x GROUP BY id)
        SELECT ${ARTICLE_COLUMNS}, f.score::float AS score FROM fused f JOIN contract_articles a ON a.id = f.id
         ORDER BY f.score DESC, a.position LIMIT $4`,
-      [contractId, tsq, terms.join(' '), limit],
+      [contractId, tsq, terms.join(' '), limit, ...(vector ? [vector] : [])],
     );
   }
 

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { DomainException } from '../../common/domain.exception';
 import { rowsOf } from '../../database/query-rows';
 import { chunkText } from './chunker';
+import { VectorSearch } from '../vectors/vector-search.service';
 import { prefixTsQuery, searchTerms } from './search-query';
 
 export interface DocumentView {
@@ -37,7 +38,10 @@ const RRF_K = 60;
  */
 @Injectable()
 export class DocumentsService {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly vectors: VectorSearch,
+  ) {}
 
   async ingest(doc: { title: string; content: string; source?: string }, tenantId = 'default'): Promise<DocumentView> {
     const chunks = chunkText(doc.content);
@@ -52,6 +56,10 @@ export class DocumentsService {
               jsonb_to_recordset($6::jsonb) AS c(idx int, heading text, content text)`,
       [id, tenantId, doc.title, doc.source ?? null, doc.content.length, JSON.stringify(chunks.map((c) => ({ idx: c.index, heading: c.heading, content: c.content })))],
     );
+    if (this.vectors.enabled) {
+      const rows = (await this.db.query(`SELECT id, coalesce(heading, '') || E'\n' || content AS text FROM document_chunks WHERE document_id = $1`, [id])) as Array<{ id: string; text: string }>;
+      await this.vectors.index('document_chunks', rows);
+    }
     return { document_id: id, title: doc.title, source: doc.source ?? null, chunks: chunks.length };
   }
 
@@ -79,26 +87,32 @@ export class DocumentsService {
 
   async search(query: string, limit = 4, tenantId = 'default'): Promise<DocumentHit[]> {
     const terms = searchTerms(query);
-    const tsq = prefixTsQuery(terms);
-    if (!tsq) return [];
+    const tsq = prefixTsQuery(terms) ?? '';
+    const vector = await this.vectors.queryVector(query);
+    if (!tsq && !vector) return [];
     const rows = await this.db.query(
       `WITH fts AS (
          SELECT c.id, row_number() OVER (ORDER BY ts_rank(c.tsv, to_tsquery('simple', $1)) DESC) AS r
            FROM document_chunks c JOIN documents d ON d.id = c.document_id
-          WHERE d.tenant_id = $3 AND c.tsv @@ to_tsquery('simple', $1)
+          WHERE d.tenant_id = $3 AND $1 <> '' AND c.tsv @@ to_tsquery('simple', $1)
           LIMIT 50),
        tri AS (
          SELECT c.id, row_number() OVER (ORDER BY word_similarity($2, c.content) DESC) AS r
            FROM document_chunks c JOIN documents d ON d.id = c.document_id
           WHERE d.tenant_id = $3 AND $2 <% c.content
           LIMIT 50),
+       ${vector ? `vec AS (
+         SELECT c.id, row_number() OVER (ORDER BY c.embedding <=> $5::vector) AS r
+           FROM document_chunks c JOIN documents d ON d.id = c.document_id
+          WHERE d.tenant_id = $3 AND c.embedding IS NOT NULL ORDER BY c.embedding <=> $5::vector LIMIT 20),` : ''}
        fused AS (
-         SELECT id, sum(1.0 / (${RRF_K} + r)) AS score FROM (SELECT * FROM fts UNION ALL SELECT * FROM tri) x GROUP BY id)
+         SELECT id, sum(1.0 / (${RRF_K} + r)) AS score
+           FROM (SELECT * FROM fts UNION ALL SELECT * FROM tri${vector ? ' UNION ALL SELECT * FROM vec' : ''}) x GROUP BY id)
        SELECT d.id AS document_id, d.title, d.source, c.heading, c.content, f.score::float AS score
          FROM fused f JOIN document_chunks c ON c.id = f.id JOIN documents d ON d.id = c.document_id
         ORDER BY f.score DESC, c.id
         LIMIT $4`,
-      [tsq, terms.join(' '), tenantId, limit],
+      [tsq, terms.join(' '), tenantId, limit, ...(vector ? [vector] : [])],
     );
     return rows as DocumentHit[];
   }
