@@ -53,6 +53,9 @@ const schema = z.object({
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(3).default(3),
   LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
   LLM_MAX_TOKENS: z.coerce.number().int().positive().optional(),
+  KNOWLEDGE_BACKEND: z.enum(['postgres', 'opensearch']).default('postgres'),
+  OPENSEARCH_URL: z.string().default('http://127.0.0.1:9200'),
+  OPENSEARCH_INDEX: z.string().default('agents-documents'),
   EMBEDDINGS_BASE_URL: optionalString,
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: optionalString,
@@ -144,6 +147,7 @@ export class AppConfig {
   readonly llm: LlmSettings;
   readonly apiKeys?: string;
   readonly tools: ToolSettings;
+  readonly knowledge: { backend: 'postgres' | 'opensearch'; opensearchUrl: string; opensearchIndex: string };
   /** OpenAI-compatible embeddings for vector search; unset → full-text + trigram only */
   readonly embeddings?: { baseUrl?: string; apiKey?: string; model: string };
 
@@ -193,6 +197,7 @@ export class AppConfig {
       cache: { enabled: e.LLM_CACHE, ttlSeconds: e.LLM_CACHE_TTL_SECONDS, maxEntries: e.LLM_CACHE_MAX_ENTRIES },
     };
     this.apiKeys = e.API_KEYS;
+    this.knowledge = { backend: e.KNOWLEDGE_BACKEND, opensearchUrl: e.OPENSEARCH_URL, opensearchIndex: e.OPENSEARCH_INDEX };
     if (e.EMBEDDINGS_BASE_URL || (e.EMBEDDINGS_API_KEY && e.EMBEDDINGS_MODEL)) {
       this.embeddings = { baseUrl: e.EMBEDDINGS_BASE_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL ?? 'text-embedding-3-small' };
     }

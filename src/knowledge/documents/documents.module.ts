@@ -1,7 +1,24 @@
 import { Module } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
 import { VectorsModule } from '../vectors/vectors.module';
 import { DocumentsService } from './documents.service';
+import { OpenSearchRetrieval } from './opensearch-retrieval';
+import { PostgresRetrieval } from './postgres-retrieval';
+import { RetrievalBackend } from './retrieval-backend';
 
-/** The knowledge base (retrieval backend: Postgres full-text + trigram, plus pgvector when embeddings are configured). */
-@Module({ imports: [VectorsModule], providers: [DocumentsService], exports: [DocumentsService] })
+/** The knowledge base; retrieval by KNOWLEDGE_BACKEND: `postgres` (full-text + trigram, + pgvector) or `opensearch`. */
+@Module({
+  imports: [VectorsModule],
+  providers: [
+    DocumentsService,
+    PostgresRetrieval,
+    {
+      provide: RetrievalBackend,
+      inject: [AppConfig, PostgresRetrieval],
+      useFactory: (config: AppConfig, postgres: PostgresRetrieval) =>
+        config.knowledge.backend === 'opensearch' ? new OpenSearchRetrieval(config) : postgres,
+    },
+  ],
+  exports: [DocumentsService],
+})
 export class DocumentsModule {}

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { DocumentHit } from './retrieval-backend';
 import { DomainException } from '../../common/domain.exception';
 import { rowsOf } from '../../database/query-rows';
 import { chunkText } from './chunker';
-import { VectorSearch } from '../vectors/vector-search.service';
-import { prefixTsQuery, searchTerms } from './search-query';
+import { RetrievalBackend } from './retrieval-backend';
 
 export interface DocumentView {
   document_id: string;
@@ -15,14 +15,7 @@ export interface DocumentView {
   created_at?: string;
 }
 
-export interface DocumentHit {
-  document_id: string;
-  title: string;
-  source: string | null;
-  heading: string | null;
-  content: string;
-  score: number;
-}
+export type { DocumentHit } from './retrieval-backend';
 
 export class DocumentNotFoundException extends DomainException {
   constructor(id: string) {
@@ -30,17 +23,15 @@ export class DocumentNotFoundException extends DomainException {
   }
 }
 
-const RRF_K = 60;
-
 /**
- * The knowledge base on Postgres: documents split into overlapping chunks; hybrid search fusing full-text
- * (prefix terms, particles stripped) and trigram word similarity by reciprocal-rank fusion.
+ * The knowledge base: documents and their overlapping chunks in Postgres (the record), retrieval through
+ * the configured backend — Postgres hybrid search (default) or OpenSearch.
  */
 @Injectable()
 export class DocumentsService {
   constructor(
     private readonly db: DataSource,
-    private readonly vectors: VectorSearch,
+    private readonly backend: RetrievalBackend,
   ) {}
 
   async ingest(doc: { title: string; content: string; source?: string }, tenantId = 'default'): Promise<DocumentView> {
@@ -56,10 +47,7 @@ export class DocumentsService {
               jsonb_to_recordset($6::jsonb) AS c(idx int, heading text, content text)`,
       [id, tenantId, doc.title, doc.source ?? null, doc.content.length, JSON.stringify(chunks.map((c) => ({ idx: c.index, heading: c.heading, content: c.content })))],
     );
-    if (this.vectors.enabled) {
-      const rows = (await this.db.query(`SELECT id, coalesce(heading, '') || E'\n' || content AS text FROM document_chunks WHERE document_id = $1`, [id])) as Array<{ id: string; text: string }>;
-      await this.vectors.index('document_chunks', rows);
-    }
+    await this.backend.index({ document_id: id, title: doc.title, source: doc.source ?? null, chunks }, tenantId);
     return { document_id: id, title: doc.title, source: doc.source ?? null, chunks: chunks.length };
   }
 
@@ -83,37 +71,11 @@ export class DocumentsService {
   async delete(id: string, tenantId = 'default'): Promise<void> {
     const rows = rowsOf(await this.db.query(`DELETE FROM documents WHERE id = $1 AND tenant_id = $2 RETURNING id`, [id, tenantId]));
     if (rows.length === 0) throw new DocumentNotFoundException(id);
+    await this.backend.remove(id, tenantId);
   }
 
+  /** Hybrid retrieval through the configured backend (KNOWLEDGE_BACKEND). */
   async search(query: string, limit = 4, tenantId = 'default'): Promise<DocumentHit[]> {
-    const terms = searchTerms(query);
-    const tsq = prefixTsQuery(terms) ?? '';
-    const vector = await this.vectors.queryVector(query);
-    if (!tsq && !vector) return [];
-    const rows = await this.db.query(
-      `WITH fts AS (
-         SELECT c.id, row_number() OVER (ORDER BY ts_rank(c.tsv, to_tsquery('simple', $1)) DESC) AS r
-           FROM document_chunks c JOIN documents d ON d.id = c.document_id
-          WHERE d.tenant_id = $3 AND $1 <> '' AND c.tsv @@ to_tsquery('simple', $1)
-          LIMIT 50),
-       tri AS (
-         SELECT c.id, row_number() OVER (ORDER BY word_similarity($2, c.content) DESC) AS r
-           FROM document_chunks c JOIN documents d ON d.id = c.document_id
-          WHERE d.tenant_id = $3 AND $2 <% c.content
-          LIMIT 50),
-       ${vector ? `vec AS (
-         SELECT c.id, row_number() OVER (ORDER BY c.embedding <=> $5::vector) AS r
-           FROM document_chunks c JOIN documents d ON d.id = c.document_id
-          WHERE d.tenant_id = $3 AND c.embedding IS NOT NULL ORDER BY c.embedding <=> $5::vector LIMIT 20),` : ''}
-       fused AS (
-         SELECT id, sum(1.0 / (${RRF_K} + r)) AS score
-           FROM (SELECT * FROM fts UNION ALL SELECT * FROM tri${vector ? ' UNION ALL SELECT * FROM vec' : ''}) x GROUP BY id)
-       SELECT d.id AS document_id, d.title, d.source, c.heading, c.content, f.score::float AS score
-         FROM fused f JOIN document_chunks c ON c.id = f.id JOIN documents d ON d.id = c.document_id
-        ORDER BY f.score DESC, c.id
-        LIMIT $4`,
-      [tsq, terms.join(' '), tenantId, limit, ...(vector ? [vector] : [])],
-    );
-    return rows as DocumentHit[];
+    return this.backend.search(query, limit, tenantId);
   }
 }
