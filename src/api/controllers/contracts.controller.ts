@@ -32,7 +32,7 @@ export class ContractsController {
   @Post()
   @HttpCode(201)
   @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
-  async create(@Body() body: CreateContractDto, @UploadedFile() file?: Express.Multer.File) {
+  async create(@Body() body: CreateContractDto, @UploadedFile() file?: { buffer: Buffer; originalname: string }) {
     const content = file ? file.buffer.toString('utf8') : body.content;
     if (!content?.trim()) throw new BadRequestException('content must not be empty (JSON `content` or a multipart `file`)');
     return view(await this.contracts.ingest({ title: body.title, kind: body.kind, content }, this.config.maxContractChars));
