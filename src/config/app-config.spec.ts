@@ -21,6 +21,12 @@ describe('AppConfig', () => {
     expect(c.modelConfigured).toBe(true);
   });
 
+  it('reads per-agent tool-calling modes', () => {
+    const c = new AppConfig({ LLM_TOOL_CALLING: 'native', LLM_TOOL_CALLING_AGENTS: 'supervisor:prompt, react:native' });
+    expect(c.llm.toolCallingByAgent).toEqual({ supervisor: 'prompt', react: 'native' });
+    expect(() => new AppConfig({ LLM_TOOL_CALLING_AGENTS: 'supervisor:magic' })).toThrow(/LLM_TOOL_CALLING_AGENTS/);
+  });
+
   it('rejects invalid values with the variable name', () => {
     expect(() => new AppConfig({ PORT: 'abc' })).toThrow(/PORT/);
     expect(() => new AppConfig({ LLM_MAX_RETRIES: '9' })).toThrow(/LLM_MAX_RETRIES/);

@@ -49,6 +49,8 @@ const schema = z.object({
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
   LLM_TOOL_CALLING: z.enum(['native', 'prompt']).default('native'),
+  /** per agent, e.g. "supervisor:prompt,react:native" */
+  LLM_TOOL_CALLING_AGENTS: optionalString,
   LLM_TIMEOUT_MS: int(60_000, 100),
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(3).default(3),
   LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
@@ -94,6 +96,8 @@ export type LlmSettings = {
   apiKey?: string;
   model?: string;
   toolCalling: 'native' | 'prompt';
+  /** overrides of `toolCalling` by agent name */
+  toolCallingByAgent: Record<string, 'native' | 'prompt'>;
   timeoutMs: number;
   maxRetries: number;
   temperature: number;
@@ -104,6 +108,18 @@ export type LlmSettings = {
 const SubAgents = z.array(
   z.object({ name: z.string().regex(/^[A-Za-z_][\w-]*$/), description: z.string(), role: z.string(), tools: z.array(z.string()) }),
 ).min(1);
+
+function parseModes(spec: string | undefined): Record<string, 'native' | 'prompt'> {
+  const out: Record<string, 'native' | 'prompt'> = {};
+  for (const part of (spec ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [agent, mode] = part.split(':').map((x) => x.trim());
+    if (!agent || (mode !== 'native' && mode !== 'prompt')) {
+      throw new Error(`Invalid configuration: LLM_TOOL_CALLING_AGENTS: "${part}" is not agent:native|prompt`);
+    }
+    out[agent] = mode;
+  }
+  return out;
+}
 
 function parseSubAgents(json: string) {
   try {
@@ -190,6 +206,7 @@ export class AppConfig {
       apiKey: e.LLM_API_KEY,
       model: e.LLM_MODEL,
       toolCalling: e.LLM_TOOL_CALLING,
+      toolCallingByAgent: parseModes(e.LLM_TOOL_CALLING_AGENTS),
       timeoutMs: e.LLM_TIMEOUT_MS,
       maxRetries: e.LLM_MAX_RETRIES,
       temperature: e.LLM_TEMPERATURE,

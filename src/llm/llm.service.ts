@@ -58,6 +58,11 @@ export class LlmService implements OnApplicationShutdown {
     return this.config.llm.toolCalling;
   }
 
+  /** LLM_TOOL_CALLING, or the agent's own mode from LLM_TOOL_CALLING_AGENTS. */
+  toolCallingFor(agent: string): 'native' | 'prompt' {
+    return this.config.llm.toolCallingByAgent[agent] ?? this.config.llm.toolCalling;
+  }
+
   chatModel(options: ChatModelOptions = {}): BaseChatModel | null {
     if (!this.configured) return null;
     const { llm } = this.config;

@@ -37,6 +37,23 @@ describe('prompt-based tool calling over HTTP', () => {
     expect(model.requests[1].messages.at(-1)).toMatchObject({ role: 'user', content: 'Observation: 56088' });
   });
 
+  it('per-agent mode: LLM_TOOL_CALLING_AGENTS overrides the default for one agent', async () => {
+    const other = await startApp({
+      DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'open-model', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false',
+      LLM_TOOL_CALLING: 'native', LLM_TOOL_CALLING_AGENTS: 'assistant:prompt',
+    });
+    try {
+      model.enqueue({ content: 'Final Answer: 안녕하세요' }, { content: '안녕하세요' });
+      await http(other.url, 'POST', '/v1/chat', { agent: 'assistant', message: '안녕' });
+      await http(other.url, 'POST', '/v1/chat', { agent: 'react', message: 'hello' });
+      expect(model.requests[0].tools).toBeUndefined();
+      expect(String(model.requests[0].messages[0].content)).toContain('Action Input');
+      expect(model.requests[1].tools?.length).toBeGreaterThan(0);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('recovers from a reply in no known format with a format observation', async () => {
     model.enqueue(
       { content: 'Action: calculator\nAction Input: {"expression": ' },

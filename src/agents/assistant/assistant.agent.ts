@@ -31,7 +31,7 @@ export class AssistantAgentFactory implements AgentFactory {
       {
         model: () => this.llm.chatModel(),
         tools: this.tools.pick(ASSISTANT_TOOLS),
-        toolCalling: () => this.llm.toolCalling,
+        toolCalling: () => this.llm.toolCallingFor(this.name),
         documents: this.documents,
         memory: this.config.assistantMemory,
       },

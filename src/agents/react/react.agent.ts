@@ -23,7 +23,7 @@ export class ReactAgentFactory implements AgentFactory {
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition {
     const graph = buildReactGraph(
-      { model: () => this.llm.chatModel(), tools: this.tools.pick(REACT_TOOLS), toolCalling: () => this.llm.toolCalling },
+      { model: () => this.llm.chatModel(), tools: this.tools.pick(REACT_TOOLS), toolCalling: () => this.llm.toolCallingFor(this.name) },
       checkpointer,
     );
     return {

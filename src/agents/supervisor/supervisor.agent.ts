@@ -21,7 +21,7 @@ export class SupervisorAgentFactory implements AgentFactory {
   ) {}
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition {
-    const deps = { model: () => this.llm.chatModel(), toolCalling: () => this.llm.toolCalling };
+    const deps = { model: () => this.llm.chatModel(), toolCalling: () => this.llm.toolCallingFor(this.name) };
     const agents = this.config.supervisor.agents.map((a) =>
       createReactSubAgent({ ...a, tools: this.tools.pick(a.tools), maxIterations: this.config.supervisor.agentMaxIterations }, deps),
     );

@@ -47,16 +47,18 @@ export class SessionsController {
     if (!isUuid(runId)) throw new RunNotFoundException(runId, 'run');
     const run = await this.runs.get(runId, 'run');
     if (run.sessionId !== id) throw new RunNotFoundException(runId, 'run');
-    const t = (run.trace ?? {}) as Record<string, unknown>;
+    const { decision_log, tool_history, past_steps, plan, model_calls, ...agentSpecific } = (run.trace ?? {}) as Record<string, unknown>;
     return {
       run_id: run.id,
       agent: run.agent,
       status: run.status,
-      decision_log: t.decision_log ?? [],
-      tool_history: t.tool_history ?? [],
-      past_steps: t.past_steps ?? [],
-      plan: t.plan ?? [],
-      model_calls: t.model_calls ?? [],
+      decision_log: decision_log ?? [],
+      tool_history: tool_history ?? [],
+      past_steps: past_steps ?? [],
+      plan: plan ?? [],
+      model_calls: model_calls ?? [],
+      // what only some agents keep: explored/unexplored articles, agent outputs …
+      ...agentSpecific,
       usage: { llm_calls: run.llmCalls, prompt_tokens: run.promptTokens, completion_tokens: run.completionTokens },
     };
   }
