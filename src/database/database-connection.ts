@@ -24,11 +24,6 @@ export class DatabaseConnection implements OnApplicationShutdown {
     return new DatabaseConnection(embedded.url, embedded);
   }
 
-  /** Pool sizes must stay within what the embedded server accepts. */
-  poolSize(wanted: number): number {
-    return this.embedded ? Math.min(wanted, 16) : wanted;
-  }
-
   async onApplicationShutdown(): Promise<void> {
     await this.embedded?.stop();
   }

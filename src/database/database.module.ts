@@ -1,32 +1,45 @@
-import { Global, Logger, Module } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Pool } from 'pg';
+import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { DatabaseConnection } from './database-connection';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
-import { PG_POOL, PgPoolCloser } from './pg-pool';
+import { PG_POOL } from './pg-pool';
 
-/** One connection target per process (possibly an embedded server) and the raw pool on it. */
+/** One connection target per process (possibly an embedded server). */
 @Global()
 @Module({
-  providers: [
-    { provide: DatabaseConnection, inject: [AppConfig], useFactory: (c: AppConfig) => DatabaseConnection.open(c) },
-    {
-      provide: PG_POOL,
-      inject: [DatabaseConnection],
-      useFactory: (db: DatabaseConnection) => {
-        const pool = new Pool({ connectionString: db.url, max: db.poolSize(5), connectionTimeoutMillis: 5000 });
-        // an idle connection dropped by the server must not crash the process; the pool reconnects on demand
-        pool.on('error', (err) => new Logger('Database').warn(`idle connection lost: ${err.message}`));
-        return pool;
-      },
-    },
-    PgPoolCloser,
-  ],
-  exports: [DatabaseConnection, PG_POOL],
+  providers: [{ provide: DatabaseConnection, inject: [AppConfig], useFactory: (c: AppConfig) => DatabaseConnection.open(c) }],
+  exports: [DatabaseConnection],
 })
 class DatabaseCoreModule {}
+
+/**
+ * The raw `pg` pool for LangGraph's PostgresSaver. On a real server it is a pool of its own. On the embedded
+ * Postgres it is TypeORM's pool, limited to one connection: PGlite serves every socket from one session and
+ * interleaves concurrent connections' protocol messages, so all queries must go through a single connection.
+ */
+function pgPoolFactory(dataSource: DataSource, db: DatabaseConnection): Pool {
+  if (db.embedded) return (dataSource.driver as unknown as { master: Pool }).master;
+  const pool = new Pool({ connectionString: db.url, max: 5, connectionTimeoutMillis: 5000 });
+  // an idle connection dropped by the server must not crash the process; the pool reconnects on demand
+  pool.on('error', (err) => new Logger('Database').warn(`idle connection lost: ${err.message}`));
+  return pool;
+}
+
+@Injectable()
+class PgPoolCloser implements OnApplicationShutdown {
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly db: DatabaseConnection,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.db.embedded) await this.pool.end(); // the embedded one is TypeORM's, closed by TypeORM
+  }
+}
 
 @Global()
 @Module({
@@ -42,14 +55,15 @@ class DatabaseCoreModule {}
         migrations: MIGRATIONS,
         migrationsRun: true,
         synchronize: false,
-        poolSize: db.poolSize(config.dbPoolSize),
-        extra: { connectionTimeoutMillis: 5000 },
+        poolSize: db.embedded ? 1 : config.dbPoolSize,
+        extra: { connectionTimeoutMillis: db.embedded ? 60_000 : 5000 },
         retryAttempts: 3,
         retryDelay: 500,
       }),
     }),
     TypeOrmModule.forFeature(ENTITIES),
   ],
-  exports: [TypeOrmModule, DatabaseCoreModule],
+  providers: [{ provide: PG_POOL, inject: [DataSource, DatabaseConnection], useFactory: pgPoolFactory }, PgPoolCloser],
+  exports: [TypeOrmModule, DatabaseCoreModule, PG_POOL],
 })
 export class DatabaseModule {}

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http, startApp, waitFor, type RunningApp } from '../support/test-app';
@@ -54,5 +54,22 @@ describe('embedded defaults with no model configured', () => {
     expect(result.body.response).toBe('100 / 8 = 12.5');
     const next = await http(svc.url, 'POST', '/v1/chat', { message: '2^8', session_id: calc.body.session_id });
     expect(next.body.response).toBe('2^8 = 256');
+
+    // multi-step agents checkpoint after every node while their nodes query: on PGlite all of it must share one
+    // connection (interleaved connections used to hang this turn until RUN_TIMEOUT_MS)
+    const contract = readFileSync(join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md'), 'utf8');
+    const up = await http(svc.url, 'POST', '/v1/contracts', { title: '용역계약', content: contract });
+    const qa = await http(svc.url, 'POST', '/v1/chat', { agent: 'contract-qa', contract_id: up.body.contract_id, message: '해지 조건이 뭐야?' });
+    expect(qa.body.error).toBeNull();
+    expect(qa.body.response).toMatch(/\[제10조 계약의 해지\]/);
+    expect(qa.body.execution_time_ms).toBeLessThan(10_000);
+    const jobs = await Promise.all(['3+4', '5*6', '7-1'].map((m) => http(svc!.url, 'POST', '/v1/jobs', { agent: 'plan-execute', message: m })));
+    for (const j of jobs) {
+      const done = await waitFor(async () => {
+        const r = await http(svc!.url, 'GET', `/v1/jobs/${j.body.job_id}`);
+        return ['completed', 'failed'].includes(r.body.status) ? r.body : undefined;
+      });
+      expect(done.status).toBe('completed');
+    }
   }, 120_000);
 });
