@@ -3,8 +3,8 @@
  * prompt-mode ToolCallParser's throughput.
  */
 import { parseToolCallReply } from '../src/llm/prompt-tools/tool-call-parser';
-import { ScriptedModelServer, type ChatRequest } from '../test/support/model-server';
 import { createTestDatabase } from '../test/support/infra';
+import { type ChatRequest,ScriptedModelServer } from '../test/support/model-server';
 import { startApp } from '../test/support/test-app';
 import { post, round } from './lib';
 
@@ -34,7 +34,14 @@ export async function benchAgentCalls(): Promise<Row[]> {
   const model = new ScriptedModelServer();
   await model.start();
   const db = await createTestDatabase('bench_agents');
-  const app = await startApp({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LLM_CACHE: 'false', LLM_MAX_RETRIES: '0', LOG_LEVEL: 'error' });
+  const app = await startApp({
+    DATABASE_URL: db.url,
+    LLM_BASE_URL: model.baseUrl,
+    LLM_MODEL: 'bench',
+    LLM_CACHE: 'false',
+    LLM_MAX_RETRIES: '0',
+    LOG_LEVEL: 'error',
+  });
   const rows: Row[] = [];
   const turn = async (label: string, seed: number, agent: string, message: string, script: () => void) => {
     model.reset();
@@ -46,7 +53,8 @@ export async function benchAgentCalls(): Promise<Row[]> {
     await post(app.url, '/v1/documents', { title: '휴가 규정', content: '# 연차\n\n연차 휴가는 입사 1년 후 15일이다.' });
     await turn('greeting', 2, 'assistant', '안녕하세요', () => model.enqueue({ content: '안녕하세요!' }));
     await turn('calculator', 3, 'assistant', '123 * 456 계산해줘', () =>
-      model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '123*456' } }] }, { content: '56088' }));
+      model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '123*456' } }] }, { content: '56088' }),
+    );
     await turn('RAG', 2, 'assistant', '회사 휴가 정책이 뭐야?', () => model.enqueue({ content: '15일입니다.' }));
     await turn('walk-through (model routes)', 4, 'supervisor', '입사하면 쉬는 날이 며칠이야?', () =>
       model.setResponder((req) => {
@@ -54,13 +62,19 @@ export async function benchAgentCalls(): Promise<Row[]> {
           const seen = JSON.stringify(req.messages);
           return { content: seen.includes('에이전트 결과') ? 'Final Answer: 15일입니다.' : 'Delegate: rag_agent\nTask: 연차 일수 찾기' };
         }
-        return req.messages.at(-1)?.role === 'tool' ? { content: '15일' } : { toolCalls: [{ name: 'search_knowledge_base', args: { query: '연차' } }] };
-      }));
+        return req.messages.at(-1)?.role === 'tool'
+          ? { content: '15일' }
+          : { toolCalls: [{ name: 'search_knowledge_base', args: { query: '연차' } }] };
+      }),
+    );
     await turn('walk-through (rules route)', 4, 'supervisor', '회사 휴가 정책 알려줘', () =>
       model.setResponder((req) => {
         if (isSupervisor(req)) return { content: 'Final Answer: 15일입니다.' };
-        return req.messages.at(-1)?.role === 'tool' ? { content: '15일' } : { toolCalls: [{ name: 'search_knowledge_base', args: { query: '휴가' } }] };
-      }));
+        return req.messages.at(-1)?.role === 'tool'
+          ? { content: '15일' }
+          : { toolCalls: [{ name: 'search_knowledge_base', args: { query: '휴가' } }] };
+      }),
+    );
   } finally {
     await app.close();
     await model.stop();

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess,spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -12,7 +12,11 @@ export function percentile(values: number[], p: number): number {
 export const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 export async function post(base: string, path: string, body: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = await res.json();
   if (res.status >= 300) throw new Error(`${path} → ${res.status} ${JSON.stringify(json)}`);
   return json;

@@ -2,8 +2,8 @@
  * Memory: a 50-turn conversation with the assistant agent; prompt tokens of turn 50 with and without
  * summarisation (goal ≥ 85 % fewer; the seed estimates 90 %), and whether facts of turns 1–5 reach turn 50.
  */
-import { ScriptedModelServer, type ChatRequest } from '../test/support/model-server';
 import { createTestDatabase } from '../test/support/infra';
+import { type ChatRequest,ScriptedModelServer } from '../test/support/model-server';
 import { startApp } from '../test/support/test-app';
 import { get, post, round } from './lib';
 
@@ -16,8 +16,13 @@ async function conversation(maxMessages: number): Promise<{ promptTokens: number
   await model.start();
   const db = await createTestDatabase('bench_memory');
   const app = await startApp({
-    DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LLM_CACHE: 'false', LLM_MAX_RETRIES: '0',
-    LOG_LEVEL: 'error', ASSISTANT_MAX_MESSAGES: String(maxMessages),
+    DATABASE_URL: db.url,
+    LLM_BASE_URL: model.baseUrl,
+    LLM_MODEL: 'bench',
+    LLM_CACHE: 'false',
+    LLM_MAX_RETRIES: '0',
+    LOG_LEVEL: 'error',
+    ASSISTANT_MAX_MESSAGES: String(maxMessages),
   });
   let turn = 0;
   model.setResponder((req) => {
@@ -55,7 +60,11 @@ export async function benchMemory(): Promise<Array<[string, string, string]>> {
   const factsKept = FACTS.filter((f) => prompt.includes(f)).length;
   return [
     ['assistant, 50-turn conversation: prompt tokens of turn 50 without summarisation', String(without.promptTokens), '—'],
-    ['… with summarisation (10 messages, keep 5, 3 summaries)', `${withSummary.promptTokens} (${round(saved * 100)} % fewer)`, '≥ 85 % fewer'],
-    ['… facts of turns 1–5 present in turn 50\'s prompt', `${factsKept} / ${FACTS.length}`, '5 / 5'],
+    [
+      '… with summarisation (10 messages, keep 5, 3 summaries)',
+      `${withSummary.promptTokens} (${round(saved * 100)} % fewer)`,
+      '≥ 85 % fewer',
+    ],
+    ["… facts of turns 1–5 present in turn 50's prompt", `${factsKept} / ${FACTS.length}`, '5 / 5'],
   ];
 }

@@ -3,8 +3,9 @@
  * (and Redis for queued runs). Prints a markdown table; paste the latest into the README.
  */
 import { Client } from 'pg';
-import { ScriptedModelServer } from '../test/support/model-server';
+
 import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '../test/support/infra';
+import { ScriptedModelServer } from '../test/support/model-server';
 import { startApp } from '../test/support/test-app';
 import { cpuSecondsOf, get, percentile, post, round, startWorkerProcess, table } from './lib';
 
@@ -22,7 +23,14 @@ function toolThenAnswer(model: ScriptedModelServer): void {
 }
 
 async function overhead(model: ScriptedModelServer, dbUrl: string) {
-  const app = await startApp({ DATABASE_URL: dbUrl, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LLM_MAX_RETRIES: '0', LOG_LEVEL: 'error', LLM_CACHE: 'false' });
+  const app = await startApp({
+    DATABASE_URL: dbUrl,
+    LLM_BASE_URL: model.baseUrl,
+    LLM_MODEL: 'bench',
+    LLM_MAX_RETRIES: '0',
+    LOG_LEVEL: 'error',
+    LLM_CACHE: 'false',
+  });
   toolThenAnswer(model);
   model.latencyMs = 0;
   const overheads: number[] = [];
@@ -47,7 +55,17 @@ async function overhead(model: ScriptedModelServer, dbUrl: string) {
 
 async function queued(model: ScriptedModelServer, dbUrl: string, latencyMs: number, count: number, workers: number, concurrency: number) {
   const prefix = uniqueQueuePrefix('bench');
-  const env = { DATABASE_URL: dbUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LLM_MAX_RETRIES: '0', LOG_LEVEL: 'error', WORKER_CONCURRENCY: String(concurrency), LLM_CACHE: 'false' };
+  const env = {
+    DATABASE_URL: dbUrl,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    LLM_BASE_URL: model.baseUrl,
+    LLM_MODEL: 'bench',
+    LLM_MAX_RETRIES: '0',
+    LOG_LEVEL: 'error',
+    WORKER_CONCURRENCY: String(concurrency),
+    LLM_CACHE: 'false',
+  };
   const api = await startApp({ ...env, RUN_WORKER: 'false' });
   const procs = Array.from({ length: workers }, () => startWorkerProcess(env));
   toolThenAnswer(model);
@@ -62,7 +80,9 @@ async function queued(model: ScriptedModelServer, dbUrl: string, latencyMs: numb
     const t0 = Date.now();
     const ids: string[] = [];
     for (let i = 0; i < count; i += 50) {
-      const batch = await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => post(api.url, '/v1/jobs', { message: 'What is 12 times 7?' })));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(50, count - i) }, () => post(api.url, '/v1/jobs', { message: 'What is 12 times 7?' })),
+      );
       ids.push(...batch.map((b) => b.job_id));
     }
     await waitDoneInDb(dbUrl, ids, 600_000);
@@ -79,7 +99,15 @@ async function queued(model: ScriptedModelServer, dbUrl: string, latencyMs: numb
 
 async function pickup(model: ScriptedModelServer, dbUrl: string) {
   const prefix = uniqueQueuePrefix('pickup');
-  const app = await startApp({ DATABASE_URL: dbUrl, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'bench', LOG_LEVEL: 'error', LLM_CACHE: 'false' });
+  const app = await startApp({
+    DATABASE_URL: dbUrl,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    LLM_BASE_URL: model.baseUrl,
+    LLM_MODEL: 'bench',
+    LOG_LEVEL: 'error',
+    LLM_CACHE: 'false',
+  });
   toolThenAnswer(model);
   model.latencyMs = 0;
   const ids: string[] = [];
@@ -95,10 +123,7 @@ async function pickup(model: ScriptedModelServer, dbUrl: string) {
   }
   const c = new Client({ connectionString: dbUrl });
   await c.connect();
-  const { rows } = await c.query(
-    `SELECT extract(epoch FROM (started_at - created_at)) * 1000 AS ms FROM runs WHERE id = ANY($1)`,
-    [ids],
-  );
+  const { rows } = await c.query(`SELECT extract(epoch FROM (started_at - created_at)) * 1000 AS ms FROM runs WHERE id = ANY($1)`, [ids]);
   await c.end();
   return rows.map((r: { ms: string }) => Number(r.ms));
 }
@@ -123,7 +148,10 @@ async function waitDoneInDb(dbUrl: string, ids: string[], timeoutMs: number): Pr
   try {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const { rows } = await c.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1) AND status IN ('completed', 'failed', 'cancelled')`, [ids]);
+      const { rows } = await c.query(
+        `SELECT count(*)::int AS n FROM runs WHERE id = ANY($1) AND status IN ('completed', 'failed', 'cancelled')`,
+        [ids],
+      );
       if (rows[0].n === ids.length) return;
       if (Date.now() > deadline) throw new Error(`${ids.length - rows[0].n} runs not finished in time`);
       await new Promise((r) => setTimeout(r, 20));
@@ -150,24 +178,29 @@ async function main(): Promise<void> {
     const only = process.env.BENCH_ONLY?.split(',');
     const want = (section: string) => !only || only.includes(section);
     if (want('overhead')) {
-    const o = await overhead(model, db.url);
-    rows.push([`react turn, 1 tool call: overhead p50 (${TURNS} sequential turns)`, `${round(percentile(o.overheads, 50))} ms`, '≤ 25 ms']);
-    rows.push(['react turn, 1 tool call: overhead p99', `${round(percentile(o.overheads, 99))} ms`, '≤ 80 ms']);
-    rows.push(['react turn, 1 tool call: total latency p50 (model at 0 ms)', `${round(percentile(o.totals, 50))} ms`, '—']);
-
+      const o = await overhead(model, db.url);
+      rows.push([
+        `react turn, 1 tool call: overhead p50 (${TURNS} sequential turns)`,
+        `${round(percentile(o.overheads, 50))} ms`,
+        '≤ 25 ms',
+      ]);
+      rows.push(['react turn, 1 tool call: overhead p99', `${round(percentile(o.overheads, 99))} ms`, '≤ 80 ms']);
+      rows.push(['react turn, 1 tool call: total latency p50 (model at 0 ms)', `${round(percentile(o.totals, 50))} ms`, '—']);
     }
     if (want('pickup')) {
-    const p = await pickup(model, db.url);
-    rows.push([`queued run pickup (enqueue → start) p50 (${PICKUPS} runs, BullMQ)`, `${round(percentile(p, 50))} ms`, '≤ 15 ms']);
-    rows.push(['queued run pickup p99', `${round(percentile(p, 99))} ms`, '—']);
-
+      const p = await pickup(model, db.url);
+      rows.push([`queued run pickup (enqueue → start) p50 (${PICKUPS} runs, BullMQ)`, `${round(percentile(p, 50))} ms`, '≤ 15 ms']);
+      rows.push(['queued run pickup p99', `${round(percentile(p, 99))} ms`, '—']);
     }
     if (want('queued')) {
-    const q = await queued(model, db.url, 200, QUEUED, 2, 10);
-    const lost = QUEUED - (q.counts.completed ?? 0);
-    rows.push([`${QUEUED} queued runs, model 200 ms ×2, concurrency 20 (2 workers × 10)`, `${round(q.rate)} runs/s (${round((q.rate / 50) * 100, 0)} % of 50)`, '≥ 40 runs/s (80 %)']);
-    rows.push(['… runs not completed / left running', `${lost} / ${q.counts.running ?? 0}`, '0 / 0']);
-
+      const q = await queued(model, db.url, 200, QUEUED, 2, 10);
+      const lost = QUEUED - (q.counts.completed ?? 0);
+      rows.push([
+        `${QUEUED} queued runs, model 200 ms ×2, concurrency 20 (2 workers × 10)`,
+        `${round(q.rate)} runs/s (${round((q.rate / 50) * 100, 0)} % of 50)`,
+        '≥ 40 runs/s (80 %)',
+      ]);
+      rows.push(['… runs not completed / left running', `${lost} / ${q.counts.running ?? 0}`, '0 / 0']);
     }
     if (want('agents')) {
       const { benchAgentCalls, benchParser } = await import('./agents.bench');
@@ -186,16 +219,22 @@ async function main(): Promise<void> {
       rows.push(...(await benchMemory()));
     }
     if (want('peak')) {
-    const peak = await queued(model, db.url, 0, QUEUED, 2, 20);
-    rows.push([`peak: ${QUEUED} queued runs, model 0 ms, 2 workers × 20`, `${round(peak.rate)} runs/s`, 'report']);
-    rows.push(['… CPU used (workers / API + model server + client)', `${round(peak.workerCpu)} s / ${round(peak.mainCpu)} s over ${round(peak.seconds)} s`, 'report']);
-    rows.push(['… runs not completed / left running', `${QUEUED - (peak.counts.completed ?? 0)} / ${peak.counts.running ?? 0}`, '0 / 0']);
+      const peak = await queued(model, db.url, 0, QUEUED, 2, 20);
+      rows.push([`peak: ${QUEUED} queued runs, model 0 ms, 2 workers × 20`, `${round(peak.rate)} runs/s`, 'report']);
+      rows.push([
+        '… CPU used (workers / API + model server + client)',
+        `${round(peak.workerCpu)} s / ${round(peak.mainCpu)} s over ${round(peak.seconds)} s`,
+        'report',
+      ]);
+      rows.push(['… runs not completed / left running', `${QUEUED - (peak.counts.completed ?? 0)} / ${peak.counts.running ?? 0}`, '0 / 0']);
     }
   } finally {
     await model.stop();
     await db.drop();
   }
-  process.stdout.write(`\n${table(rows)}\n\nmachine: ${require('node:os').cpus().length} cores, Node ${process.version}, Postgres ${await pgVersion()}\n`);
+  process.stdout.write(
+    `\n${table(rows)}\n\nmachine: ${require('node:os').cpus().length} cores, Node ${process.version}, Postgres ${await pgVersion()}\n`,
+  );
 }
 
 async function pgVersion(): Promise<string> {

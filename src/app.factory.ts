@@ -1,11 +1,13 @@
 import 'reflect-metadata';
-import { ValidationPipe, type INestApplication } from '@nestjs/common';
+
+import { type INestApplication,ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+
 import { AllExceptionsFilter } from './api/filters/all-exceptions.filter';
-import { AppConfig } from './config/app-config';
 import { AppModule } from './app.module';
+import { AppConfig } from './config/app-config';
 import { createLogger } from './observability/app-logger';
 
 /** Builds the HTTP application (used by main.ts, the e2e tests and the benchmarks). */
@@ -17,9 +19,7 @@ export async function createApp(env: Record<string, string | undefined> = proces
     abortOnError: false,
   });
   app.useBodyParser('json', { limit: config.maxBodyBytes });
-  app.useGlobalPipes(
-    new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }),
-  );
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }));
   app.useGlobalFilters(new AllExceptionsFilter());
   app.enableShutdownHooks();
   const openapi = new DocumentBuilder()

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+
 import { ApiModule } from './api/api.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+
 import { createApp } from './app.factory';
 import { AppConfig } from './config/app-config';
 
@@ -8,7 +9,7 @@ async function main(): Promise<void> {
   await app.listen(config.port, config.host);
   new Logger('Main').log(
     `listening on http://${config.host}:${config.port} — database: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded'}, ` +
-      `queue: ${config.redisUrl ? 'BullMQ' : 'in-process'}, worker: ${config.runWorker ? 'on' : 'off'}, model: ${config.modelConfigured ? config.llm.model ?? 'configured' : 'none'}`,
+      `queue: ${config.redisUrl ? 'BullMQ' : 'in-process'}, worker: ${config.runWorker ? 'on' : 'off'}, model: ${config.modelConfigured ? (config.llm.model ?? 'configured') : 'none'}`,
   );
 }
 

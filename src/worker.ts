@@ -1,6 +1,8 @@
 import 'reflect-metadata';
+
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+
 import { WorkerModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import { createLogger } from './observability/app-logger';

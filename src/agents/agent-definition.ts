@@ -1,4 +1,5 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
+
 import type { RunError } from '../database/entities';
 import type { ScopeSpec } from '../scope/scope.types';
 

@@ -1,6 +1,7 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { Pool } from 'pg';
+
 import { PG_POOL } from '../database/pg-pool';
 import { AGENT_FACTORIES, AgentDefinition, AgentFactory } from './agent-definition';
 

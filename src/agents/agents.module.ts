@@ -1,25 +1,22 @@
 import { Module } from '@nestjs/common';
+
+import { ContractsModule } from '../knowledge/contracts/contracts.module';
+import { DocumentsModule } from '../knowledge/documents/documents.module';
 import { LlmModule } from '../llm/llm.module';
 import { ToolsModule } from '../tools/tools.module';
 import { AGENT_FACTORIES, AgentFactory } from './agent-definition';
 import { AgentRegistry } from './agent-registry.service';
-import { ReactAgentFactory } from './react/react.agent';
 import { AssistantAgentFactory } from './assistant/assistant.agent';
-import { SupervisorAgentFactory } from './supervisor/supervisor.agent';
-import { PlanExecuteAgentFactory } from './plan-execute/plan-execute.agent';
 import { ContractQaAgentFactory } from './contract-qa/contract-qa.agent';
-import { ContractsModule } from '../knowledge/contracts/contracts.module';
-import { DocumentsModule } from '../knowledge/documents/documents.module';
+import { PlanExecuteAgentFactory } from './plan-execute/plan-execute.agent';
+import { ReactAgentFactory } from './react/react.agent';
+import { SupervisorAgentFactory } from './supervisor/supervisor.agent';
 
 const FACTORIES = [ReactAgentFactory, AssistantAgentFactory, SupervisorAgentFactory, PlanExecuteAgentFactory, ContractQaAgentFactory];
 
 @Module({
   imports: [LlmModule, ToolsModule, DocumentsModule, ContractsModule],
-  providers: [
-    ...FACTORIES,
-    { provide: AGENT_FACTORIES, inject: FACTORIES, useFactory: (...f: AgentFactory[]) => f },
-    AgentRegistry,
-  ],
+  providers: [...FACTORIES, { provide: AGENT_FACTORIES, inject: FACTORIES, useFactory: (...f: AgentFactory[]) => f }, AgentRegistry],
   exports: [AgentRegistry],
 })
 export class AgentsModule {}

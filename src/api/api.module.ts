@@ -1,17 +1,18 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+
 import type { AppConfig } from '../config/app-config';
+import { ContractsModule } from '../knowledge/contracts/contracts.module';
+import { DocumentsModule } from '../knowledge/documents/documents.module';
 import { HealthController } from '../observability/health.controller';
 import { HttpMetricsMiddleware } from '../observability/http-metrics.middleware';
 import { MetricsController } from '../observability/metrics.controller';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { RunsModule } from '../runs/runs.module';
 import { ToolsModule } from '../tools/tools.module';
-import { ContractsModule } from '../knowledge/contracts/contracts.module';
-import { DocumentsModule } from '../knowledge/documents/documents.module';
-import { ContractsController } from './controllers/contracts.controller';
 import { CatalogController } from './controllers/catalog.controller';
-import { DocumentsController } from './controllers/documents.controller';
 import { ChatController } from './controllers/chat.controller';
+import { ContractsController } from './controllers/contracts.controller';
+import { DocumentsController } from './controllers/documents.controller';
 import { JobsController } from './controllers/jobs.controller';
 import { SessionsController } from './controllers/sessions.controller';
 
@@ -21,7 +22,16 @@ export class ApiModule implements NestModule {
     return {
       module: ApiModule,
       imports: [OrchestratorModule, RunsModule.register(config), ToolsModule, DocumentsModule, ContractsModule],
-      controllers: [ChatController, JobsController, SessionsController, CatalogController, DocumentsController, ContractsController, HealthController, MetricsController],
+      controllers: [
+        ChatController,
+        JobsController,
+        SessionsController,
+        CatalogController,
+        DocumentsController,
+        ContractsController,
+        HealthController,
+        MetricsController,
+      ],
       providers: [HttpMetricsMiddleware],
     };
   }

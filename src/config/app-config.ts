@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { DEFAULT_SUB_AGENTS } from './defaults';
 
 /**
@@ -105,13 +106,16 @@ export type LlmSettings = {
   cache: { enabled: boolean; ttlSeconds: number; maxEntries: number };
 };
 
-const SubAgents = z.array(
-  z.object({ name: z.string().regex(/^[A-Za-z_][\w-]*$/), description: z.string(), role: z.string(), tools: z.array(z.string()) }),
-).min(1);
+const SubAgents = z
+  .array(z.object({ name: z.string().regex(/^[A-Za-z_][\w-]*$/), description: z.string(), role: z.string(), tools: z.array(z.string()) }))
+  .min(1);
 
 function parseModes(spec: string | undefined): Record<string, 'native' | 'prompt'> {
   const out: Record<string, 'native' | 'prompt'> = {};
-  for (const part of (spec ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of (spec ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [agent, mode] = part.split(':').map((x) => x.trim());
     if (!agent || (mode !== 'native' && mode !== 'prompt')) {
       throw new Error(`Invalid configuration: LLM_TOOL_CALLING_AGENTS: "${part}" is not agent:native|prompt`);
@@ -156,7 +160,11 @@ export class AppConfig {
   readonly defaultAgent: string;
   /** the assistant agent's memory limits (seed 001: 10 / 5 / 3) */
   /** seed 003: max 5 routings, 10 iterations per sub-agent; agents replaceable with SUPERVISOR_AGENTS (JSON) */
-  readonly supervisor: { maxRoutings: number; agentMaxIterations: number; agents: Array<{ name: string; description: string; role: string; tools: string[] }> };
+  readonly supervisor: {
+    maxRoutings: number;
+    agentMaxIterations: number;
+    agents: Array<{ name: string; description: string; role: string; tools: string[] }>;
+  };
   /** seed 004: re-plans per turn (default 2) and each step's time limit */
   readonly planExecute: { maxReplans: number; stepTimeoutMs: number };
   readonly assistantMemory: { maxMessages: number; keepRecent: number; maxSummaries: number };
@@ -200,7 +208,11 @@ export class AppConfig {
       agentMaxIterations: e.SUPERVISOR_AGENT_MAX_ITERATIONS,
       agents: e.SUPERVISOR_AGENTS ? parseSubAgents(e.SUPERVISOR_AGENTS) : DEFAULT_SUB_AGENTS,
     };
-    this.assistantMemory = { maxMessages: e.ASSISTANT_MAX_MESSAGES, keepRecent: Math.min(e.ASSISTANT_KEEP_RECENT, e.ASSISTANT_MAX_MESSAGES - 1), maxSummaries: e.ASSISTANT_MAX_SUMMARIES };
+    this.assistantMemory = {
+      maxMessages: e.ASSISTANT_MAX_MESSAGES,
+      keepRecent: Math.min(e.ASSISTANT_KEEP_RECENT, e.ASSISTANT_MAX_MESSAGES - 1),
+      maxSummaries: e.ASSISTANT_MAX_SUMMARIES,
+    };
     this.llm = {
       baseUrl: e.LLM_BASE_URL,
       apiKey: e.LLM_API_KEY,
@@ -216,11 +228,18 @@ export class AppConfig {
     this.apiKeys = e.API_KEYS;
     this.knowledge = { backend: e.KNOWLEDGE_BACKEND, opensearchUrl: e.OPENSEARCH_URL, opensearchIndex: e.OPENSEARCH_INDEX };
     if (e.EMBEDDINGS_BASE_URL || (e.EMBEDDINGS_API_KEY && e.EMBEDDINGS_MODEL)) {
-      this.embeddings = { baseUrl: e.EMBEDDINGS_BASE_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL ?? 'text-embedding-3-small' };
+      this.embeddings = {
+        baseUrl: e.EMBEDDINGS_BASE_URL,
+        apiKey: e.EMBEDDINGS_API_KEY,
+        model: e.EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
+      };
     }
     this.tools = {
       network: e.TOOLS_NETWORK,
-      allowedPrivateHosts: (e.TOOLS_ALLOWED_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
+      allowedPrivateHosts: (e.TOOLS_ALLOWED_PRIVATE_HOSTS ?? '')
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
       timeoutMs: e.TOOLS_TIMEOUT_MS,
       wikipedia: { baseUrl: e.WIKIPEDIA_BASE_URL, language: e.WIKIPEDIA_LANGUAGE },
       weather: { apiKey: e.OPENWEATHER_API_KEY, baseUrl: e.OPENWEATHER_BASE_URL },

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+
 import { DataSource } from 'typeorm';
+
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 

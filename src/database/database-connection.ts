@@ -1,4 +1,5 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { EmbeddedPostgres } from './embedded-postgres';
 

@@ -2,6 +2,7 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } fro
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
 import { DatabaseConnection } from './database-connection';
 import { ENTITIES } from './entities';

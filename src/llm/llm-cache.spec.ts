@@ -1,9 +1,19 @@
 import { AIMessage } from '@langchain/core/messages';
 import { ChatGeneration } from '@langchain/core/outputs';
+
 import { LlmCache, MemoryCacheStore } from './llm-cache';
 
 describe('LlmCache', () => {
-  const stats = { hits: 0, misses: 0, hit() { this.hits++; }, miss() { this.misses++; } };
+  const stats = {
+    hits: 0,
+    misses: 0,
+    hit() {
+      this.hits++;
+    },
+    miss() {
+      this.misses++;
+    },
+  };
   const gen = (text: string): ChatGeneration => ({ text, message: new AIMessage(text) });
 
   it('misses, stores, then hits with a marked message', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { BaseCache, deserializeStoredGeneration, serializeGeneration } from '@langchain/core/caches';
 import type { Generation } from '@langchain/core/outputs';
 import type Redis from 'ioredis';
@@ -50,10 +51,11 @@ export class LlmCache extends BaseCache<Generation[]> {
   }
 
   async update(prompt: string, llmKey: string, value: Generation[]): Promise<void> {
-    await this.store.set(this.keyOf(prompt, llmKey), JSON.stringify(value.map(serializeGeneration)), this.ttlSeconds).catch(() => undefined);
+    await this.store
+      .set(this.keyOf(prompt, llmKey), JSON.stringify(value.map(serializeGeneration)), this.ttlSeconds)
+      .catch(() => undefined);
   }
 }
-
 
 export class RedisCacheStore implements CacheStore {
   constructor(private readonly redis: Redis) {}

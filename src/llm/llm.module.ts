@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { LlmService } from './llm.service';
 
 @Module({ providers: [LlmService], exports: [LlmService] })

@@ -1,11 +1,12 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import IORedis from 'ioredis';
+
+import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
 import { MetricsService } from '../observability/metrics.service';
 import { LlmCache, MemoryCacheStore, RedisCacheStore } from './llm-cache';
-import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { MeteredChatOpenAI } from './metered-chat-model';
-import { AppConfig } from '../config/app-config';
 
 export interface ChatModelOptions {
   temperature?: number;
@@ -34,7 +35,8 @@ export class LlmService implements OnApplicationShutdown {
     }
     const c = config.llm.cache;
     if (config.modelConfigured && c.enabled) {
-      if (config.redisUrl) this.redis = new IORedis({ ...redisOptions(config.redisUrl), maxRetriesPerRequest: 1, enableOfflineQueue: false });
+      if (config.redisUrl)
+        this.redis = new IORedis({ ...redisOptions(config.redisUrl), maxRetriesPerRequest: 1, enableOfflineQueue: false });
       this.redis?.on('error', () => undefined); // a cache outage only costs cache misses
       const store = this.redis ? new RedisCacheStore(this.redis) : new MemoryCacheStore(c.maxEntries);
       const stats = { hit: () => metrics?.llmCacheHits.inc(), miss: () => metrics?.llmCacheMisses.inc() };

@@ -1,6 +1,7 @@
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import type { AIMessageChunk } from '@langchain/core/messages';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
+
 import { UsageCollector } from './usage-collector';
 
 type Fields = ConstructorParameters<typeof ChatOpenAI>[0] & { rateLimitRetries?: number };
@@ -32,7 +33,7 @@ export class MeteredChatOpenAI extends ChatOpenAI {
    * (tools, tool choice, response format). LangChain's default also serializes every call option, and
    * LangGraph puts per-run ids there (executionInfo…), which would make every key unique.
    */
-  override _getSerializedCacheKeyParametersForCall(options: Parameters<ChatOpenAI["_getSerializedCacheKeyParametersForCall"]>[0]): string {
+  override _getSerializedCacheKeyParametersForCall(options: Parameters<ChatOpenAI['_getSerializedCacheKeyParametersForCall']>[0]): string {
     const o = options as Record<string, unknown>;
     const params: Record<string, unknown> = {
       _type: this._llmType(),
@@ -58,12 +59,21 @@ export class MeteredChatOpenAI extends ChatOpenAI {
       const u = out.usage_metadata;
       const cached = out.response_metadata?.cache_hit === true;
       usage?.record({
-        node, ms: Math.round(performance.now() - started), prompt_tokens: u?.input_tokens ?? 0,
-        completion_tokens: u?.output_tokens ?? 0, ...(cached ? { cached } : {}),
+        node,
+        ms: Math.round(performance.now() - started),
+        prompt_tokens: u?.input_tokens ?? 0,
+        completion_tokens: u?.output_tokens ?? 0,
+        ...(cached ? { cached } : {}),
       });
       return out;
     } catch (err) {
-      usage?.record({ node, ms: Math.round(performance.now() - started), prompt_tokens: 0, completion_tokens: 0, error: (err as Error).message.slice(0, 200) });
+      usage?.record({
+        node,
+        ms: Math.round(performance.now() - started),
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        error: (err as Error).message.slice(0, 200),
+      });
       throw err;
     }
   }
@@ -88,9 +98,13 @@ function isRateLimit(err: unknown): boolean {
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

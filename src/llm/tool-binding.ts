@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { BaseMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+
 import { withPromptToolCalling } from './prompt-tools/prompt-tool-calling.model';
 
 export type ToolCallingMode = 'native' | 'prompt';

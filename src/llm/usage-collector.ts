@@ -24,15 +24,17 @@ export class UsageCollector {
   }
 
   get totals(): { calls: number; promptTokens: number; completionTokens: number; modelMs: number } {
-    return this.calls.filter((c) => !c.cached).reduce(
-      (t, c) => ({
-        calls: t.calls + 1,
-        promptTokens: t.promptTokens + c.prompt_tokens,
-        completionTokens: t.completionTokens + c.completion_tokens,
-        modelMs: t.modelMs + c.ms,
-      }),
-      { calls: 0, promptTokens: 0, completionTokens: 0, modelMs: 0 },
-    );
+    return this.calls
+      .filter((c) => !c.cached)
+      .reduce(
+        (t, c) => ({
+          calls: t.calls + 1,
+          promptTokens: t.promptTokens + c.prompt_tokens,
+          completionTokens: t.completionTokens + c.completion_tokens,
+          modelMs: t.modelMs + c.ms,
+        }),
+        { calls: 0, promptTokens: 0, completionTokens: 0, modelMs: 0 },
+      );
   }
 
   static of(config: { configurable?: Record<string, unknown> } | undefined): UsageCollector | undefined {

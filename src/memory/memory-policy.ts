@@ -1,4 +1,4 @@
-import { RemoveMessage, type BaseMessage } from '@langchain/core/messages';
+import { type BaseMessage,RemoveMessage } from '@langchain/core/messages';
 
 export interface MemoryLimits {
   /** more messages than this in the state → summarise the older ones (seed: MAX_MESSAGES = 10) */
@@ -15,7 +15,10 @@ export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { maxMessages: 10, keepRecent
  * Which messages to fold into a summary, or null while the state is within `maxMessages`. The kept tail never
  * starts with a tool result whose AI tool call would be summarised away (the pair stays together).
  */
-export function planCompaction(messages: BaseMessage[], limits: MemoryLimits): { toSummarise: BaseMessage[]; removals: RemoveMessage[] } | null {
+export function planCompaction(
+  messages: BaseMessage[],
+  limits: MemoryLimits,
+): { toSummarise: BaseMessage[]; removals: RemoveMessage[] } | null {
   if (messages.length <= limits.maxMessages) return null;
   let cut = messages.length - limits.keepRecent;
   while (cut > 0 && messages[cut].getType() === 'tool') cut--;

@@ -1,13 +1,16 @@
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage,HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { createMemoryNode, buildSystemPrompt } from './memory.node';
+
+import { buildSystemPrompt,createMemoryNode } from './memory.node';
 import { DEFAULT_MEMORY_LIMITS, planCompaction } from './memory-policy';
 import { extractiveSummary } from './summarizer';
 import { addSummaryToWindow, formatSummaryForPrompt, SUMMARY_SEPARATOR } from './summary-window';
 
 const convo = (n: number): BaseMessage[] =>
-  Array.from({ length: n }, (_, i) => (i % 2 === 0 ? new HumanMessage({ content: `q${i}`, id: `m${i}` }) : new AIMessage({ content: `a${i}`, id: `m${i}` })));
+  Array.from({ length: n }, (_, i) =>
+    i % 2 === 0 ? new HumanMessage({ content: `q${i}`, id: `m${i}` }) : new AIMessage({ content: `a${i}`, id: `m${i}` }),
+  );
 
 describe('memory policy', () => {
   it('does nothing up to MAX_MESSAGES and summarises the older ones beyond it', () => {
@@ -38,7 +41,9 @@ describe('summary window', () => {
     for (const x of ['요약1', '요약2', '요약3', '요약4']) s = addSummaryToWindow(s, x, 3);
     expect(s).toBe(['요약2', '요약3', '요약4'].join(SUMMARY_SEPARATOR));
     expect(formatSummaryForPrompt(s)).toBe('[대화 기록 1]\n요약2\n\n[대화 기록 2]\n요약3\n\n[대화 기록 3]\n요약4');
-    expect(buildSystemPrompt('base', s, '휴가 정책')).toMatch(/^base\n\n\[이전 대화 요약\]\n\[대화 기록 1\][\s\S]*\[참고 문서\]\n휴가 정책$/);
+    expect(buildSystemPrompt('base', s, '휴가 정책')).toMatch(
+      /^base\n\n\[이전 대화 요약\]\n\[대화 기록 1\][\s\S]*\[참고 문서\]\n휴가 정책$/,
+    );
   });
 
   it('keeps the facts in an extractive summary', () => {

@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { type BaseMessage,HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
+
 import { SUMMARY_SYSTEM_PROMPT, summaryUserPrompt } from './prompts';
 
 const MAX_EXTRACTIVE_CHARS = 1200;
@@ -9,7 +10,10 @@ const text = (m: BaseMessage) => (typeof m.content === 'string' ? m.content : JS
 const speaker = (m: BaseMessage) => ({ human: '사용자', ai: '어시스턴트', tool: '도구' })[m.getType() as string] ?? m.getType();
 
 export function transcriptOf(messages: BaseMessage[]): string {
-  return messages.filter((m) => text(m).trim()).map((m) => `${speaker(m)}: ${text(m).trim()}`).join('\n');
+  return messages
+    .filter((m) => text(m).trim())
+    .map((m) => `${speaker(m)}: ${text(m).trim()}`)
+    .join('\n');
 }
 
 /** A summary by the model, or — with no model, or when it fails — an extractive one. Never empty for non-empty input. */

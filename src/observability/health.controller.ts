@@ -1,6 +1,7 @@
 import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
+
 import { AppConfig } from '../config/app-config';
 import { RunQueue } from '../runs/run-queue';
 

@@ -1,5 +1,6 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+
 import { MetricsService } from './metrics.service';
 
 /** Counts and times every HTTP request by its route pattern (not the raw path, to keep label cardinality low). */

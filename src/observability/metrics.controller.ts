@@ -1,4 +1,5 @@
 import { Controller, Get, Header } from '@nestjs/common';
+
 import { MetricsService } from './metrics.service';
 
 @Controller('metrics')

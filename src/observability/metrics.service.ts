@@ -1,29 +1,47 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { collectDefaultMetrics,Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Prometheus metrics of this process (one registry per app instance, so tests can run several). */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
   readonly httpRequests = new Counter({
-    name: 'http_requests_total', help: 'HTTP requests', labelNames: ['method', 'route', 'status'], registers: [this.registry],
+    name: 'http_requests_total',
+    help: 'HTTP requests',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
   });
   readonly httpDuration = new Histogram({
-    name: 'http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['method', 'route'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [this.registry],
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
   });
   readonly runs = new Counter({
-    name: 'agent_runs_total', help: 'Finished runs', labelNames: ['agent', 'mode', 'status'], registers: [this.registry],
+    name: 'agent_runs_total',
+    help: 'Finished runs',
+    labelNames: ['agent', 'mode', 'status'],
+    registers: [this.registry],
   });
   readonly runDuration = new Histogram({
-    name: 'agent_run_duration_seconds', help: 'Run execution time', labelNames: ['agent'],
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120], registers: [this.registry],
+    name: 'agent_run_duration_seconds',
+    help: 'Run execution time',
+    labelNames: ['agent'],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
   });
   readonly llmCalls = new Counter({
-    name: 'llm_calls_total', help: 'Chat model calls', labelNames: ['agent'], registers: [this.registry],
+    name: 'llm_calls_total',
+    help: 'Chat model calls',
+    labelNames: ['agent'],
+    registers: [this.registry],
   });
   readonly llmTokens = new Counter({
-    name: 'llm_tokens_total', help: 'Tokens reported by the model endpoint', labelNames: ['agent', 'kind'], registers: [this.registry],
+    name: 'llm_tokens_total',
+    help: 'Tokens reported by the model endpoint',
+    labelNames: ['agent', 'kind'],
+    registers: [this.registry],
   });
 
   readonly llmCacheHits = new Counter({ name: 'llm_cache_hits_total', help: 'LLM cache hits', registers: [this.registry] });
@@ -45,7 +63,15 @@ export class MetricsService {
     });
   }
 
-  recordRun(r: { agent: string; mode: string; status: string; ms: number; llmCalls: number; promptTokens: number; completionTokens: number }): void {
+  recordRun(r: {
+    agent: string;
+    mode: string;
+    status: string;
+    ms: number;
+    llmCalls: number;
+    promptTokens: number;
+    completionTokens: number;
+  }): void {
     this.runs.inc({ agent: r.agent, mode: r.mode, status: r.status });
     this.runDuration.observe({ agent: r.agent }, r.ms / 1000);
     if (r.llmCalls) this.llmCalls.inc({ agent: r.agent }, r.llmCalls);

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+
 import { MetricsService } from './metrics.service';
 
 @Global()

@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
+
 import { Injectable, Logger } from '@nestjs/common';
-import { AgentRegistry } from '../agents/agent-registry.service';
+
 import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent-definition';
-import { MessageTooLargeException, SessionAgentMismatchException, SessionBusyException, UnknownAgentException } from '../common/domain.exception';
+import { AgentRegistry } from '../agents/agent-registry.service';
+import {
+  MessageTooLargeException,
+  SessionAgentMismatchException,
+  SessionBusyException,
+  UnknownAgentException,
+} from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
 import type { RunEntity, RunError, RunMode } from '../database/entities';
 import { LlmService } from '../llm/llm.service';
@@ -10,7 +17,7 @@ import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
 import { ScopeValidator } from '../scope/scope-validator.service';
 import type { ChatResult } from './chat-result';
-import { RunRecords, type RunEnd } from './run-records.service';
+import { type RunEnd,RunRecords } from './run-records.service';
 import { SessionsService } from './sessions.service';
 
 export interface TurnRequest {
@@ -201,7 +208,10 @@ export class AgentOrchestrator {
   private failure(code: string, message: string): { status: RunEnd['status']; outcome: AgentOutcome } {
     const status = code === 'CANCELLED' ? ('cancelled' as const) : ('failed' as const);
     const error: RunError = { code, message: message.slice(0, 500) };
-    return { status, outcome: { response: FAILURE_TEXT[code] ?? FAILURE_TEXT.INTERNAL_ERROR, toolCalls: [], sources: [], error, metadata: {}, trace: {} } };
+    return {
+      status,
+      outcome: { response: FAILURE_TEXT[code] ?? FAILURE_TEXT.INTERNAL_ERROR, toolCalls: [], sources: [], error, metadata: {}, trace: {} },
+    };
   }
 
   private async end(
@@ -241,7 +251,15 @@ export class AgentOrchestrator {
     });
     this.sessions.notifyReleased(run.sessionId);
     if (recorded) {
-      this.metrics.recordRun({ agent: run.agent, mode: run.mode, status, ms: result.execution_time_ms, llmCalls: totals.calls, promptTokens: totals.promptTokens, completionTokens: totals.completionTokens });
+      this.metrics.recordRun({
+        agent: run.agent,
+        mode: run.mode,
+        status,
+        ms: result.execution_time_ms,
+        llmCalls: totals.calls,
+        promptTokens: totals.promptTokens,
+        completionTokens: totals.completionTokens,
+      });
     }
     this.logger.log({ msg: 'run ended', ...ctx.log, status, ms: result.execution_time_ms, llm_calls: totals.calls });
     return recorded ? result : this.storedResult(run.id);
@@ -253,8 +271,15 @@ export class AgentOrchestrator {
     // ended without a result (cancelled while queued): answer in the same shape
     return {
       response: FAILURE_TEXT[run.error?.code ?? 'CANCELLED'] ?? FAILURE_TEXT.CANCELLED,
-      session_id: run.sessionId, run_id: run.id, agent: run.agent, tools_used: [], tool_calls: [], sources: [],
-      execution_time_ms: 0, llm_calls: 0, error: run.error ?? { code: 'CANCELLED', message: 'cancelled' },
+      session_id: run.sessionId,
+      run_id: run.id,
+      agent: run.agent,
+      tools_used: [],
+      tool_calls: [],
+      sources: [],
+      execution_time_ms: 0,
+      llm_calls: 0,
+      error: run.error ?? { code: 'CANCELLED', message: 'cancelled' },
       metadata: { thread_id: run.sessionId },
     };
   }

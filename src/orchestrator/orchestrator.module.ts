@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AgentsModule } from '../agents/agents.module';
 import { LlmModule } from '../llm/llm.module';
 import { ScopeModule } from '../scope/scope.module';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
+
 import { RunNotFoundException } from '../common/domain.exception';
 import { RunEntity, RunError, RunInput, RunMode, RunStatus } from '../database/entities';
 import { insertable, rowsOf } from '../database/query-rows';
@@ -36,7 +37,15 @@ export class RunRecords {
   ) {}
 
   async create(run: NewRun): Promise<RunEntity> {
-    const entity = this.runs.create({ ...run, status: 'queued', attempts: 0, cancelRequested: false, progress: null, startedAt: null, finishedAt: null });
+    const entity = this.runs.create({
+      ...run,
+      status: 'queued',
+      attempts: 0,
+      cancelRequested: false,
+      progress: null,
+      startedAt: null,
+      finishedAt: null,
+    });
     await this.runs.insert(insertable(entity));
     return entity;
   }
@@ -60,12 +69,14 @@ export class RunRecords {
 
   /** queued|running → running (attempt counted). Null when the run already ended or was cancelled. */
   async markRunning(id: string): Promise<RunEntity | null> {
-    const rows = rowsOf<Record<string, unknown>>(await this.dataSource.query(
-      `UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
+    const rows = rowsOf<Record<string, unknown>>(
+      await this.dataSource.query(
+        `UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
         WHERE id = $1 AND status IN ('queued', 'running') AND cancel_requested = false
         RETURNING *`,
-      [id],
-    ));
+        [id],
+      ),
+    );
     return rows.length ? this.runs.create(fromRow(rows[0])) : null;
   }
 
@@ -80,8 +91,9 @@ export class RunRecords {
    */
   async finish(run: RunEntity, end: RunEnd): Promise<boolean> {
     const m = end.messages;
-    const rows = rowsOf<{ n: number }>(await this.dataSource.query(
-      `WITH ended AS (
+    const rows = rowsOf<{ n: number }>(
+      await this.dataSource.query(
+        `WITH ended AS (
          UPDATE runs SET status = $2, result = $3, error = $4, trace = $5, llm_calls = $6, prompt_tokens = $7,
                 completion_tokens = $8, finished_at = now(), updated_at = now()
           WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')
@@ -97,13 +109,23 @@ export class RunRecords {
                 summary = COALESCE($13, s.summary)
            FROM ended e WHERE s.id = e.session_id AND (s.active_run_id = e.id OR s.active_run_id IS NULL))
        SELECT count(*)::int AS n FROM ended`,
-      [
-        run.id, end.status, json(end.result), json(end.error), json(end.trace),
-        end.usage.calls, end.usage.promptTokens, end.usage.completionTokens,
-        m?.user ?? '', m?.assistant ?? '', JSON.stringify(end.error ? { error: end.error } : {}), Boolean(m),
-        end.summary ?? null,
-      ],
-    ));
+        [
+          run.id,
+          end.status,
+          json(end.result),
+          json(end.error),
+          json(end.trace),
+          end.usage.calls,
+          end.usage.promptTokens,
+          end.usage.completionTokens,
+          m?.user ?? '',
+          m?.assistant ?? '',
+          JSON.stringify(end.error ? { error: end.error } : {}),
+          Boolean(m),
+          end.summary ?? null,
+        ],
+      ),
+    );
     return rows[0]?.n === 1;
   }
 
@@ -111,7 +133,12 @@ export class RunRecords {
   async requestCancel(id: string): Promise<{ outcome: 'cancelled' | 'flagged' | 'ended'; status: RunStatus }> {
     const queued = await this.runs.update(
       { id, status: 'queued' },
-      { status: 'cancelled', cancelRequested: true, finishedAt: new Date(), error: { code: 'CANCELLED', message: 'cancelled before it started' } },
+      {
+        status: 'cancelled',
+        cancelRequested: true,
+        finishedAt: new Date(),
+        error: { code: 'CANCELLED', message: 'cancelled before it started' },
+      },
     );
     if (queued.affected) return { outcome: 'cancelled', status: 'cancelled' };
     const running = await this.runs.update({ id, status: 'running' }, { cancelRequested: true });
@@ -125,9 +152,7 @@ export class RunRecords {
       .createQueryBuilder('r')
       .where(`r.status IN ('queued', 'running')`)
       .andWhere(`r.updated_at < now() - (:ms || ' milliseconds')::interval`, { ms: String(olderThanMs) })
-      .andWhere(
-        `NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id AND s.active_run_id = r.id AND s.lease_expires_at > now())`,
-      )
+      .andWhere(`NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id AND s.active_run_id = r.id AND s.lease_expires_at > now())`)
       .orderBy('r.created_at', 'ASC')
       .limit(500)
       .getMany();
@@ -139,12 +164,25 @@ const json = (v: unknown) => (v === null || v === undefined ? null : JSON.string
 /** A raw `runs` row (snake_case) as the entity's properties. */
 function fromRow(r: Record<string, unknown>): Partial<RunEntity> {
   return {
-    id: r.id as string, sessionId: r.session_id as string, tenantId: r.tenant_id as string, agent: r.agent as string,
-    mode: r.mode as RunEntity['mode'], status: r.status as RunEntity['status'], input: r.input as RunEntity['input'],
-    result: r.result as RunEntity['result'], error: r.error as RunEntity['error'], trace: r.trace as RunEntity['trace'],
-    progress: r.progress as RunEntity['progress'], llmCalls: r.llm_calls as number, promptTokens: r.prompt_tokens as number,
-    completionTokens: r.completion_tokens as number, attempts: r.attempts as number, cancelRequested: r.cancel_requested as boolean,
-    createdAt: r.created_at as Date, startedAt: r.started_at as Date | null, finishedAt: r.finished_at as Date | null,
+    id: r.id as string,
+    sessionId: r.session_id as string,
+    tenantId: r.tenant_id as string,
+    agent: r.agent as string,
+    mode: r.mode as RunEntity['mode'],
+    status: r.status as RunEntity['status'],
+    input: r.input as RunEntity['input'],
+    result: r.result as RunEntity['result'],
+    error: r.error as RunEntity['error'],
+    trace: r.trace as RunEntity['trace'],
+    progress: r.progress as RunEntity['progress'],
+    llmCalls: r.llm_calls as number,
+    promptTokens: r.prompt_tokens as number,
+    completionTokens: r.completion_tokens as number,
+    attempts: r.attempts as number,
+    cancelRequested: r.cancel_requested as boolean,
+    createdAt: r.created_at as Date,
+    startedAt: r.started_at as Date | null,
+    finishedAt: r.finished_at as Date | null,
     updatedAt: r.updated_at as Date,
   };
 }

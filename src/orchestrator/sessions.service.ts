@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
+
 import { SessionNotFoundException } from '../common/domain.exception';
 import { MessageEntity, SessionEntity } from '../database/entities';
 import { insertable, rowsOf } from '../database/query-rows';
@@ -26,7 +28,15 @@ export class SessionsService {
 
   async create(agent: string, tenantId = 'default', metadata: Record<string, unknown> = {}): Promise<SessionEntity> {
     // insert, not save: save() would first SELECT the id and wrap both in a transaction
-    const session = this.sessions.create({ id: randomUUID(), agent, tenantId, metadata, summary: null, activeRunId: null, leaseExpiresAt: null });
+    const session = this.sessions.create({
+      id: randomUUID(),
+      agent,
+      tenantId,
+      metadata,
+      summary: null,
+      activeRunId: null,
+      leaseExpiresAt: null,
+    });
     await this.sessions.insert(insertable(session));
     return session;
   }
@@ -51,8 +61,9 @@ export class SessionsService {
    */
   async acquireLease(sessionId: string, runId: string, leaseMs: number, deadline: number, signal?: AbortSignal): Promise<boolean> {
     for (;;) {
-      const rows = rowsOf(await this.dataSource.query(
-        `UPDATE sessions s SET active_run_id = $2, lease_expires_at = now() + ($3 || ' milliseconds')::interval
+      const rows = rowsOf(
+        await this.dataSource.query(
+          `UPDATE sessions s SET active_run_id = $2, lease_expires_at = now() + ($3 || ' milliseconds')::interval
           WHERE s.id = $1
             AND (s.active_run_id IS NULL OR s.active_run_id = $2 OR s.lease_expires_at < now())
             AND NOT EXISTS (
@@ -60,8 +71,9 @@ export class SessionsService {
                WHERE me.id = $2 AND r.session_id = $1 AND r.id <> $2 AND r.status IN ('queued', 'running')
                  AND (r.created_at, r.id) < (me.created_at, me.id))
           RETURNING s.id`,
-        [sessionId, runId, String(leaseMs)],
-      ));
+          [sessionId, runId, String(leaseMs)],
+        ),
+      );
       if (rows.length > 0) return true;
       if (Date.now() >= deadline || signal?.aborted) return false;
       await this.waitForRelease(sessionId, Math.min(POLL_MS * 4, Math.max(1, deadline - Date.now())));
@@ -70,10 +82,10 @@ export class SessionsService {
 
   /** Give the lease back (also done inside the result transaction by RunRecords). */
   async releaseLease(sessionId: string, runId: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL WHERE id = $1 AND active_run_id = $2`,
-      [sessionId, runId],
-    );
+    await this.dataSource.query(`UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL WHERE id = $1 AND active_run_id = $2`, [
+      sessionId,
+      runId,
+    ]);
     this.notifyReleased(sessionId);
   }
 

@@ -1,9 +1,10 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
+
 import { QueueUnavailableException } from '../common/domain.exception';
+import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData,RUNS_QUEUE } from './run.job';
 import { RunQueue } from './run-queue';
-import { RUN_JOB, RUN_JOB_OPTIONS, RUNS_QUEUE, type RunJobData } from './run.job';
 
 const ENQUEUE_TIMEOUT_MS = 3000;
 

@@ -1,7 +1,8 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
-import { RunQueue } from './run-queue';
 import { RunExecutor } from './run-executor.service';
+import { RunQueue } from './run-queue';
 
 /**
  * No Redis: queued runs execute in this process, at most WORKER_CONCURRENCY at a time, with the same

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+
 import { AgentOrchestrator, type ProgressEvent } from '../orchestrator/agent-orchestrator.service';
 import type { ChatResult } from '../orchestrator/chat-result';
 import { RunRecords } from '../orchestrator/run-records.service';

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+
 import { RunRecords } from '../orchestrator/run-records.service';
 import { RunQueue } from './run-queue';
 

@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Worker, type Job } from 'bullmq';
+import { type Job,Worker } from 'bullmq';
+
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
+import { type RunJobData,RUNS_QUEUE } from './run.job';
 import { RunExecutor } from './run-executor.service';
-import { RUNS_QUEUE, type RunJobData } from './run.job';
 
 /**
  * The BullMQ worker: thin, and safe to run twice (an ended run returns its stored result). Built here rather

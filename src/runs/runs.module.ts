@@ -1,17 +1,18 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import IORedis from 'ioredis';
+
 import type { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { BullRunQueue } from './bull-run-queue';
 import { InlineRunQueue } from './inline-run-queue';
+import { RUNS_QUEUE } from './run.job';
+import { RunProcessor } from './run.processor';
 import { CANCEL_CHANNEL_REDIS, RunCancellation } from './run-cancellation.service';
 import { RunExecutor } from './run-executor.service';
 import { RunQueue } from './run-queue';
 import { RunRecovery } from './run-recovery.service';
-import { RunProcessor } from './run.processor';
-import { RUNS_QUEUE } from './run.job';
 import { RunsService } from './runs.service';
 
 @Module({})

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+
 import { RunAlreadyFinishedException } from '../common/domain.exception';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { AgentOrchestrator, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
@@ -39,7 +40,14 @@ export class RunsService {
     } catch (err) {
       const error = { code: 'QUEUE_UNAVAILABLE', message: (err as Error).message };
       await this.records
-        .finish(run, { status: 'failed', result: null, error, trace: null, usage: { calls: 0, promptTokens: 0, completionTokens: 0 }, messages: null })
+        .finish(run, {
+          status: 'failed',
+          result: null,
+          error,
+          trace: null,
+          usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
+          messages: null,
+        })
         .catch((e: Error) => this.logger.error({ msg: 'could not record the refused run', run_id: run.id, err: e.message }));
       throw err;
     }

@@ -1,11 +1,12 @@
-import { Injectable, Logger } from '@nestjs/common';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
+import { Injectable, Logger } from '@nestjs/common';
 import { z } from 'zod';
+
 import { LlmService } from '../llm/llm.service';
 import { SCOPE_SYSTEM_PROMPT, scopeUserPrompt } from './prompts';
-import { scopeByRules } from './scope-rules';
 import type { ScopeSpec, ScopeVerdict } from './scope.types';
+import { scopeByRules } from './scope-rules';
 
 const Verdict = z.object({ is_valid: z.boolean(), reason: z.string().default('') });
 
@@ -25,10 +26,10 @@ export class ScopeValidator {
     const model = this.llm.chatModel({ temperature: 0, maxTokens: 200 });
     if (!model) return { is_valid: true, reason: 'no model configured; rules could not decide', decided_by: 'default' };
     try {
-      const reply = await model.invoke(
-        [new SystemMessage(SCOPE_SYSTEM_PROMPT), new HumanMessage(scopeUserPrompt(spec.domain, message))],
-        { ...config, metadata: { ...config.metadata, langgraph_node: 'scope_validator' } },
-      );
+      const reply = await model.invoke([new SystemMessage(SCOPE_SYSTEM_PROMPT), new HumanMessage(scopeUserPrompt(spec.domain, message))], {
+        ...config,
+        metadata: { ...config.metadata, langgraph_node: 'scope_validator' },
+      });
       const parsed = Verdict.safeParse(parseJson(String(reply.content)));
       if (!parsed.success) return { is_valid: true, reason: 'unreadable model verdict', decided_by: 'default' };
       return { ...parsed.data, decided_by: 'model' };

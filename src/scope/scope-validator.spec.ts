@@ -1,7 +1,8 @@
 import { FakeListChatModel } from '@langchain/core/utils/testing';
+
 import type { LlmService } from '../llm/llm.service';
-import { ScopeValidator, parseJson } from './scope-validator.service';
 import type { ScopeSpec } from './scope.types';
+import { parseJson,ScopeValidator } from './scope-validator.service';
 
 const spec: ScopeSpec = {
   domain: '계약서에 관한 질문',
@@ -34,7 +35,10 @@ describe('ScopeValidator', () => {
 
   it('lets unsure messages through: no model, or an unreadable answer', async () => {
     await expect(validator(null).v.validate('김치찌개 끓이는 법', spec)).resolves.toMatchObject({ is_valid: true, decided_by: 'default' });
-    await expect(validator(['I think so']).v.validate('김치찌개 끓이는 법', spec)).resolves.toMatchObject({ is_valid: true, decided_by: 'default' });
+    await expect(validator(['I think so']).v.validate('김치찌개 끓이는 법', spec)).resolves.toMatchObject({
+      is_valid: true,
+      decided_by: 'default',
+    });
   });
 
   it('parses JSON inside prose or fences', () => {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { LlmModule } from '../llm/llm.module';
 import { ScopeValidator } from './scope-validator.service';
 

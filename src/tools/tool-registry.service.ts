@@ -1,11 +1,12 @@
+import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Injectable, Optional } from '@nestjs/common';
+
 import { AppConfig } from '../config/app-config';
 import { DocumentsService } from '../knowledge/documents/documents.service';
-import { createKnowledgeBaseTool } from './basic/knowledge-base.tool';
-import { createGeneralTools } from './general';
-import type { StructuredToolInterface } from '@langchain/core/tools';
 import { calculatorTool } from './basic/calculator.tool';
 import { datetimeTool } from './basic/datetime.tool';
+import { createKnowledgeBaseTool } from './basic/knowledge-base.tool';
+import { createGeneralTools } from './general';
 
 export interface ToolInfo {
   name: string;

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { DocumentsModule } from '../knowledge/documents/documents.module';
 import { ToolRegistry } from './tool-registry.service';
 

@@ -1,6 +1,6 @@
-import { ScriptedModelServer, type ChatRequest } from '../support/model-server';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { http, startApp, type RunningApp } from '../support/test-app';
+import { type ChatRequest,ScriptedModelServer } from '../support/model-server';
+import { http, type RunningApp,startApp } from '../support/test-app';
 
 const HANDBOOK = `# 휴가 정책
 
@@ -22,7 +22,14 @@ describe('assistant agent', () => {
   beforeAll(async () => {
     await model.start();
     db = await createTestDatabase('assistant');
-    env = { DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false', DEFAULT_AGENT: 'assistant' };
+    env = {
+      DATABASE_URL: db.url,
+      LLM_BASE_URL: model.baseUrl,
+      LLM_MODEL: 'm',
+      LLM_MAX_RETRIES: '0',
+      LLM_CACHE: 'false',
+      DEFAULT_AGENT: 'assistant',
+    };
     svc = await startApp(env);
   });
 
@@ -95,7 +102,11 @@ describe('assistant agent', () => {
       return { content: '프로젝트 마감일은 3월 15일이라고 하셨습니다.' };
     });
     const res = await chat({ message: '아까 말한 프로젝트 마감일이 언제라고 했지?', session_id: sid });
-    expect(res.body).toMatchObject({ response: '프로젝트 마감일은 3월 15일이라고 하셨습니다.', llm_calls: 2, metadata: { summarised: true, messages_in_state: 6 } });
+    expect(res.body).toMatchObject({
+      response: '프로젝트 마감일은 3월 15일이라고 하셨습니다.',
+      llm_calls: 2,
+      metadata: { summarised: true, messages_in_state: 6 },
+    });
     expect(model.requests).toHaveLength(2);
     const agentRequest = model.requests[1];
     expect(systemOf(agentRequest)).toContain('[이전 대화 요약]\n[대화 기록 1]\n사용자 이름은 철수, 프로젝트 마감은 3월 15일.');

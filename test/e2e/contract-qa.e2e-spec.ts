@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ScriptedModelServer, type ChatRequest } from '../support/model-server';
+
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { http, startApp, type RunningApp } from '../support/test-app';
+import { type ChatRequest,ScriptedModelServer } from '../support/model-server';
+import { http, type RunningApp,startApp } from '../support/test-app';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '..', 'fixtures', 'contracts', name), 'utf8');
 const systemOf = (r: ChatRequest) => String(r.messages[0]?.content ?? '');
@@ -18,10 +19,24 @@ describe('contract-qa agent', () => {
   beforeAll(async () => {
     await model.start();
     db = await createTestDatabase('contract_qa');
-    svc = await startApp({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false', MAX_CONTRACT_CHARS: '10000' });
-    const up = await http(svc.url, 'POST', '/v1/contracts', { title: '소프트웨어 유지보수 용역계약서', content: fixture('service-agreement.md') });
+    svc = await startApp({
+      DATABASE_URL: db.url,
+      LLM_BASE_URL: model.baseUrl,
+      LLM_MODEL: 'm',
+      LLM_MAX_RETRIES: '0',
+      LLM_CACHE: 'false',
+      MAX_CONTRACT_CHARS: '10000',
+    });
+    const up = await http(svc.url, 'POST', '/v1/contracts', {
+      title: '소프트웨어 유지보수 용역계약서',
+      content: fixture('service-agreement.md'),
+    });
     contractId = up.body.contract_id;
-    await http(svc.url, 'POST', '/v1/contracts', { title: '표준 용역계약서', content: fixture('standard-service-contract.md'), kind: 'standard' });
+    await http(svc.url, 'POST', '/v1/contracts', {
+      title: '표준 용역계약서',
+      content: fixture('standard-service-contract.md'),
+      kind: 'standard',
+    });
   });
 
   afterAll(async () => {
@@ -31,13 +46,18 @@ describe('contract-qa agent', () => {
   });
 
   beforeEach(() => model.reset());
-  const ask = (message: string, extra: Record<string, unknown> = {}) => http(svc.url, 'POST', '/v1/chat', { agent: 'contract-qa', contract_id: contractId, message, ...extra });
-  const trace = (r: { body: { session_id: string; run_id: string } }) => http(svc.url, 'GET', `/v1/sessions/${r.body.session_id}/runs/${r.body.run_id}/trace`).then((t) => t.body);
+  const ask = (message: string, extra: Record<string, unknown> = {}) =>
+    http(svc.url, 'POST', '/v1/chat', { agent: 'contract-qa', contract_id: contractId, message, ...extra });
+  const trace = (r: { body: { session_id: string; run_id: string } }) =>
+    http(svc.url, 'GET', `/v1/sessions/${r.body.session_id}/runs/${r.body.run_id}/trace`).then((t) => t.body);
 
   it('stores a contract as articles and exhibits, and refuses what is not a contract', async () => {
     const got = await http(svc.url, 'GET', `/v1/contracts/${contractId}`);
     expect(got.body.articles).toHaveLength(16);
-    expect(got.body.articles.find((a: any) => a.number === '제10조')).toMatchObject({ title: '계약의 해지', clauses: expect.arrayContaining([expect.stringMatching(/^①/)]) });
+    expect(got.body.articles.find((a: any) => a.number === '제10조')).toMatchObject({
+      title: '계약의 해지',
+      clauses: expect.arrayContaining([expect.stringMatching(/^①/)]),
+    });
     expect(got.body.exhibits.map((e: any) => e.number)).toEqual(['별지 1', '별지 2']);
     const bad = await http(svc.url, 'POST', '/v1/contracts', { title: 'memo', content: fixture('not-a-contract.md') });
     expect(bad.status).toBe(422);
@@ -61,7 +81,7 @@ describe('contract-qa agent', () => {
     expect((await http(svc.url, 'GET', '/v1/contracts/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 
-  it("walks through the seed: 해지 조건 → hybrid_search ∥ get_contract_structure → get_article_by_index → respond citing 제10조", async () => {
+  it('walks through the seed: 해지 조건 → hybrid_search ∥ get_contract_structure → get_article_by_index → respond citing 제10조', async () => {
     model.setResponder((req) => {
       const sys = systemOf(req);
       if (sys.includes('충분성')) return { json: { is_sufficient: userOf(req).includes('제10조'), reasoning: 'x', missing_info: null } };
@@ -70,7 +90,9 @@ describe('contract-qa agent', () => {
     });
     const res = await ask('해지 조건이 뭐야?');
     expect(res.body.response).toMatch(/제10조에 따르면/);
-    expect(res.body.sources).toEqual(expect.arrayContaining([{ kind: 'contract_article', ref: '제10조', title: '계약의 해지', contract_id: contractId }]));
+    expect(res.body.sources).toEqual(
+      expect.arrayContaining([{ kind: 'contract_article', ref: '제10조', title: '계약의 해지', contract_id: contractId }]),
+    );
     const t = await trace(res);
     expect(t.tool_history.slice(0, 2).map((h: any) => h.tool)).toEqual(['hybrid_search', 'get_contract_structure']);
     expect(t.tool_history.slice(2).every((h: any) => h.tool === 'get_article_by_index')).toBe(true);
@@ -119,7 +141,8 @@ describe('contract-qa agent', () => {
       const sys = systemOf(req);
       if (sys.includes('질문 분석')) return { json: { needs_tools: true, reasoning: '' } };
       if (sys.includes('충분성')) return { json: { is_sufficient: false, reasoning: '부족', missing_info: '더' } };
-      if (sys.includes('계약서 분석 전문가')) return { json: { tool: 'get_article_by_title', args: { title: `제목${n++}` }, reasoning: '' } };
+      if (sys.includes('계약서 분석 전문가'))
+        return { json: { tool: 'get_article_by_title', args: { title: `제목${n++}` }, reasoning: '' } };
       return { content: '한도에 도달했습니다.' };
     });
     const res = await ask('이 계약을 전부 분석해서 문제점을 찾아줘');
@@ -151,7 +174,11 @@ describe('contract-qa with the LLM cache and without a model', () => {
     const { body } = await http(svc.url, 'POST', '/v1/contracts', { title: '계약', content: fixture('service-agreement.md') });
     model.enqueue({ content: '제7조에 따라 비밀유지 기간은 3년입니다.' });
     const first = await http(svc.url, 'POST', '/v1/chat', { agent: 'contract-qa', contract_id: body.contract_id, message: '제7조 알려줘' });
-    const second = await http(svc.url, 'POST', '/v1/chat', { agent: 'contract-qa', contract_id: body.contract_id, message: '제7조 알려줘' });
+    const second = await http(svc.url, 'POST', '/v1/chat', {
+      agent: 'contract-qa',
+      contract_id: body.contract_id,
+      message: '제7조 알려줘',
+    });
     expect(first.body.llm_calls).toBe(1);
     expect(second.body).toMatchObject({ llm_calls: 0, response: '제7조에 따라 비밀유지 기간은 3년입니다.' });
     expect(model.callCount).toBe(1);
@@ -161,7 +188,11 @@ describe('contract-qa with the LLM cache and without a model', () => {
     const svc = await startApp({ DATABASE_URL: db.url });
     apps.push(svc);
     const contracts = (await http(svc.url, 'GET', '/v1/contracts')).body.contracts;
-    const res = await http(svc.url, 'POST', '/v1/chat', { agent: 'contract-qa', contract_id: contracts[0].contract_id, message: '해지 조건이 뭐야?' });
+    const res = await http(svc.url, 'POST', '/v1/chat', {
+      agent: 'contract-qa',
+      contract_id: contracts[0].contract_id,
+      message: '해지 조건이 뭐야?',
+    });
     expect(res.body.llm_calls).toBe(0);
     expect(res.body.response).toMatch(/\[제10조 계약의 해지\]/);
     expect(res.body.sources.map((s: any) => s.ref)).toContain('제10조');

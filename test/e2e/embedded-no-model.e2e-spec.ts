@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { http, startApp, waitFor, type RunningApp } from '../support/test-app';
+
+import { http, type RunningApp,startApp, waitFor } from '../support/test-app';
 
 /**
  * The zero-setup default: no DATABASE_URL (embedded Postgres in DATA_DIR), no REDIS_URL (in-process queue),
@@ -21,7 +22,11 @@ describe('embedded defaults with no model configured', () => {
 
     const ready = await http(svc.url, 'GET', '/health/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body).toMatchObject({ status: 'ok', queue: 'inline', checks: { database: { status: 'up' }, model: { status: 'not_configured' } } });
+    expect(ready.body).toMatchObject({
+      status: 'ok',
+      queue: 'inline',
+      checks: { database: { status: 'up' }, model: { status: 'not_configured' } },
+    });
 
     const calc = await http(svc.url, 'POST', '/v1/chat', { message: '3 * (4 + 5)' });
     expect(calc.status).toBe(200);
@@ -59,11 +64,17 @@ describe('embedded defaults with no model configured', () => {
     // connection (interleaved connections used to hang this turn until RUN_TIMEOUT_MS)
     const contract = readFileSync(join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md'), 'utf8');
     const up = await http(svc.url, 'POST', '/v1/contracts', { title: '용역계약', content: contract });
-    const qa = await http(svc.url, 'POST', '/v1/chat', { agent: 'contract-qa', contract_id: up.body.contract_id, message: '해지 조건이 뭐야?' });
+    const qa = await http(svc.url, 'POST', '/v1/chat', {
+      agent: 'contract-qa',
+      contract_id: up.body.contract_id,
+      message: '해지 조건이 뭐야?',
+    });
     expect(qa.body.error).toBeNull();
     expect(qa.body.response).toMatch(/\[제10조 계약의 해지\]/);
     expect(qa.body.execution_time_ms).toBeLessThan(10_000);
-    const jobs = await Promise.all(['3+4', '5*6', '7-1'].map((m) => http(svc!.url, 'POST', '/v1/jobs', { agent: 'plan-execute', message: m })));
+    const jobs = await Promise.all(
+      ['3+4', '5*6', '7-1'].map((m) => http(svc!.url, 'POST', '/v1/jobs', { agent: 'plan-execute', message: m })),
+    );
     for (const j of jobs) {
       const done = await waitFor(async () => {
         const r = await http(svc!.url, 'GET', `/v1/jobs/${j.body.job_id}`);

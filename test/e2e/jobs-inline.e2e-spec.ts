@@ -1,6 +1,6 @@
-import { ScriptedModelServer } from '../support/model-server';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { http, startApp, waitFor, type RunningApp } from '../support/test-app';
+import { ScriptedModelServer } from '../support/model-server';
+import { http, type RunningApp,startApp, waitFor } from '../support/test-app';
 
 /** Queued runs without Redis: the in-process queue, with the same records and API as BullMQ. */
 describe('jobs on the in-process queue (no REDIS_URL)', () => {
@@ -11,7 +11,14 @@ describe('jobs on the in-process queue (no REDIS_URL)', () => {
   beforeAll(async () => {
     const baseUrl = await model.start();
     db = await createTestDatabase('jobs_inline');
-    svc = await startApp({ DATABASE_URL: db.url, LLM_BASE_URL: baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', WORKER_CONCURRENCY: '4', LLM_CACHE: 'false' });
+    svc = await startApp({
+      DATABASE_URL: db.url,
+      LLM_BASE_URL: baseUrl,
+      LLM_MODEL: 'm',
+      LLM_MAX_RETRIES: '0',
+      WORKER_CONCURRENCY: '4',
+      LLM_CACHE: 'false',
+    });
   });
 
   afterAll(async () => {
@@ -78,7 +85,12 @@ describe('jobs on the in-process queue (no REDIS_URL)', () => {
     }
     const session = await http(svc.url, 'GET', `/v1/sessions/${first.body.session_id}`);
     expect(session.body.messages.map((m: any) => m.content)).toEqual([
-      'one', 'answer to: one', 'two', 'answer to: two', 'three', 'answer to: three',
+      'one',
+      'answer to: one',
+      'two',
+      'answer to: two',
+      'three',
+      'answer to: three',
     ]);
   });
 

@@ -1,6 +1,6 @@
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase,uniqueQueuePrefix } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
-import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix, type TestDatabase } from '../support/infra';
-import { http, startApp, type RunningApp } from '../support/test-app';
+import { http, type RunningApp,startApp } from '../support/test-app';
 
 /** The LLM cache: a repeated question is answered without calling the endpoint, shared through Redis. */
 describe('LLM cache', () => {
@@ -13,8 +13,13 @@ describe('LLM cache', () => {
     await model.start();
     db = await createTestDatabase('llm_cache');
     env = {
-      DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniqueQueuePrefix('cache'),
-      LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', LLM_CACHE_TTL_SECONDS: '60',
+      DATABASE_URL: db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: uniqueQueuePrefix('cache'),
+      LLM_BASE_URL: model.baseUrl,
+      LLM_MODEL: 'm',
+      LLM_MAX_RETRIES: '0',
+      LLM_CACHE_TTL_SECONDS: '60',
     };
     apps.push(await startApp(env), await startApp({ ...env, RUN_WORKER: 'false' }));
   });

@@ -1,7 +1,8 @@
 import { Client } from 'pg';
-import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix, type TestDatabase } from '../support/infra';
+
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase,uniqueQueuePrefix } from '../support/infra';
 import { TcpProxy } from '../support/tcp-proxy';
-import { http, startApp, type RunningApp } from '../support/test-app';
+import { http, type RunningApp,startApp } from '../support/test-app';
 
 /** Database or Redis unreachable → 503 with an error code; the service recovers when they return. */
 describe('infrastructure outages', () => {

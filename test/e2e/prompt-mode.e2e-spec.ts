@@ -1,6 +1,6 @@
-import { ScriptedModelServer } from '../support/model-server';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { http, startApp, type RunningApp } from '../support/test-app';
+import { ScriptedModelServer } from '../support/model-server';
+import { http, type RunningApp,startApp } from '../support/test-app';
 
 /**
  * LLM_TOOL_CALLING=prompt: no `tools` reach the endpoint; the ReAct text format is parsed instead. The same
@@ -14,7 +14,14 @@ describe('prompt-based tool calling over HTTP', () => {
   beforeAll(async () => {
     await model.start();
     db = await createTestDatabase('prompt_mode');
-    svc = await startApp({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'open-model', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false', LLM_TOOL_CALLING: 'prompt' });
+    svc = await startApp({
+      DATABASE_URL: db.url,
+      LLM_BASE_URL: model.baseUrl,
+      LLM_MODEL: 'open-model',
+      LLM_MAX_RETRIES: '0',
+      LLM_CACHE: 'false',
+      LLM_TOOL_CALLING: 'prompt',
+    });
   });
 
   afterAll(async () => {
@@ -39,8 +46,13 @@ describe('prompt-based tool calling over HTTP', () => {
 
   it('per-agent mode: LLM_TOOL_CALLING_AGENTS overrides the default for one agent', async () => {
     const other = await startApp({
-      DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'open-model', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false',
-      LLM_TOOL_CALLING: 'native', LLM_TOOL_CALLING_AGENTS: 'assistant:prompt',
+      DATABASE_URL: db.url,
+      LLM_BASE_URL: model.baseUrl,
+      LLM_MODEL: 'open-model',
+      LLM_MAX_RETRIES: '0',
+      LLM_CACHE: 'false',
+      LLM_TOOL_CALLING: 'native',
+      LLM_TOOL_CALLING_AGENTS: 'assistant:prompt',
     });
     try {
       model.enqueue({ content: 'Final Answer: 안녕하세요' }, { content: '안녕하세요' });

@@ -1,6 +1,6 @@
-import { ScriptedModelServer } from '../support/model-server';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { http, startApp, type RunningApp } from '../support/test-app';
+import { ScriptedModelServer } from '../support/model-server';
+import { http, type RunningApp,startApp } from '../support/test-app';
 
 /**
  * The `react` agent end to end: the real app over HTTP, real Postgres, the real ChatOpenAI client

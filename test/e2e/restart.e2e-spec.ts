@@ -1,5 +1,5 @@
-import { ScriptedModelServer } from '../support/model-server';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
+import { ScriptedModelServer } from '../support/model-server';
 import { http, startApp } from '../support/test-app';
 
 /** A conversation continues after the service restarts: LangGraph state lives in Postgres (PostgresSaver). */

@@ -1,6 +1,6 @@
-import { ScriptedModelServer } from '../support/model-server';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { http, startApp, type RunningApp } from '../support/test-app';
+import { ScriptedModelServer } from '../support/model-server';
+import { http, type RunningApp,startApp } from '../support/test-app';
 
 interface SseEvent {
   event: string;
@@ -48,13 +48,23 @@ describe('streaming', () => {
     const events = await readSse(res);
     expect(events[0]).toMatchObject({ event: 'run', data: { run_id: expect.any(String), session_id: expect.any(String) } });
     expect(events.filter((e) => e.event === 'progress').map((e) => e.data.node)).toEqual([
-      'InputNode', 'LlmNode', 'ToolNode', 'LlmNode', 'ResponseNode',
+      'InputNode',
+      'LlmNode',
+      'ToolNode',
+      'LlmNode',
+      'ResponseNode',
     ]);
-    const tokens = events.filter((e) => e.event === 'token').map((e) => e.data.content).join('');
+    const tokens = events
+      .filter((e) => e.event === 'token')
+      .map((e) => e.data.content)
+      .join('');
     expect(tokens).toBe('Nine times nine is eighty-one.');
     expect(model.requests[1].stream).toBe(true);
     const result = events.at(-1)!;
-    expect(result).toMatchObject({ event: 'result', data: { response: 'Nine times nine is eighty-one.', llm_calls: 2, run_id: events[0].data.run_id } });
+    expect(result).toMatchObject({
+      event: 'result',
+      data: { response: 'Nine times nine is eighty-one.', llm_calls: 2, run_id: events[0].data.run_id },
+    });
   });
 
   it('answers validation errors on the stream route as JSON', async () => {

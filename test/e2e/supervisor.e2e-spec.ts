@@ -1,6 +1,6 @@
-import { ScriptedModelServer, type ChatRequest } from '../support/model-server';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { http, startApp, type RunningApp } from '../support/test-app';
+import { type ChatRequest,ScriptedModelServer } from '../support/model-server';
+import { http, type RunningApp,startApp } from '../support/test-app';
 
 const isSupervisor = (r: ChatRequest) => String(r.messages[0]?.content).includes('수퍼바이저');
 
@@ -14,10 +14,19 @@ describe.each(['prompt', 'native'] as const)('supervisor agent (%s tool calling)
     await model.start();
     db = await createTestDatabase(`supervisor_${mode}`);
     svc = await startApp({
-      DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'open-model', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false',
-      LLM_TOOL_CALLING: mode, SUPERVISOR_AGENT_MAX_ITERATIONS: '3',
+      DATABASE_URL: db.url,
+      LLM_BASE_URL: model.baseUrl,
+      LLM_MODEL: 'open-model',
+      LLM_MAX_RETRIES: '0',
+      LLM_CACHE: 'false',
+      LLM_TOOL_CALLING: mode,
+      SUPERVISOR_AGENT_MAX_ITERATIONS: '3',
     });
-    await http(svc.url, 'POST', '/v1/documents', { title: '휴가 규정', content: '# 연차\n\n연차 휴가는 입사 1년 후 15일이다.', source: 'hr.md' });
+    await http(svc.url, 'POST', '/v1/documents', {
+      title: '휴가 규정',
+      content: '# 연차\n\n연차 휴가는 입사 1년 후 15일이다.',
+      source: 'hr.md',
+    });
   });
 
   afterAll(async () => {
@@ -29,7 +38,9 @@ describe.each(['prompt', 'native'] as const)('supervisor agent (%s tool calling)
   beforeEach(() => model.reset());
   const chat = (message: string) => http(svc.url, 'POST', '/v1/chat', { agent: 'supervisor', message });
   const toolCall = (name: string, args: Record<string, unknown>) =>
-    mode === 'prompt' ? { content: `Thought: 도구가 필요하다\nAction: ${name}\nAction Input: ${JSON.stringify(args)}` } : { toolCalls: [{ name, args }] };
+    mode === 'prompt'
+      ? { content: `Thought: 도구가 필요하다\nAction: ${name}\nAction Input: ${JSON.stringify(args)}` }
+      : { toolCalls: [{ name, args }] };
   const answer = (text: string) => (mode === 'prompt' ? { content: `Thought: 답할 수 있다\nFinal Answer: ${text}` } : { content: text });
 
   it("runs the seed's walk-through: supervisor 2 + agent 2 model calls", async () => {
@@ -54,7 +65,9 @@ describe.each(['prompt', 'native'] as const)('supervisor agent (%s tool calling)
   });
 
   it('routes by rules when the request clearly belongs to one agent (one supervisor call fewer)', async () => {
-    model.enqueue(toolCall('search_knowledge_base', { query: '휴가 정책' }), answer('연차는 15일입니다.'), { content: 'Final Answer: 연차는 15일입니다.' });
+    model.enqueue(toolCall('search_knowledge_base', { query: '휴가 정책' }), answer('연차는 15일입니다.'), {
+      content: 'Final Answer: 연차는 15일입니다.',
+    });
     const res = await chat('회사 휴가 정책 알려줘');
     expect(res.body).toMatchObject({ llm_calls: 3, metadata: { delegations: [{ agent: 'rag_agent', order: 1 }] } });
     expect(model.requests.filter(isSupervisor)).toHaveLength(1);
@@ -68,13 +81,17 @@ describe.each(['prompt', 'native'] as const)('supervisor agent (%s tool calling)
     const res = await chat('인사팀한테 물어봐 줘');
     expect(res.body.response).toBe('인사 담당 에이전트는 없지만 연차는 15일입니다.');
     expect(res.body.tool_calls).toEqual([]);
-    expect(String(model.requests[1].messages.at(-1)?.content)).toMatch(/"hr_agent"라는 에이전트는 없습니다\. 다음 중에서 고르세요: rag_agent, external_agent, internal_agent/);
+    expect(String(model.requests[1].messages.at(-1)?.content)).toMatch(
+      /"hr_agent"라는 에이전트는 없습니다\. 다음 중에서 고르세요: rag_agent, external_agent, internal_agent/,
+    );
     const trace = await http(svc.url, 'GET', `/v1/sessions/${res.body.session_id}/runs/${res.body.run_id}/trace`);
     expect(trace.body.decision_log).toEqual([expect.objectContaining({ step: 'correction' })]);
   });
 
   it('stops a sub-agent at its iteration limit and still answers', async () => {
-    model.setResponder((req) => (isSupervisor(req) ? { content: 'Final Answer: 계산을 끝내지 못했습니다.' } : toolCall('calculator', { expression: '1+1' })));
+    model.setResponder((req) =>
+      isSupervisor(req) ? { content: 'Final Answer: 계산을 끝내지 못했습니다.' } : toolCall('calculator', { expression: '1+1' }),
+    );
     const res = await chat('123 * 456 계산해줘');
     model.setResponder(undefined);
     expect(res.body.response).toBe('계산을 끝내지 못했습니다.');

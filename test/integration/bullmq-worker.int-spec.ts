@@ -1,12 +1,13 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Queue } from 'bullmq';
+
 import { WorkerModule } from '../../src/app.module';
 import { redisOptions } from '../../src/config/redis-options';
 import { RUNS_QUEUE } from '../../src/runs/run.job';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase,uniqueQueuePrefix } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
-import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix, type TestDatabase } from '../support/infra';
-import { http, startApp, waitFor, type RunningApp } from '../support/test-app';
+import { http, type RunningApp,startApp, waitFor } from '../support/test-app';
 
 /**
  * Queued runs through real BullMQ on the real Redis: the API only enqueues (RUN_WORKER=false) and separate
@@ -61,9 +62,7 @@ describe('BullMQ runs with separate workers', () => {
       if (last?.role === 'tool') return { content: `result: ${last.content}` };
       return { toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] };
     });
-    const subs = await Promise.all(
-      [1, 2, 3].map(() => http(api.url, 'POST', '/v1/jobs', { message: 'multiply six by seven' })),
-    );
+    const subs = await Promise.all([1, 2, 3].map(() => http(api.url, 'POST', '/v1/jobs', { message: 'multiply six by seven' })));
     expect(subs.map((s) => s.status)).toEqual([202, 202, 202]);
     await new Promise((r) => setTimeout(r, 500));
     for (const s of subs) expect((await job(s.body.job_id)).status).toBe('queued');

@@ -1,9 +1,10 @@
 import { HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
+
 import { AppConfig } from '../../src/config/app-config';
 import { LlmService } from '../../src/llm/llm.service';
-import { UsageCollector, USAGE_KEY } from '../../src/llm/usage-collector';
+import { USAGE_KEY,UsageCollector } from '../../src/llm/usage-collector';
 import { ScriptedModelServer } from '../support/model-server';
 
 /** The service's model client (ChatOpenAI, metered) against the scripted server: calls, streaming, faults. */
@@ -13,7 +14,9 @@ describe('model client against the scripted OpenAI-compatible server', () => {
 
   beforeAll(async () => {
     const baseUrl = await server.start();
-    llm = new LlmService(new AppConfig({ LLM_BASE_URL: baseUrl, LLM_MODEL: 'scripted', LLM_MAX_RETRIES: '2', LLM_TIMEOUT_MS: '500', LLM_CACHE: 'false' }));
+    llm = new LlmService(
+      new AppConfig({ LLM_BASE_URL: baseUrl, LLM_MODEL: 'scripted', LLM_MAX_RETRIES: '2', LLM_TIMEOUT_MS: '500', LLM_CACHE: 'false' }),
+    );
   });
   afterAll(() => server.stop());
   beforeEach(() => server.reset());
@@ -27,7 +30,9 @@ describe('model client against the scripted OpenAI-compatible server', () => {
   it('invokes, reports usage, and meters the call in the run collector', async () => {
     server.enqueue({ content: 'hello there' });
     const usage = new UsageCollector();
-    const out = await llm.chatModel()!.invoke([new HumanMessage('hi')], { configurable: { [USAGE_KEY]: usage }, metadata: { langgraph_node: 'n1' } });
+    const out = await llm
+      .chatModel()!
+      .invoke([new HumanMessage('hi')], { configurable: { [USAGE_KEY]: usage }, metadata: { langgraph_node: 'n1' } });
     expect(out.content).toBe('hello there');
     expect(out.usage_metadata?.input_tokens).toBeGreaterThan(0);
     expect(usage.calls).toEqual([expect.objectContaining({ node: 'n1', prompt_tokens: out.usage_metadata!.input_tokens })]);

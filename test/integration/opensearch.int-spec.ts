@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+
 import { createTestDatabase } from '../support/infra';
 import { http, startApp } from '../support/test-app';
 
@@ -15,7 +16,11 @@ if (!reachable) {
     const index = `agents-test-${Date.now()}`;
     const svc = await startApp({ DATABASE_URL: db.url, KNOWLEDGE_BACKEND: 'opensearch', OPENSEARCH_URL, OPENSEARCH_INDEX: index });
     try {
-      const doc = await http(svc.url, 'POST', '/v1/documents', { title: 'Vacation policy', content: '# Leave\n\nEmployees get 15 days of paid vacation per year.', source: 'hr.md' });
+      const doc = await http(svc.url, 'POST', '/v1/documents', {
+        title: 'Vacation policy',
+        content: '# Leave\n\nEmployees get 15 days of paid vacation per year.',
+        source: 'hr.md',
+      });
       expect(doc.status).toBe(201);
       const res = await http(svc.url, 'POST', '/v1/chat', { agent: 'assistant', message: 'What is the company vacation policy?' });
       expect(res.body.sources).toEqual([expect.objectContaining({ title: 'Vacation policy', ref: 'hr.md' })]);

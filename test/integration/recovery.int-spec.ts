@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
+
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Queue, type Worker } from 'bullmq';
 import { Client } from 'pg';
+
 import { WorkerModule } from '../../src/app.module';
 import { redisOptions } from '../../src/config/redis-options';
-import { RunProcessor } from '../../src/runs/run.processor';
 import { RUNS_QUEUE } from '../../src/runs/run.job';
+import { RunProcessor } from '../../src/runs/run.processor';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase,uniqueQueuePrefix } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
-import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix, type TestDatabase } from '../support/infra';
 import { http, startApp, waitFor } from '../support/test-app';
 
 /** An accepted run always reaches a final, recorded state — also when the process running it dies. */
@@ -38,9 +40,17 @@ describe('run recovery', () => {
 
   it('a job whose worker crashed is taken over by another worker and completes', async () => {
     const env = {
-      DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: uniqueQueuePrefix('recovery'),
-      LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', LLM_TIMEOUT_MS: '60000', LLM_CACHE: 'false',
-      RUN_LOCK_MS: '1000', RUN_STALLED_CHECK_MS: '500', LOG_LEVEL: 'error',
+      DATABASE_URL: db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: uniqueQueuePrefix('recovery'),
+      LLM_BASE_URL: model.baseUrl,
+      LLM_MODEL: 'm',
+      LLM_MAX_RETRIES: '0',
+      LLM_TIMEOUT_MS: '60000',
+      LLM_CACHE: 'false',
+      RUN_LOCK_MS: '1000',
+      RUN_STALLED_CHECK_MS: '500',
+      LOG_LEVEL: 'error',
     };
     const api = await startApp({ ...env, RUN_WORKER: 'false' });
     const first = await NestFactory.createApplicationContext(WorkerModule.forRoot(env), { logger: false });
@@ -87,15 +97,24 @@ describe('run recovery', () => {
     // what a crash leaves behind: a run accepted (and one even started) but never finished
     const queued = randomUUID();
     const running = randomUUID();
-    for (const [id, status] of [[queued, 'queued'], [running, 'running']]) {
-      await query(
-        `INSERT INTO runs (id, session_id, agent, mode, status, input, attempts) VALUES ($1, $2, 'react', 'async', $3, $4, $5)`,
-        [id, turn.body.session_id, status, JSON.stringify({ message: status === 'queued' ? '2*21' : '3*3' }), status === 'running' ? 1 : 0],
-      );
+    for (const [id, status] of [
+      [queued, 'queued'],
+      [running, 'running'],
+    ]) {
+      await query(`INSERT INTO runs (id, session_id, agent, mode, status, input, attempts) VALUES ($1, $2, 'react', 'async', $3, $4, $5)`, [
+        id,
+        turn.body.session_id,
+        status,
+        JSON.stringify({ message: status === 'queued' ? '2*21' : '3*3' }),
+        status === 'running' ? 1 : 0,
+      ]);
     }
     const restarted = await startApp(env);
     try {
-      for (const [id, answer] of [[running, '3*3 = 9'], [queued, '2*21 = 42']]) {
+      for (const [id, answer] of [
+        [running, '3*3 = 9'],
+        [queued, '2*21 = 42'],
+      ]) {
         const job = await waitFor(async () => {
           const j = (await http(restarted.url, 'GET', `/v1/jobs/${id}`)).body;
           return j.status === 'completed' ? j : undefined;

@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { ContractsService } from '../../src/knowledge/contracts/contracts.service';
 import { DocumentsService } from '../../src/knowledge/documents/documents.service';
-import { ScriptedModelServer } from '../support/model-server';
 import { createTestDatabase } from '../support/infra';
+import { ScriptedModelServer } from '../support/model-server';
 import { http, startApp } from '../support/test-app';
 
 const contract = readFileSync(join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md'), 'utf8');
@@ -54,7 +55,9 @@ describe('vector search', () => {
       const contracts = svc.app.get(ContractsService);
       const hits = await contracts.searchArticles(up.body.contract_id, '해지 조건이 뭐야?', 3);
       expect(hits.slice(0, 2).map((h) => h.number)).toContain('제10조');
-      expect(await contracts.searchArticles(up.body.contract_id, article10Squashed(await contracts.articles(up.body.contract_id, [10])), 3)).toEqual([]);
+      expect(
+        await contracts.searchArticles(up.body.contract_id, article10Squashed(await contracts.articles(up.body.contract_id, [10])), 3),
+      ).toEqual([]);
     } finally {
       await svc.close();
       await db.drop();

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { Client } from 'pg';
 
 /** The local Postgres and Redis every test machine runs (see TOOLING.md); overridable for other setups. */

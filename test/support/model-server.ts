@@ -156,8 +156,12 @@ export class ScriptedModelServer {
   private fault(reply: { fault: string; retryAfterSeconds?: number }, res: http.ServerResponse): void {
     switch (reply.fault) {
       case 'http_429':
-        return json(res, 429, { error: { message: 'rate limited (scripted)', type: 'rate_limit_exceeded' } },
-          reply.retryAfterSeconds !== undefined ? { 'retry-after': String(reply.retryAfterSeconds) } : {});
+        return json(
+          res,
+          429,
+          { error: { message: 'rate limited (scripted)', type: 'rate_limit_exceeded' } },
+          reply.retryAfterSeconds !== undefined ? { 'retry-after': String(reply.retryAfterSeconds) } : {},
+        );
       case 'http_500':
         return json(res, 500, { error: { message: 'internal error (scripted)', type: 'server_error' } });
       case 'malformed':
@@ -180,7 +184,9 @@ export class ScriptedModelServer {
     const id = `chatcmpl-${++this.seq}`;
     const created = Math.floor(Date.now() / 1000);
     const send = (delta: unknown, finish_reason: string | null = null, extra: Record<string, unknown> = {}) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`,
+      );
     send({ role: 'assistant', content: '' });
     for (const piece of split(message.content ?? '', 3)) send({ content: piece });
     (message.tool_calls ?? []).forEach((c, index) => {

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+
 import { createApp } from '../../src/app.factory';
 
 export interface RunningApp {

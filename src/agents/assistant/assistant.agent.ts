@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { Injectable } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
 import { DocumentsService } from '../../knowledge/documents/documents.service';
 import { LlmService } from '../../llm/llm.service';
@@ -11,7 +12,14 @@ import type { AssistantStateType } from './state';
 
 /** Seed 001's tools; the ones whose key, root or switch is missing are simply not offered (see GET /v1/tools). */
 export const ASSISTANT_TOOLS = [
-  'calculator', 'get_current_datetime', 'get_weather', 'search_wikipedia', 'web_search', 'python_repl', 'read_file', 'search_knowledge_base',
+  'calculator',
+  'get_current_datetime',
+  'get_weather',
+  'search_wikipedia',
+  'web_search',
+  'python_repl',
+  'read_file',
+  'search_knowledge_base',
 ] as const;
 
 /** Seed 001: router → rag → memory → agent ⇄ tools, with summarising memory across turns. */

@@ -3,7 +3,8 @@ import { searchTerms } from '../../knowledge/documents/search-query';
 
 /** Seed 000's LightweightClassifier: pattern rules that decide before any model is asked. */
 const GREETING = /^\s*(안녕|반가|고마|감사|수고|hi\b|hello\b|thanks?\b|thank you)[\s\S]{0,20}$/i;
-export const TOPIC_WORDS = /(해지|해제|종료|손해\s*배상|배상|위약|비밀\s*유지|기밀|대금|지급|계약\s*금액|금액|기간|갱신|분쟁|관할|검수|하도급|양도|지식\s*재산|저작권|불가항력|책임|의무|보증|통지|범위)/;
+export const TOPIC_WORDS =
+  /(해지|해제|종료|손해\s*배상|배상|위약|비밀\s*유지|기밀|대금|지급|계약\s*금액|금액|기간|갱신|분쟁|관할|검수|하도급|양도|지식\s*재산|저작권|불가항력|책임|의무|보증|통지|범위)/;
 
 export function needsToolsByRules(question: string): { needs_tools: boolean; reasoning: string } | null {
   if (GREETING.test(question)) return { needs_tools: false, reasoning: 'greeting or thanks' };

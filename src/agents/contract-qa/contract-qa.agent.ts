@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { Injectable } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
 import { ContractsService } from '../../knowledge/contracts/contracts.service';
 import { LlmService } from '../../llm/llm.service';

@@ -1,5 +1,6 @@
-import { tool, type StructuredToolInterface } from '@langchain/core/tools';
+import { type StructuredToolInterface,tool } from '@langchain/core/tools';
 import { z } from 'zod';
+
 import type { ContractsService } from '../../knowledge/contracts/contracts.service';
 import type { CollectedInfo } from './state';
 
@@ -19,15 +20,26 @@ export function createContractTools(contracts: ContractsService): StructuredTool
           hits: c.articles.map((a) => ({ number: a.number, index: a.index, title: a.title, snippet: '' })),
         };
       },
-      { name: 'get_contract_structure', description: '사용자 계약서의 구조(조 목록, 별지 목록)를 파악합니다.', schema: z.object({ contract_id: z.string() }) },
+      {
+        name: 'get_contract_structure',
+        description: '사용자 계약서의 구조(조 목록, 별지 목록)를 파악합니다.',
+        schema: z.object({ contract_id: z.string() }),
+      },
     ),
     tool(
-      async ({ contract_id, topics }: { contract_id: string; topics: Array<{ topic_name: string; queries: string[] }> }): Promise<CollectedInfo> => {
+      async ({
+        contract_id,
+        topics,
+      }: {
+        contract_id: string;
+        topics: Array<{ topic_name: string; queries: string[] }>;
+      }): Promise<CollectedInfo> => {
         const seen = new Map<string, { number: string; index: number; title: string; snippet: string; score: number }>();
         for (const q of topics.flatMap((t) => [t.topic_name, ...t.queries])) {
           for (const h of await contracts.searchArticles(contract_id, q, 5)) {
             const prev = seen.get(h.number);
-            if (!prev || prev.score < h.score) seen.set(h.number, { number: h.number, index: h.index, title: h.title, snippet: snippet(h.text), score: h.score });
+            if (!prev || prev.score < h.score)
+              seen.set(h.number, { number: h.number, index: h.index, title: h.title, snippet: snippet(h.text), score: h.score });
           }
         }
         const hits = [...seen.values()].sort((a, b) => b.score - a.score).slice(0, 5);
@@ -43,7 +55,15 @@ export function createContractTools(contracts: ContractsService): StructuredTool
       },
     ),
     tool(
-      async ({ contract_id, article_numbers, exhibit_numbers }: { contract_id: string; article_numbers: number[]; exhibit_numbers: number[] }): Promise<CollectedInfo> => {
+      async ({
+        contract_id,
+        article_numbers,
+        exhibit_numbers,
+      }: {
+        contract_id: string;
+        article_numbers: number[];
+        exhibit_numbers: number[];
+      }): Promise<CollectedInfo> => {
         const [articles, exhibits] = await Promise.all([
           article_numbers.length ? contracts.articles(contract_id, article_numbers) : Promise.resolve([]),
           exhibit_numbers.length ? contracts.exhibits(contract_id, exhibit_numbers) : Promise.resolve([]),
@@ -61,13 +81,29 @@ export function createContractTools(contracts: ContractsService): StructuredTool
         const articles = await contracts.articlesByTitle(contract_id, titles);
         return { tool: 'get_article_by_title', summary: `${articles.length}개 조 조회`, articles };
       },
-      { name: 'get_article_by_title', description: '조 제목으로 조항을 검색합니다.', schema: z.object({ contract_id: z.string(), titles: z.array(z.string()).min(1) }) },
+      {
+        name: 'get_article_by_title',
+        description: '조 제목으로 조항을 검색합니다.',
+        schema: z.object({ contract_id: z.string(), titles: z.array(z.string()).min(1) }),
+      },
     ),
     tool(
-      async ({ contract_id, user_article_numbers, topic }: { contract_id: string; user_article_numbers: number[]; topic?: string }): Promise<CollectedInfo> => {
+      async ({
+        contract_id,
+        user_article_numbers,
+        topic,
+      }: {
+        contract_id: string;
+        user_article_numbers: number[];
+        topic?: string;
+      }): Promise<CollectedInfo> => {
         const found = await contracts.standardFor(contract_id, { articleIndexes: user_article_numbers, topic });
         if (!found) return { tool: 'lookup_standard_contract', summary: '등록된 표준계약서가 없음', articles: [] };
-        const articles = found.matches.map((m) => ({ ...m.standard, title: `${m.standard.title} (표준계약서${m.user_article ? `, ${m.user_article}에 대응` : ''})`, standard: true }));
+        const articles = found.matches.map((m) => ({
+          ...m.standard,
+          title: `${m.standard.title} (표준계약서${m.user_article ? `, ${m.user_article}에 대응` : ''})`,
+          standard: true,
+        }));
         return { tool: 'lookup_standard_contract', summary: `표준계약서 ${articles.length}개 조 대응`, articles };
       },
       {
@@ -86,7 +122,9 @@ export function mapToolParameters(tool: string, args: Record<string, unknown>): 
   if (tool === 'hybrid_search') {
     const q = a.topics ?? a.query ?? a.queries ?? a.keywords;
     a.topics = list(q).map((t) => (typeof t === 'string' ? { topic_name: t, queries: [t] } : t));
-    delete a.query; delete a.queries; delete a.keywords;
+    delete a.query;
+    delete a.queries;
+    delete a.keywords;
   }
   if (tool === 'get_article_by_title') {
     a.titles = list(a.titles ?? a.title);
@@ -99,7 +137,8 @@ export function mapToolParameters(tool: string, args: Record<string, unknown>): 
   }
   if (tool === 'lookup_standard_contract') {
     a.user_article_numbers = list(a.user_article_numbers ?? a.article_numbers ?? a.articles);
-    delete a.article_numbers; delete a.articles;
+    delete a.article_numbers;
+    delete a.articles;
   }
   delete a.contract_id;
   return a;
@@ -107,6 +146,8 @@ export function mapToolParameters(tool: string, args: Record<string, unknown>): 
 
 /** `{tool_name}:{sorted args}` — the duplicate guard's key. */
 export function toolSignature(tool: string, args: Record<string, unknown>): string {
-  const sorted = Object.keys(args).sort().map((k) => [k, args[k]]);
+  const sorted = Object.keys(args)
+    .sort()
+    .map((k) => [k, args[k]]);
   return `${tool}:${JSON.stringify(sorted)}`;
 }

@@ -1,4 +1,5 @@
 import { Annotation, MessagesAnnotation } from '@langchain/langgraph';
+
 import type { RunError } from '../../database/entities';
 import type { Source } from '../agent-definition';
 

@@ -1,17 +1,24 @@
-import { Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { Injectable } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
 import { LlmService } from '../../llm/llm.service';
-import { createSummarizeTool } from '../../tools/basic/summarize.tool';
 import { currentDatetime } from '../../tools/basic/datetime.tool';
+import { createSummarizeTool } from '../../tools/basic/summarize.tool';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
 import { buildPlanExecuteGraph } from './graph';
 import type { PlanExecuteStateType } from './state';
 
 export const PLAN_EXECUTE_TOOLS = [
-  'calculator', 'get_current_datetime', 'search_wikipedia', 'web_search', 'get_weather', 'search_knowledge_base', 'summarize',
+  'calculator',
+  'get_current_datetime',
+  'search_wikipedia',
+  'web_search',
+  'get_weather',
+  'search_knowledge_base',
+  'summarize',
 ] as const;
 
 /** Seed 004: intent → JSON plan → model-free executor → bounded re-plan → final answer; fail-closed. */
@@ -29,7 +36,10 @@ export class PlanExecuteAgentFactory implements AgentFactory {
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition {
     const tools = this.tools.pick(PLAN_EXECUTE_TOOLS);
-    const graph = buildPlanExecuteGraph({ model: () => this.llm.chatModel(), tools: () => tools, stepTimeoutMs: this.config.planExecute.stepTimeoutMs }, checkpointer);
+    const graph = buildPlanExecuteGraph(
+      { model: () => this.llm.chatModel(), tools: () => tools, stepTimeoutMs: this.config.planExecute.stepTimeoutMs },
+      checkpointer,
+    );
     return {
       name: this.name,
       description: 'Plan-and-execute: intent classification, JSON plans, model-free executor, bounded re-planning, fail-closed.',
@@ -56,10 +66,20 @@ export class PlanExecuteAgentFactory implements AgentFactory {
         const plan = s.past_steps.map((p) => p.step).concat(s.plan);
         return {
           response: s.result,
-          toolCalls: s.past_steps.map((p) => ({ name: p.step.tool, args: { input: p.step.input ?? null, input_from: p.step.input_from ?? null }, status: p.status === 'success' ? 'success' : 'error' })),
+          toolCalls: s.past_steps.map((p) => ({
+            name: p.step.tool,
+            args: { input: p.step.input ?? null, input_from: p.step.input_from ?? null },
+            status: p.status === 'success' ? 'success' : 'error',
+          })),
           sources: [],
           error: s.error,
-          metadata: { intent: s.intent, rewritten_query: s.rewritten_query, constraints: s.constraints, replan_count: s.replan_count, content_only: s.content_only },
+          metadata: {
+            intent: s.intent,
+            rewritten_query: s.rewritten_query,
+            constraints: s.constraints,
+            replan_count: s.replan_count,
+            content_only: s.content_only,
+          },
           trace: { decision_log: s.decision_log, past_steps: s.past_steps, plan, tool_history: s.past_steps },
         };
       },

@@ -5,7 +5,10 @@ const MANIFEST = ['calculator', 'summarize', 'search_wikipedia'];
 
 describe('validatePlan (fail-closed)', () => {
   it('accepts a list or {plan: [...]}, inside a code fence too', () => {
-    const steps = [{ step_id: 1, tool: 'search_wikipedia', input: 'LangGraph' }, { step_id: 2, tool: 'summarize', input_from: 'step_1' }];
+    const steps = [
+      { step_id: 1, tool: 'search_wikipedia', input: 'LangGraph' },
+      { step_id: 2, tool: 'summarize', input_from: 'step_1' },
+    ];
     expect(validatePlan(JSON.stringify(steps), MANIFEST)).toEqual({ plan: steps });
     expect(validatePlan(`\`\`\`json\n${JSON.stringify({ plan: steps })}\n\`\`\``, MANIFEST)).toEqual({ plan: steps });
     expect(validatePlan('[]', MANIFEST)).toEqual({ plan: [] });
@@ -17,7 +20,11 @@ describe('validatePlan (fail-closed)', () => {
     ['missing input', '[{"step_id": 1, "tool": "calculator"}]', 'PLAN_SCHEMA'],
     ['unknown field', '[{"step_id": 1, "tool": "calculator", "input": "1", "shell": "rm"}]', 'PLAN_SCHEMA'],
     ['bad input_from', '[{"step_id": 1, "tool": "summarize", "input_from": "previous"}]', 'PLAN_SCHEMA'],
-    ['forward reference', '[{"step_id": 1, "tool": "summarize", "input_from": "step_2"}, {"step_id": 2, "tool": "calculator", "input": "1"}]', 'PLAN_SCHEMA'],
+    [
+      'forward reference',
+      '[{"step_id": 1, "tool": "summarize", "input_from": "step_2"}, {"step_id": 2, "tool": "calculator", "input": "1"}]',
+      'PLAN_SCHEMA',
+    ],
     ['tool outside the manifest', '[{"step_id": 1, "tool": "python_repl", "input": "1"}]', 'TOOL_NOT_ALLOWED'],
   ])('%s → %s', (_name, text, code) => {
     expect(validatePlan(text, MANIFEST)).toEqual({ error: expect.objectContaining({ code }) });

@@ -1,8 +1,9 @@
-import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, type BaseMessage,HumanMessage } from '@langchain/core/messages';
+import { ChatResult } from '@langchain/core/outputs';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { MemorySaver } from '@langchain/langgraph';
-import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { ChatResult } from '@langchain/core/outputs';
+
 import { calculatorTool } from '../../tools/basic/calculator.tool';
 import { datetimeTool } from '../../tools/basic/datetime.tool';
 import { buildReactGraph, ConditionalNode } from './graph';
@@ -78,7 +79,11 @@ describe('react graph', () => {
   });
 
   it('stops after max_iterations model calls with ITERATION_LIMIT', async () => {
-    const call = () => new AIMessage({ content: '', tool_calls: [{ id: `c${Math.random()}`, name: 'calculator', args: { expression: '1+1' }, type: 'tool_call' }] });
+    const call = () =>
+      new AIMessage({
+        content: '',
+        tool_calls: [{ id: `c${Math.random()}`, name: 'calculator', args: { expression: '1+1' }, type: 'tool_call' }],
+      });
     const model = new ScriptedChatModel([call(), call(), call(), call()]);
     const graph = buildReactGraph({ model: () => model, tools, toolCalling: () => 'native' }, new MemorySaver());
     const out = (await graph.invoke(turn('loop', 2), cfg('t3'))) as ReactStateType;

@@ -1,4 +1,5 @@
-import { END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { type BaseCheckpointSaver,END, START, StateGraph } from '@langchain/langgraph';
+
 import { error } from './nodes/error.node';
 import { input } from './nodes/input.node';
 import { createLlmNode, type LlmNodeDeps } from './nodes/llm.node';

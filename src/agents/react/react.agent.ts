@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { Injectable } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
 import { LlmService } from '../../llm/llm.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';

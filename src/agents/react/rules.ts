@@ -1,4 +1,5 @@
 import type { ToolCall } from '@langchain/core/messages/tool';
+
 import { DEFAULT_TIME_ZONE } from '../../tools/basic/datetime.tool';
 
 /**
@@ -7,11 +8,15 @@ import { DEFAULT_TIME_ZONE } from '../../tools/basic/datetime.tool';
  */
 const BARE_EXPRESSION = /^[\d\s.,+\-*/×÷^%()]+$/;
 const EXPRESSION_IN_TEXT = /[\d.]+(?:\s*[+\-*/×÷^%]\s*\(?[\d.]+\)?)+/;
-const TIME_WORDS = /(몇\s*시|지금\s*시간|현재\s*시간|오늘\s*(날짜|며칠|무슨\s*요일)|what\s+time|current\s+time|today'?s\s+date|what\s+day|date\s+today)/i;
+const TIME_WORDS =
+  /(몇\s*시|지금\s*시간|현재\s*시간|오늘\s*(날짜|며칠|무슨\s*요일)|what\s+time|current\s+time|today'?s\s+date|what\s+day|date\s+today)/i;
 const ZONE = /\b([A-Z][a-z]+\/[A-Za-z_]+(?:\/[A-Za-z_]+)?|UTC)\b/;
 
 export function bareExpression(message: string): string | null {
-  const m = message.trim().replace(/[=?]\s*$/, '').trim();
+  const m = message
+    .trim()
+    .replace(/[=?]\s*$/, '')
+    .trim();
   return BARE_EXPRESSION.test(m) && /\d/.test(m) && /[+\-*/×÷^%]/.test(m) ? m : null;
 }
 

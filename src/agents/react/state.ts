@@ -1,5 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { Annotation, MessagesAnnotation } from '@langchain/langgraph';
+
 import type { RunError } from '../../database/entities';
 import type { ToolCallRecord } from '../agent-definition';
 

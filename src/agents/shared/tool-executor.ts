@@ -1,6 +1,7 @@
-import { ToolMessage, type AIMessage } from '@langchain/core/messages';
+import { type AIMessage,ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+
 import type { ToolCallRecord } from '../agent-definition';
 
 const MAX_TOOL_OUTPUT = 8000;

@@ -1,11 +1,15 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { END, START, StateGraph, type BaseCheckpointSaver, type LangGraphRunnableConfig } from '@langchain/langgraph';
+import { type BaseCheckpointSaver, END, type LangGraphRunnableConfig,START, StateGraph } from '@langchain/langgraph';
+
 import { createSupervisorRoute } from './nodes/supervisor-route.node';
 import type { ReactSubAgent } from './react-sub-agent';
 import { SupervisorState, type SupervisorStateType } from './state';
 
 /** supervisor_route → (agent → supervisor_route)* → END (seed 003). */
-export function buildSupervisorGraph(deps: { model: () => BaseChatModel | null; agents: ReactSubAgent[] }, checkpointer?: BaseCheckpointSaver) {
+export function buildSupervisorGraph(
+  deps: { model: () => BaseChatModel | null; agents: ReactSubAgent[] },
+  checkpointer?: BaseCheckpointSaver,
+) {
   const graph = new StateGraph(SupervisorState).addNode(
     'supervisor_route',
     createSupervisorRoute({ model: deps.model, agents: deps.agents.map((a) => ({ name: a.name, description: a.description })) }),
@@ -21,7 +25,8 @@ export function buildSupervisorGraph(deps: { model: () => BaseChatModel | null; 
     });
   }
   const names = deps.agents.map((a) => a.name);
-  const route = (s: SupervisorStateType) => (s.next_agent && names.includes(s.next_agent) ? s.next_agent : s.final_response ? END : 'supervisor_route');
+  const route = (s: SupervisorStateType) =>
+    s.next_agent && names.includes(s.next_agent) ? s.next_agent : s.final_response ? END : 'supervisor_route';
   const g = graph as unknown as StateGraph<typeof SupervisorState.spec, SupervisorStateType, Partial<SupervisorStateType>, string>;
   g.addEdge(START, 'supervisor_route');
   g.addConditionalEdges('supervisor_route', route, [...names, 'supervisor_route', END]);

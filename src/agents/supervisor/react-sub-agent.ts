@@ -1,7 +1,8 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage,HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { Annotation, END, MessagesAnnotation, START, StateGraph, type LangGraphRunnableConfig } from '@langchain/langgraph';
+import { Annotation, END, type LangGraphRunnableConfig,MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+
 import { bindToolsForMode } from '../../llm/tool-binding';
 import type { ToolCallRecord } from '../agent-definition';
 import { ruleToolCall } from '../react/rules';
@@ -28,13 +29,20 @@ const SubAgentState = Annotation.Root({
  * createReactSubAgent: one small ReAct graph per sub-agent (seed 003: `call_model` ⇄ `execute_tool`, at most
  * `maxIterations` model calls). Works with native and prompt tool calling; without a model, rules pick a tool.
  */
-export function createReactSubAgent(spec: SubAgentSpec, deps: { model: () => BaseChatModel | null; toolCalling: () => 'native' | 'prompt' }) {
+export function createReactSubAgent(
+  spec: SubAgentSpec,
+  deps: { model: () => BaseChatModel | null; toolCalling: () => 'native' | 'prompt' },
+) {
   const max = spec.maxIterations ?? 10;
   const graph = new StateGraph(SubAgentState)
     .addNode('call_model', async (state: typeof SubAgentState.State, config: LangGraphRunnableConfig) => {
       const iteration = state.iteration + 1;
       if (iteration > max) {
-        return { iteration, hit_limit: true, messages: [new AIMessage(`${spec.name}: 반복 한도(${max}회)에 도달해 작업을 마치지 못했습니다.`)] };
+        return {
+          iteration,
+          hit_limit: true,
+          messages: [new AIMessage(`${spec.name}: 반복 한도(${max}회)에 도달해 작업을 마치지 못했습니다.`)],
+        };
       }
       const model = deps.model();
       if (!model) return { iteration, messages: [withoutModel(state.messages)] };
@@ -47,7 +55,11 @@ export function createReactSubAgent(spec: SubAgentSpec, deps: { model: () => Bas
       return { messages, records: records.map((r) => ({ ...r, agent: spec.name })) };
     })
     .addEdge(START, 'call_model')
-    .addConditionalEdges('call_model', (s) => (!s.hit_limit && (s.messages[s.messages.length - 1] as AIMessage).tool_calls?.length ? 'execute_tool' : END), ['execute_tool', END])
+    .addConditionalEdges(
+      'call_model',
+      (s) => (!s.hit_limit && (s.messages[s.messages.length - 1] as AIMessage).tool_calls?.length ? 'execute_tool' : END),
+      ['execute_tool', END],
+    )
     .addEdge('execute_tool', 'call_model')
     .compile({ name: spec.name });
 
@@ -57,7 +69,11 @@ export function createReactSubAgent(spec: SubAgentSpec, deps: { model: () => Bas
     async run(task: string, config: LangGraphRunnableConfig): Promise<{ output: string; records: ToolCallRecord[]; hitLimit: boolean }> {
       const out = await graph.invoke({ messages: [new HumanMessage(task)] }, { ...config, recursionLimit: max * 2 + 5 });
       const last = out.messages[out.messages.length - 1];
-      return { output: typeof last.content === 'string' ? last.content : JSON.stringify(last.content), records: out.records, hitLimit: out.hit_limit };
+      return {
+        output: typeof last.content === 'string' ? last.content : JSON.stringify(last.content),
+        records: out.records,
+        hitLimit: out.hit_limit,
+      };
     },
   };
 }

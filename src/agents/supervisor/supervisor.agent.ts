@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
 import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { Injectable } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
 import { LlmService } from '../../llm/llm.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
@@ -53,7 +54,10 @@ export class SupervisorAgentFactory implements AgentFactory {
           error: null,
           metadata: { delegations: s.delegations, routings: s.routing_count },
           trace: {
-            decision_log: [...s.delegations.map((d) => ({ step: 'delegate', ...d })), ...s.notes.map((n) => ({ step: 'correction', note: n }))],
+            decision_log: [
+              ...s.delegations.map((d) => ({ step: 'delegate', ...d })),
+              ...s.notes.map((n) => ({ step: 'correction', note: n })),
+            ],
             tool_history: s.tool_calls,
             agent_outputs: s.agent_outputs,
           },

@@ -3,7 +3,10 @@ import { parseSupervisorReply } from './supervisor-reply';
 
 describe('supervisor reply parsing', () => {
   it.each([
-    ['Thought: 문서 검색 필요\nDelegate: rag_agent\nTask: 휴가 정책을 찾아라', { kind: 'delegate', agent: 'rag_agent', task: '휴가 정책을 찾아라' }],
+    [
+      'Thought: 문서 검색 필요\nDelegate: rag_agent\nTask: 휴가 정책을 찾아라',
+      { kind: 'delegate', agent: 'rag_agent', task: '휴가 정책을 찾아라' },
+    ],
     ['Delegate: external_agent', { kind: 'delegate', agent: 'external_agent', task: 'fallback' }],
     ['delegate: `internal_agent`\ntask: 12*7 계산', { kind: 'delegate', agent: 'internal_agent', task: '12*7 계산' }],
     ['Thought: 충분하다\nFinal Answer: 연차는 15일입니다.', { kind: 'final', answer: '연차는 15일입니다.' }],

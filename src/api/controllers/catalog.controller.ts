@@ -1,4 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
+
 import { AgentRegistry } from '../../agents/agent-registry.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 

@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
+
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import type { ChatResult } from '../../orchestrator/chat-result';
 import { ChatRequestDto } from '../dto/chat-request.dto';

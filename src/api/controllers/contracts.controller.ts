@@ -1,5 +1,18 @@
-import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UploadedFile, UseInterceptors } from '@nestjs/common';
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
+
 import { AppConfig } from '../../config/app-config';
 import { ContractNotFoundException, ContractsService, type ContractView } from '../../knowledge/contracts/contracts.service';
 import { CreateContractDto } from '../dto/contract.dto';

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+
 import { DocumentNotFoundException, DocumentsService } from '../../knowledge/documents/documents.service';
 import { CreateDocumentDto } from '../dto/document.dto';
 import { isUuid } from './ids';

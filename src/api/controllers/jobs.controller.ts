@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
+
 import { RunNotFoundException } from '../../common/domain.exception';
 import { JobView, RunsService } from '../../runs/runs.service';
 import { ChatRequestDto } from '../dto/chat-request.dto';

@@ -1,4 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
+
 import { NoResultException, RunNotFoundException, SessionNotFoundException } from '../../common/domain.exception';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { RunRecords } from '../../orchestrator/run-records.service';
@@ -26,8 +27,12 @@ export class SessionsController {
       updated_at: session.updatedAt.toISOString(),
       messages: messages.map((m) => ({ role: m.role, content: m.content, run_id: m.runId, created_at: m.createdAt.toISOString() })),
       runs: runs.map((r) => ({
-        run_id: r.id, status: r.status, mode: r.mode, llm_calls: r.llmCalls,
-        created_at: r.createdAt.toISOString(), finished_at: r.finishedAt?.toISOString() ?? null,
+        run_id: r.id,
+        status: r.status,
+        mode: r.mode,
+        llm_calls: r.llmCalls,
+        created_at: r.createdAt.toISOString(),
+        finished_at: r.finishedAt?.toISOString() ?? null,
       })),
     };
   }

@@ -13,7 +13,7 @@ export class ChatRequestDto {
   @IsUUID('all', { message: 'session_id must be a UUID returned by an earlier turn' })
   session_id?: string;
 
-  @ApiPropertyOptional({ description: 'agent name (GET /v1/agents); default DEFAULT_AGENT or the session\'s agent', example: 'react' })
+  @ApiPropertyOptional({ description: "agent name (GET /v1/agents); default DEFAULT_AGENT or the session's agent", example: 'react' })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -31,4 +31,3 @@ export class ChatRequestDto {
   @IsObject()
   metadata?: Record<string, unknown>;
 }
-

@@ -8,7 +8,9 @@ export class CreateContractDto {
   @MaxLength(300)
   title: string;
 
-  @ApiPropertyOptional({ description: 'the contract as text or markdown, with articles like "제1조 (목적)" (or upload it as multipart `file`)' })
+  @ApiPropertyOptional({
+    description: 'the contract as text or markdown, with articles like "제1조 (목적)" (or upload it as multipart `file`)',
+  })
   @IsOptional()
   @IsString()
   @Matches(/\S/, { message: 'content must not be empty' })

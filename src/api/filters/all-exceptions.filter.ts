@@ -1,13 +1,15 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { QueryFailedError } from 'typeorm';
+
 import { DomainException } from '../../common/domain.exception';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: unknown };
 }
 
-const DB_DOWN = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection terminated|connect ECONN|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection|the database system is (starting|shutting) up|Too many connections/i;
+const DB_DOWN =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection terminated|connect ECONN|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection|the database system is (starting|shutting) up|Too many connections/i;
 
 /** The one place domain and infrastructure errors become HTTP answers. Bodies never carry stack traces. */
 @Catch()
@@ -57,7 +59,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     const messages = Array.isArray(raw) ? raw : [raw ?? e.message];
     const code =
-      status === 400 ? 'VALIDATION_FAILED' : status === 404 ? 'NOT_FOUND' : status === 413 ? 'PAYLOAD_TOO_LARGE' : HttpStatus[status] ?? 'HTTP_ERROR';
+      status === 400
+        ? 'VALIDATION_FAILED'
+        : status === 404
+          ? 'NOT_FOUND'
+          : status === 413
+            ? 'PAYLOAD_TOO_LARGE'
+            : (HttpStatus[status] ?? 'HTTP_ERROR');
     return [status, { error: { code, message: messages.join('; '), ...(messages.length > 1 ? { details: messages } : {}) } }];
   }
 }

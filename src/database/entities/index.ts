@@ -3,6 +3,6 @@ import { RunEntity } from './run.entity';
 import { SessionEntity } from './session.entity';
 
 export { MessageEntity, RunEntity, SessionEntity };
-export * from './run.entity';
 export type { MessageRole } from './message.entity';
+export * from './run.entity';
 export const ENTITIES = [SessionEntity, MessageEntity, RunEntity];

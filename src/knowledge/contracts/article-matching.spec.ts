@@ -1,12 +1,7 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import {
-  DEFAULT_MATCH_THRESHOLD,
-  diceSimilarity,
-  extractArticleRefs,
-  matchArticles,
-  normalizeTitle,
-} from './article-matching';
+
+import { DEFAULT_MATCH_THRESHOLD, diceSimilarity, extractArticleRefs, matchArticles, normalizeTitle } from './article-matching';
 import { parseContract } from './contract-parser';
 
 const fixture = (name: string) => parseContract(readFileSync(join(__dirname, '../../../test/fixtures/contracts', name), 'utf8'));
@@ -64,13 +59,21 @@ describe('matchArticles', () => {
   });
 
   it('matches the lease 제7조 (계약의 해지) against the standard too', () => {
-    const [m] = matchArticles(lease.articles.filter((a) => a.number === '제7조'), standard.articles);
+    const [m] = matchArticles(
+      lease.articles.filter((a) => a.number === '제7조'),
+      standard.articles,
+    );
     expect(m.standard?.number).toBe('제14조');
   });
 
   it('honours the threshold option and validates options', () => {
     const strict = matchArticles(user.articles, standard.articles, { threshold: 0.9 });
-    expect(strict.filter((m) => m.standard).map((m) => m.user.number).sort()).toEqual(['제13조', '제14조']);
+    expect(
+      strict
+        .filter((m) => m.standard)
+        .map((m) => m.user.number)
+        .sort(),
+    ).toEqual(['제13조', '제14조']);
     const loose = matchArticles(user.articles, standard.articles, { threshold: 0 });
     expect(loose.every((m) => m.standard !== null)).toBe(true);
     expect(() => matchArticles([], [], { threshold: 1.5 })).toThrow(RangeError);
@@ -104,7 +107,13 @@ describe('matchArticles', () => {
       { number: '제2조', title: '목 적' },
       { number: '제3조', title: '손해배상' },
     ];
-    const [a, b] = matchArticles([{ number: '제9조', title: '목적' }, { number: '제8조', title: '손해 배상' }], std);
+    const [a, b] = matchArticles(
+      [
+        { number: '제9조', title: '목적' },
+        { number: '제8조', title: '손해 배상' },
+      ],
+      std,
+    );
     expect(a.standard?.number).toBe('제1조');
     expect(a.score).toBe(0.8);
     expect(b.standard?.number).toBe('제3조');

@@ -36,12 +36,18 @@ const CLAUSE_MARKER_RE = /(?:^|\n)\s*(?:[\u2460-\u2473\u3251-\u325F\u32B1-\u32BF
 
 /** Lower-cases and keeps only letters and digits: '계약의 해제·해지' → '계약의해제해지'. */
 export function normalizeTitle(text: string): string {
-  return text.normalize('NFC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  return text
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 /** The title without generic words ('계약의 해지' → '해지'); the normalised title when nothing else is left. */
 function coreTitle(text: string): string {
-  const words = text.normalize('NFC').toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  const words = text
+    .normalize('NFC')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u);
   const core = words.filter((w) => w !== '' && !GENERIC_TITLE_WORDS.has(w)).join('');
   return core === '' ? normalizeTitle(text) : core;
 }

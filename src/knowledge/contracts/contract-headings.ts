@@ -47,7 +47,10 @@ function undecorate(line: string): Undecorated {
   let markdownHeading = false;
   const hashes = /^#{1,6}\s+/.exec(s);
   if (hashes) {
-    s = s.slice(hashes[0].length).replace(/\s+#+$/, '').trim();
+    s = s
+      .slice(hashes[0].length)
+      .replace(/\s+#+$/, '')
+      .trim();
     markdownHeading = true;
   }
   const bold = /^(\*\*|__)(.+?)\1(.*)$/.exec(s);

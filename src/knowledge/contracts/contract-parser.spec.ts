@@ -1,7 +1,8 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { DomainException } from '../../common/domain.exception';
+
 import { generateLargeContract } from '../../../test/fixtures/contracts/generate-large-contract';
+import { DomainException } from '../../common/domain.exception';
 import { ContractParseError, parseContract } from './contract-parser';
 import type { Article, ParsedContract } from './contract-types';
 
@@ -26,8 +27,22 @@ describe('parseContract: service-agreement.md', () => {
 
   it('finds 16 articles (제1조–제15조 plus 제10조의2) in document order', () => {
     expect(c.articles.map((a) => a.number)).toEqual([
-      '제1조', '제2조', '제3조', '제4조', '제5조', '제6조', '제7조', '제8조', '제9조',
-      '제10조', '제10조의2', '제11조', '제12조', '제13조', '제14조', '제15조',
+      '제1조',
+      '제2조',
+      '제3조',
+      '제4조',
+      '제5조',
+      '제6조',
+      '제7조',
+      '제8조',
+      '제9조',
+      '제10조',
+      '제10조의2',
+      '제11조',
+      '제12조',
+      '제13조',
+      '제14조',
+      '제15조',
     ]);
     expect(article(c, '제5조').title).toBe('계약금액 및 지급방법');
     expect(article(c, '제7조').title).toBe('비밀유지');
@@ -99,9 +114,7 @@ describe('parseContract: other fixtures', () => {
     expect(article(l, '제7조').clauses[1]).toBe(
       '② 임차인이\n제4조를 위반한 경우 임대인은 상당한 기간을 정하여 시정을 요구하고, 임차인이 그 기간 안에 시정하지 아니하면 이 계약을 해지할 수 있다.',
     );
-    expect(l.exhibits).toEqual([
-      expect.objectContaining({ number: '별지 1', index: 1, title: '임대차 목적물의 표시' }),
-    ]);
+    expect(l.exhibits).toEqual([expect.objectContaining({ number: '별지 1', index: 1, title: '임대차 목적물의 표시' })]);
     expect(l.exhibits[0].content).toMatch(/^소재지: 서울특별시 마포구 동교로 56/);
     expect(l.closing).toMatch(/^2025년 2월 10일\n/);
   });
@@ -192,7 +205,9 @@ describe('parseContract: headings', () => {
   });
 
   it('drops chapter headings, allows title-less and empty articles, and accepts CRLF and decomposed Hangul', () => {
-    const c = parseContract('제1장 총칙\r\n제1조 (목적)\r\n목적 조항.\r\n제2장 보칙\r\n제2조\r\n본문.\r\n제3조 (삭제)\r\n'.normalize('NFD'));
+    const c = parseContract(
+      '제1장 총칙\r\n제1조 (목적)\r\n목적 조항.\r\n제2장 보칙\r\n제2조\r\n본문.\r\n제3조 (삭제)\r\n'.normalize('NFD'),
+    );
     expect(c.articles.map((a) => [a.number, a.title, a.clauses.length])).toEqual([
       ['제1조', '목적', 1],
       ['제2조', '', 1],

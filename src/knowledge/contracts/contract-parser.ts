@@ -1,9 +1,9 @@
 import { classifyLine } from './contract-headings';
-import { ContractParseError } from './contract-types';
 import type { Article, Exhibit, ParsedContract } from './contract-types';
+import { ContractParseError } from './contract-types';
 
-export { ContractParseError } from './contract-types';
 export type { Article, Exhibit, ParsedContract } from './contract-types';
+export { ContractParseError } from './contract-types';
 
 const HEADING_EXAMPLE = "headings like '제1조 (목적)' at the start of a line";
 

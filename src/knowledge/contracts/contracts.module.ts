@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { VectorsModule } from '../vectors/vectors.module';
 import { ContractsService } from './contracts.service';
 

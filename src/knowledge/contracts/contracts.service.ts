@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { DomainException } from '../../common/domain.exception';
 import { rowsOf } from '../../database/query-rows';
 import { prefixTsQuery, searchTerms } from '../documents/search-query';
@@ -58,12 +60,24 @@ export class ContractsService {
     private readonly vectors: VectorSearch,
   ) {}
 
-  async ingest(input: { title: string; content: string; kind?: ContractKind }, maxChars: number, tenantId = 'default'): Promise<ContractView> {
+  async ingest(
+    input: { title: string; content: string; kind?: ContractKind },
+    maxChars: number,
+    tenantId = 'default',
+  ): Promise<ContractView> {
     if (input.content.length > maxChars) throw new ContractTooLargeException(maxChars);
     const parsed = parseContract(input.content); // ContractParseError → 422, nothing written
     const id = randomUUID();
     const kind = input.kind ?? 'user';
-    const articles = parsed.articles.map((a, position) => ({ position, number: a.number, idx: a.index, sub_index: a.sub_index, title: a.title, clauses: a.clauses, text: a.text }));
+    const articles = parsed.articles.map((a, position) => ({
+      position,
+      number: a.number,
+      idx: a.index,
+      sub_index: a.sub_index,
+      title: a.title,
+      clauses: a.clauses,
+      text: a.text,
+    }));
     const exhibits = parsed.exhibits.map((e) => ({ number: e.number, idx: e.index, title: e.title, content: e.content }));
     await this.db.query(
       `WITH c AS (
@@ -77,14 +91,20 @@ export class ContractsService {
       [id, tenantId, input.title, kind, parsed.preamble, parsed.closing, JSON.stringify(articles), JSON.stringify(exhibits)],
     );
     if (this.vectors.enabled) {
-      const rows = (await this.db.query(`SELECT id, title || E'\n' || text AS text FROM contract_articles WHERE contract_id = $1`, [id])) as Array<{ id: string; text: string }>;
+      const rows = (await this.db.query(`SELECT id, title || E'\n' || text AS text FROM contract_articles WHERE contract_id = $1`, [
+        id,
+      ])) as Array<{ id: string; text: string }>;
       await this.vectors.index('contract_articles', rows);
     }
     return this.get(id, tenantId);
   }
 
   async get(id: string, tenantId = 'default'): Promise<ContractView> {
-    const [c] = (await this.db.query(`SELECT id, title, kind FROM contracts WHERE id = $1 AND tenant_id = $2`, [id, tenantId])) as Array<{ id: string; title: string; kind: ContractKind }>;
+    const [c] = (await this.db.query(`SELECT id, title, kind FROM contracts WHERE id = $1 AND tenant_id = $2`, [id, tenantId])) as Array<{
+      id: string;
+      title: string;
+      kind: ContractKind;
+    }>;
     if (!c) throw new ContractNotFoundException(id);
     const [articles, exhibits] = await Promise.all([
       this.db.query(`SELECT ${ARTICLE_COLUMNS} FROM contract_articles WHERE contract_id = $1 ORDER BY position`, [id]),
@@ -93,7 +113,10 @@ export class ContractsService {
     return { contract_id: c.id, title: c.title, kind: c.kind, articles: articles as ArticleView[], exhibits };
   }
 
-  async list(kind?: ContractKind, tenantId = 'default'): Promise<Array<{ contract_id: string; title: string; kind: ContractKind; articles: number }>> {
+  async list(
+    kind?: ContractKind,
+    tenantId = 'default',
+  ): Promise<Array<{ contract_id: string; title: string; kind: ContractKind; articles: number }>> {
     return this.db.query(
       `SELECT c.id AS contract_id, c.title, c.kind, count(a.id)::int AS articles FROM contracts c LEFT JOIN contract_articles a ON a.contract_id = c.id
         WHERE c.tenant_id = $1 AND ($2::text IS NULL OR c.kind = $2) GROUP BY c.id ORDER BY c.created_at DESC`,
@@ -122,9 +145,13 @@ export class ContractsService {
        tri AS (
          SELECT id, row_number() OVER (ORDER BY greatest(word_similarity($3, title) * 1.5, word_similarity($3, text)) DESC) AS r
            FROM contract_articles WHERE contract_id = $1 AND ($3 <% title OR $3 <% text) LIMIT 50),
-       ${vector ? `vec AS (
+       ${
+         vector
+           ? `vec AS (
          SELECT id, row_number() OVER (ORDER BY embedding <=> $5::vector) AS r
-           FROM contract_articles WHERE contract_id = $1 AND embedding IS NOT NULL ORDER BY embedding <=> $5::vector LIMIT 20),` : ''}
+           FROM contract_articles WHERE contract_id = $1 AND embedding IS NOT NULL ORDER BY embedding <=> $5::vector LIMIT 20),`
+           : ''
+       }
        fused AS (SELECT id, sum(1.0 / (${RRF_K} + r)) AS score
                    FROM (SELECT * FROM fts UNION ALL SELECT * FROM tri${vector ? ' UNION ALL SELECT * FROM vec' : ''}) x GROUP BY id)
        SELECT ${ARTICLE_COLUMNS}, f.score::float AS score FROM fused f JOIN contract_articles a ON a.id = f.id
@@ -134,7 +161,10 @@ export class ContractsService {
   }
 
   async articles(contractId: string, indexes: number[]): Promise<ArticleView[]> {
-    return this.db.query(`SELECT ${ARTICLE_COLUMNS} FROM contract_articles WHERE contract_id = $1 AND idx = ANY($2) ORDER BY position`, [contractId, indexes]);
+    return this.db.query(`SELECT ${ARTICLE_COLUMNS} FROM contract_articles WHERE contract_id = $1 AND idx = ANY($2) ORDER BY position`, [
+      contractId,
+      indexes,
+    ]);
   }
 
   async exhibits(contractId: string, indexes: number[] | null): Promise<ExhibitView[]> {
@@ -146,7 +176,9 @@ export class ContractsService {
 
   async articlesByTitle(contractId: string, titles: string[]): Promise<ArticleView[]> {
     return this.db.query(
-      `SELECT DISTINCT ON (a.position) ${ARTICLE_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ')}
+      `SELECT DISTINCT ON (a.position) ${ARTICLE_COLUMNS.split(', ')
+        .map((c) => `a.${c}`)
+        .join(', ')}
          FROM contract_articles a, unnest($2::text[]) t(q)
         WHERE a.contract_id = $1 AND (a.title ILIKE '%' || t.q || '%' OR word_similarity(t.q, a.title) > 0.4)
         ORDER BY a.position`,
@@ -155,13 +187,24 @@ export class ContractsService {
   }
 
   /** The standard contract's articles matching the user's articles (by title similarity) or a topic. */
-  async standardFor(contractId: string, q: { articleIndexes?: number[]; topic?: string }): Promise<{ standard_contract_id: string; title: string; matches: Array<{ user_article: string | null; standard: ArticleView; score: number }> } | null> {
+  async standardFor(
+    contractId: string,
+    q: { articleIndexes?: number[]; topic?: string },
+  ): Promise<{
+    standard_contract_id: string;
+    title: string;
+    matches: Array<{ user_article: string | null; standard: ArticleView; score: number }>;
+  } | null> {
     const standards = await this.list('standard');
     if (standards.length === 0) return null;
     const standard = await this.get(standards[0].contract_id);
     if (q.topic) {
       const hits = await this.searchArticles(standard.contract_id, q.topic, 3);
-      return { standard_contract_id: standard.contract_id, title: standard.title, matches: hits.map((h) => ({ user_article: null, standard: h, score: h.score })) };
+      return {
+        standard_contract_id: standard.contract_id,
+        title: standard.title,
+        matches: hits.map((h) => ({ user_article: null, standard: h, score: h.score })),
+      };
     }
     const user = await this.articles(contractId, q.articleIndexes ?? []);
     const matches = matchArticles(user, standard.articles).filter((m) => m.standard);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+
 import { AppConfig } from '../../config/app-config';
 import { VectorsModule } from '../vectors/vectors.module';
 import { DocumentsService } from './documents.service';

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { DocumentHit } from './retrieval-backend';
+
 import { DomainException } from '../../common/domain.exception';
 import { rowsOf } from '../../database/query-rows';
 import { chunkText } from './chunker';
+import type { DocumentHit } from './retrieval-backend';
 import { RetrievalBackend } from './retrieval-backend';
 
 export interface DocumentView {
@@ -45,7 +47,14 @@ export class DocumentsService {
        INSERT INTO document_chunks (document_id, idx, heading, content)
        SELECT d.id, c.idx, c.heading, c.content FROM d,
               jsonb_to_recordset($6::jsonb) AS c(idx int, heading text, content text)`,
-      [id, tenantId, doc.title, doc.source ?? null, doc.content.length, JSON.stringify(chunks.map((c) => ({ idx: c.index, heading: c.heading, content: c.content })))],
+      [
+        id,
+        tenantId,
+        doc.title,
+        doc.source ?? null,
+        doc.content.length,
+        JSON.stringify(chunks.map((c) => ({ idx: c.index, heading: c.heading, content: c.content }))),
+      ],
     );
     await this.backend.index({ document_id: id, title: doc.title, source: doc.source ?? null, chunks }, tenantId);
     return { document_id: id, title: doc.title, source: doc.source ?? null, chunks: chunks.length };
@@ -59,12 +68,18 @@ export class DocumentsService {
       [tenantId],
     );
     return (rows as Array<{ id: string; title: string; source: string | null; created_at: Date; chunks: number }>).map((r) => ({
-      document_id: r.id, title: r.title, source: r.source, chunks: r.chunks, created_at: r.created_at.toISOString(),
+      document_id: r.id,
+      title: r.title,
+      source: r.source,
+      chunks: r.chunks,
+      created_at: r.created_at.toISOString(),
     }));
   }
 
   async hasAny(tenantId = 'default'): Promise<boolean> {
-    const [row] = (await this.db.query(`SELECT EXISTS (SELECT 1 FROM documents WHERE tenant_id = $1) AS any`, [tenantId])) as Array<{ any: boolean }>;
+    const [row] = (await this.db.query(`SELECT EXISTS (SELECT 1 FROM documents WHERE tenant_id = $1) AS any`, [tenantId])) as Array<{
+      any: boolean;
+    }>;
     return row.any;
   }
 

@@ -1,7 +1,8 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Client } from '@opensearch-project/opensearch';
+
 import { AppConfig } from '../../config/app-config';
-import { RetrievalBackend, type DocumentHit, type IndexedDocument } from './retrieval-backend';
+import { type DocumentHit, type IndexedDocument,RetrievalBackend } from './retrieval-backend';
 
 /** KNOWLEDGE_BACKEND=opensearch: chunks indexed in an OpenSearch cluster (OPENSEARCH_URL), BM25 multi-field search. */
 @Injectable()
@@ -25,8 +26,13 @@ export class OpenSearchRetrieval extends RetrievalBackend implements OnModuleIni
       body: {
         mappings: {
           properties: {
-            tenant_id: { type: 'keyword' }, document_id: { type: 'keyword' }, title: { type: 'text' },
-            source: { type: 'keyword' }, idx: { type: 'integer' }, heading: { type: 'text' }, content: { type: 'text' },
+            tenant_id: { type: 'keyword' },
+            document_id: { type: 'keyword' },
+            title: { type: 'text' },
+            source: { type: 'keyword' },
+            idx: { type: 'integer' },
+            heading: { type: 'text' },
+            content: { type: 'text' },
           },
         },
       },
@@ -37,7 +43,15 @@ export class OpenSearchRetrieval extends RetrievalBackend implements OnModuleIni
   async index(doc: IndexedDocument, tenantId: string): Promise<void> {
     const body = doc.chunks.flatMap((c) => [
       { index: { _index: this.indexName, _id: `${doc.document_id}:${c.index}` } },
-      { tenant_id: tenantId, document_id: doc.document_id, title: doc.title, source: doc.source, idx: c.index, heading: c.heading, content: c.content },
+      {
+        tenant_id: tenantId,
+        document_id: doc.document_id,
+        title: doc.title,
+        source: doc.source,
+        idx: c.index,
+        heading: c.heading,
+        content: c.content,
+      },
     ]);
     const res = await this.client.bulk({ body, refresh: 'wait_for' });
     if (res.body.errors) throw new Error('OpenSearch refused some chunks');
@@ -66,8 +80,12 @@ export class OpenSearchRetrieval extends RetrievalBackend implements OnModuleIni
     });
     const hits = (res.body.hits?.hits ?? []) as Array<{ _score: number; _source: Omit<DocumentHit, 'score'> }>;
     return hits.map((h) => ({
-      document_id: h._source.document_id, title: h._source.title, source: h._source.source ?? null,
-      heading: h._source.heading ?? null, content: h._source.content, score: h._score,
+      document_id: h._source.document_id,
+      title: h._source.title,
+      source: h._source.source ?? null,
+      heading: h._source.heading ?? null,
+      content: h._source.content,
+      score: h._score,
     }));
   }
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { VectorSearch } from '../vectors/vector-search.service';
-import { RetrievalBackend, type DocumentHit, type IndexedDocument } from './retrieval-backend';
+import { type DocumentHit, type IndexedDocument,RetrievalBackend } from './retrieval-backend';
 import { prefixTsQuery, searchTerms } from './search-query';
 
 const RRF_K = 60;
@@ -23,7 +24,10 @@ export class PostgresRetrieval extends RetrievalBackend {
 
   async index(doc: IndexedDocument): Promise<void> {
     if (!this.vectors.enabled) return;
-    const rows = (await this.db.query(`SELECT id, coalesce(heading, '') || E'\\n' || content AS text FROM document_chunks WHERE document_id = $1`, [doc.document_id])) as Array<{ id: string; text: string }>;
+    const rows = (await this.db.query(
+      `SELECT id, coalesce(heading, '') || E'\\n' || content AS text FROM document_chunks WHERE document_id = $1`,
+      [doc.document_id],
+    )) as Array<{ id: string; text: string }>;
     await this.vectors.index('document_chunks', rows);
   }
 
@@ -47,10 +51,14 @@ export class PostgresRetrieval extends RetrievalBackend {
            FROM document_chunks c JOIN documents d ON d.id = c.document_id
           WHERE d.tenant_id = $3 AND $2 <% c.content
           LIMIT 50),
-       ${vector ? `vec AS (
+       ${
+         vector
+           ? `vec AS (
          SELECT c.id, row_number() OVER (ORDER BY c.embedding <=> $5::vector) AS r
            FROM document_chunks c JOIN documents d ON d.id = c.document_id
-          WHERE d.tenant_id = $3 AND c.embedding IS NOT NULL ORDER BY c.embedding <=> $5::vector LIMIT 20),` : ''}
+          WHERE d.tenant_id = $3 AND c.embedding IS NOT NULL ORDER BY c.embedding <=> $5::vector LIMIT 20),`
+           : ''
+       }
        fused AS (
          SELECT id, sum(1.0 / (${RRF_K} + r)) AS score
            FROM (SELECT * FROM fts UNION ALL SELECT * FROM tri${vector ? ' UNION ALL SELECT * FROM vec' : ''}) x GROUP BY id)

@@ -1,13 +1,34 @@
 /** Korean particles and endings that follow a noun in questions ("정책이", "휴가는", "규정에서", "뭐야"). */
-const PARTICLES = /(에서는|에서|으로는|으로|이라고|라고|이란|이야|에게|한테|까지|부터|이나|이랑|하고|은|는|이|가|을|를|의|에|로|와|과|도|만|야|요)$/;
-const STOPWORDS = new Set(['뭐', '뭐야', '무엇', '어떻게', '알려줘', '알려', '주세요', '해줘', 'what', 'is', 'the', 'a', 'an', 'of', 'how', 'are', 'do', 'does', 'tell', 'me', 'about']);
+const PARTICLES =
+  /(에서는|에서|으로는|으로|이라고|라고|이란|이야|에게|한테|까지|부터|이나|이랑|하고|은|는|이|가|을|를|의|에|로|와|과|도|만|야|요)$/;
+const STOPWORDS = new Set([
+  '뭐',
+  '뭐야',
+  '무엇',
+  '어떻게',
+  '알려줘',
+  '알려',
+  '주세요',
+  '해줘',
+  'what',
+  'is',
+  'the',
+  'a',
+  'an',
+  'of',
+  'how',
+  'are',
+  'do',
+  'does',
+  'tell',
+  'me',
+  'about',
+]);
 
 /** The search terms of a question: words without particles, stopwords dropped. */
 export function searchTerms(query: string): string[] {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const terms = words
-    .map(stripParticle)
-    .filter((w) => w.length > 0 && !STOPWORDS.has(w));
+  const terms = words.map(stripParticle).filter((w) => w.length > 0 && !STOPWORDS.has(w));
   return [...new Set(terms)];
 }
 

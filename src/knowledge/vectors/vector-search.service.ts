@@ -1,6 +1,7 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { OpenAIEmbeddings } from '@langchain/openai';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
 import { AppConfig } from '../../config/app-config';
 
 type VectorTable = 'contract_articles' | 'document_chunks';
@@ -32,7 +33,12 @@ export class VectorSearch implements OnModuleInit {
       this.logger.warn('EMBEDDINGS_* set but the database has no pgvector: search stays full-text + trigram');
       return;
     }
-    this.embeddings = new OpenAIEmbeddings({ model: e.model, apiKey: e.apiKey ?? 'not-needed', configuration: e.baseUrl ? { baseURL: e.baseUrl } : undefined, maxRetries: 2 });
+    this.embeddings = new OpenAIEmbeddings({
+      model: e.model,
+      apiKey: e.apiKey ?? 'not-needed',
+      configuration: e.baseUrl ? { baseURL: e.baseUrl } : undefined,
+      maxRetries: 2,
+    });
   }
 
   get enabled(): boolean {

@@ -4,7 +4,11 @@
  * repaired text is not JSON.
  */
 export function parseLenientJson(raw: string): { value: unknown; repaired: boolean } | undefined {
-  const text = raw.trim().replace(/^```(?:json|JSON)?\s*/, '').replace(/\s*```\s*$/, '').trim();
+  const text = raw
+    .trim()
+    .replace(/^```(?:json|JSON)?\s*/, '')
+    .replace(/\s*```\s*$/, '')
+    .trim();
   const strict = tryParse(text);
   if (strict !== undefined) return { value: strict, repaired: text !== raw.trim() };
   const object = balancedObject(text);
@@ -51,7 +55,10 @@ function repair(text: string): string {
   // unquoted keys
   s = s.replace(/([{,]\s*)([A-Za-z_][\w-]*)\s*:/g, '$1"$2":');
   // Python literals outside strings (good enough for model output: tokens standing alone)
-  s = s.replace(/:\s*True\b/g, ': true').replace(/:\s*False\b/g, ': false').replace(/:\s*None\b/g, ': null');
+  s = s
+    .replace(/:\s*True\b/g, ': true')
+    .replace(/:\s*False\b/g, ': false')
+    .replace(/:\s*None\b/g, ': null');
   // trailing commas
   s = s.replace(/,\s*([}\]])/g, '$1');
   return s;

@@ -1,8 +1,9 @@
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage,HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
+
 import { PROMPT_TOOL_FAILURE, withPromptToolCalling } from './prompt-tool-calling.model';
 
 class ScriptedTextModel extends BaseChatModel {
@@ -54,11 +55,19 @@ describe('withPromptToolCalling', () => {
     expect(out.content).toBe('42입니다.');
     expect(out.tool_calls ?? []).toHaveLength(0);
     const seen = model.seen[0].map((m) => `${m.getType()}:${String(m.content)}`);
-    expect(seen.slice(1)).toEqual(['human:6*7?', 'ai:Thought: 계산\nAction: calculator\nAction Input: {"expression":"6*7"}', 'human:Observation: 42']);
+    expect(seen.slice(1)).toEqual([
+      'human:6*7?',
+      'ai:Thought: 계산\nAction: calculator\nAction Input: {"expression":"6*7"}',
+      'human:Observation: 42',
+    ]);
   });
 
   it('feeds a format error back, then gives up after the bound without crashing', async () => {
-    const model = new ScriptedTextModel(['Action: calculator', 'Action: calculator\nAction Input: {oops', 'Action: calculator\nAction Input: {"expression": "1+1"}']);
+    const model = new ScriptedTextModel([
+      'Action: calculator',
+      'Action: calculator\nAction Input: {oops',
+      'Action: calculator\nAction Input: {"expression": "1+1"}',
+    ]);
     const ok = await withPromptToolCalling(model, [calculator], { maxFormatRetries: 2 }).invoke([new HumanMessage('1+1')]);
     expect(ok.tool_calls?.[0]).toMatchObject({ name: 'calculator', args: { expression: '1+1' } });
     expect(String(model.seen[1].at(-1)!.content)).toMatch(/^Observation: The tool call could not be read/);

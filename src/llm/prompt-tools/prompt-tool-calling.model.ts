@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
-import { RunnableLambda, type RunnableConfig } from '@langchain/core/runnables';
+import { AIMessage, type BaseMessage,HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { type RunnableConfig,RunnableLambda } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+
 import { reactInstructions } from './react-prompt';
 import { parseToolCallReply } from './tool-call-parser';
 
@@ -33,9 +35,14 @@ export function withPromptToolCalling(model: BaseChatModel, tools: StructuredToo
           response_metadata: { prompt_tool_calling: true, repaired: parsed.repaired },
         });
       }
-      if (parsed.kind === 'final') return new AIMessage({ content: parsed.answer, usage_metadata: usage, response_metadata: { prompt_tool_calling: true } });
+      if (parsed.kind === 'final')
+        return new AIMessage({ content: parsed.answer, usage_metadata: usage, response_metadata: { prompt_tool_calling: true } });
       if (attempt >= maxRetries) {
-        return new AIMessage({ content: PROMPT_TOOL_FAILURE, usage_metadata: usage, response_metadata: { prompt_tool_calling: true, prompt_tool_error: true } });
+        return new AIMessage({
+          content: PROMPT_TOOL_FAILURE,
+          usage_metadata: usage,
+          response_metadata: { prompt_tool_calling: true, prompt_tool_error: true },
+        });
       }
       transcript.push(new AIMessage(text), new HumanMessage(parsed.observation));
     }

@@ -26,9 +26,13 @@ Final Answer: [사용자에게 전달할 완성된 답변]
 export function renderToolCatalogue(tools: StructuredToolInterface[]): string {
   return tools
     .map((t) => {
-      const schema = toJsonSchema(t.schema) as { properties?: Record<string, { type?: string; description?: string }>; required?: string[] };
+      const schema = toJsonSchema(t.schema) as {
+        properties?: Record<string, { type?: string; description?: string }>;
+        required?: string[];
+      };
       const args = Object.entries(schema.properties ?? {}).map(
-        ([name, p]) => `${name} (${p.type ?? 'any'}${schema.required?.includes(name) ? ', required' : ''})${p.description ? `: ${p.description}` : ''}`,
+        ([name, p]) =>
+          `${name} (${p.type ?? 'any'}${schema.required?.includes(name) ? ', required' : ''})${p.description ? `: ${p.description}` : ''}`,
       );
       return `- ${t.name}: ${t.description}\n  Arguments: ${args.length ? args.join('; ') : '(none)'}`;
     })

@@ -27,8 +27,10 @@ interface Call {
 }
 
 const SPECIAL_TOKENS = /<\|(?:python_tag|eom_id|eot_id|im_end|im_start|end|assistant)\|>/g;
-const THOUGHT = /(?:Thought|생각)\s*[:：]\s*([\s\S]*?)(?=\n\s*(?:Action|Final Answer|최종\s*답변|Answer|답변|결론|결과)\s*[:：]|<tool_call>|```|$)/i;
-const REACT = /Action\s*[:：][`*]*\s*[`*]*([A-Za-z_][\w.-]*)[`*]*\s*\n+\s*[`*]*Action\s*Input\s*[:：][`*]*\s*([\s\S]*?)(?=\n\s*(?:Observation|Thought|Final Answer|최종\s*답변)\s*[:：]|$)/i;
+const THOUGHT =
+  /(?:Thought|생각)\s*[:：]\s*([\s\S]*?)(?=\n\s*(?:Action|Final Answer|최종\s*답변|Answer|답변|결론|결과)\s*[:：]|<tool_call>|```|$)/i;
+const REACT =
+  /Action\s*[:：][`*]*\s*[`*]*([A-Za-z_][\w.-]*)[`*]*\s*\n+\s*[`*]*Action\s*Input\s*[:：][`*]*\s*([\s\S]*?)(?=\n\s*(?:Observation|Thought|Final Answer|최종\s*답변)\s*[:：]|$)/i;
 const XML_NAMED = /<tool_call>\s*([A-Za-z_][\w.-]*)\s*<\/tool_call>\s*<tool_input>\s*([\s\S]*?)\s*<\/tool_input>/i;
 const XML_JSON = /<tool_call>\s*(\{[\s\S]*?\})\s*<\/tool_call>/i;
 const FENCE = /```(?:json|JSON)?\s*([\s\S]*?)```/g;
@@ -47,7 +49,11 @@ export function parseToolCallReply(reply: string, allowedTools: readonly string[
 
   if (call && call.at < finalAt) {
     if (!allowedTools.includes(call.tool)) {
-      return { kind: 'unknown_tool', tool: call.tool, observation: `Observation: "${call.tool}" is not an available tool. Use one of: ${allowedTools.join(', ')} — or give the Final Answer.` };
+      return {
+        kind: 'unknown_tool',
+        tool: call.tool,
+        observation: `Observation: "${call.tool}" is not an available tool. Use one of: ${allowedTools.join(', ')} — or give the Final Answer.`,
+      };
     }
     const input = toInput(call.rawInput);
     if (!input) return formatError(`The Action Input for ${call.tool} is not valid JSON.`, allowedTools);
@@ -90,7 +96,12 @@ function pushJsonCall(calls: Call[], raw: string, at: number, allowed: readonly 
   if (typeof tool !== 'string' || /^final[ _]?answer$/i.test(tool)) return;
   const callShaped = ['action_input', 'arguments', 'parameters', 'args'].some((k) => k in parsed) || 'action' in parsed;
   if (!callShaped && !allowed.includes(tool)) return;
-  calls.push({ at, tool, rawInput: parsed.action_input ?? parsed.arguments ?? parsed.parameters ?? parsed.args ?? {}, repaired: lenient?.repaired });
+  calls.push({
+    at,
+    tool,
+    rawInput: parsed.action_input ?? parsed.arguments ?? parsed.parameters ?? parsed.args ?? {},
+    repaired: lenient?.repaired,
+  });
 }
 
 /** A fenced JSON block `{"action": "Final Answer", "action_input": "…"}` (LangChain's JSON agent format). */

@@ -9,8 +9,15 @@ export function currentDatetime(timeZone: string = DEFAULT_TIME_ZONE, now: Date 
   try {
     parts = new Intl.DateTimeFormat('en-CA', {
       timeZone,
-      year: 'numeric', month: '2-digit', day: '2-digit', weekday: 'long',
-      hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'longOffset',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      weekday: 'long',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'longOffset',
     }).formatToParts(now);
   } catch {
     throw new Error(`unknown time zone "${timeZone}": use an IANA name such as "Asia/Seoul" or "Europe/Berlin"`);
@@ -20,13 +27,10 @@ export function currentDatetime(timeZone: string = DEFAULT_TIME_ZONE, now: Date 
   return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}${offset} (${p.weekday}, ${timeZone})`;
 }
 
-export const datetimeTool = tool(
-  async ({ timezone }: { timezone?: string }) => currentDatetime(timezone ?? DEFAULT_TIME_ZONE),
-  {
-    name: 'get_current_datetime',
-    description: 'Returns the current date, time and weekday in a time zone (IANA name, default Asia/Seoul).',
-    schema: z.object({
-      timezone: z.string().optional().describe('IANA time zone, e.g. "Asia/Seoul", "America/New_York"'),
-    }),
-  },
-);
+export const datetimeTool = tool(async ({ timezone }: { timezone?: string }) => currentDatetime(timezone ?? DEFAULT_TIME_ZONE), {
+  name: 'get_current_datetime',
+  description: 'Returns the current date, time and weekday in a time zone (IANA name, default Asia/Seoul).',
+  schema: z.object({
+    timezone: z.string().optional().describe('IANA time zone, e.g. "Asia/Seoul", "America/New_York"'),
+  }),
+});

@@ -1,5 +1,6 @@
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
+
 import type { DocumentsService } from '../../knowledge/documents/documents.service';
 
 /** search_knowledge_base: the uploaded documents (POST /v1/documents), hybrid search, with titles and sources. */
@@ -8,11 +9,14 @@ export function createKnowledgeBaseTool(documents: DocumentsService) {
     async ({ query, limit }: { query: string; limit?: number }) => {
       const hits = await documents.search(query, limit ?? 4);
       if (hits.length === 0) return 'No matching documents in the knowledge base.';
-      return hits.map((h, i) => `[${i + 1}] ${h.title}${h.source ? ` (${h.source})` : ''}${h.heading ? ` › ${h.heading}` : ''}\n${h.content}`).join('\n\n');
+      return hits
+        .map((h, i) => `[${i + 1}] ${h.title}${h.source ? ` (${h.source})` : ''}${h.heading ? ` › ${h.heading}` : ''}\n${h.content}`)
+        .join('\n\n');
     },
     {
       name: 'search_knowledge_base',
-      description: "Searches the organisation's knowledge-base documents (policies, manuals, notes) and returns matching passages with their titles.",
+      description:
+        "Searches the organisation's knowledge-base documents (policies, manuals, notes) and returns matching passages with their titles.",
       schema: z.object({
         query: z.string().describe('what to look for, in the words of the documents'),
         limit: z.number().int().min(1).max(10).optional().describe('how many passages (default 4)'),

@@ -1,8 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+
 import { createGetWeatherTool, getWeather, getWeatherAvailability } from './get-weather.tool';
 import { createGeneralTools } from './index';
 import { createSearchWikipediaTool, searchWikipedia, searchWikipediaAvailability } from './search-wikipedia.tool';
@@ -50,16 +51,35 @@ describe('search_wikipedia', () => {
       if (p.get('srsearch') === 'error') return { status: 200, json: { error: { code: 'x', info: 'bad search' } } };
       if (p.get('list') === 'search') {
         if (p.get('srsearch') === '없는말') return { status: 200, json: { query: { search: [] } } };
-        return { status: 200, json: { query: { search: [
-          { pageid: 1, title: '세종대왕', snippet: '<span class="searchmatch">조선</span>의 제4대 왕' },
-          { pageid: 2, title: '한글', snippet: '한국어의 문자' },
-        ] } } };
+        return {
+          status: 200,
+          json: {
+            query: {
+              search: [
+                { pageid: 1, title: '세종대왕', snippet: '<span class="searchmatch">조선</span>의 제4대 왕' },
+                { pageid: 2, title: '한글', snippet: '한국어의 문자' },
+              ],
+            },
+          },
+        };
       }
       // extracts come back in a different order than the search hits; page 2 has no extract
-      return { status: 200, json: { query: { pages: [
-        { pageid: 2, title: '한글', fullurl: 'https://ko.wikipedia.org/wiki/%ED%95%9C%EA%B8%80' },
-        { pageid: 1, title: '세종대왕', extract: '세종은 조선의 제4대 국왕이다. 훈민정음을 창제하였다.', fullurl: 'https://ko.wikipedia.org/wiki/%EC%84%B8%EC%A2%85%EB%8C%80%EC%99%95' },
-      ] } } };
+      return {
+        status: 200,
+        json: {
+          query: {
+            pages: [
+              { pageid: 2, title: '한글', fullurl: 'https://ko.wikipedia.org/wiki/%ED%95%9C%EA%B8%80' },
+              {
+                pageid: 1,
+                title: '세종대왕',
+                extract: '세종은 조선의 제4대 국왕이다. 훈민정음을 창제하였다.',
+                fullurl: 'https://ko.wikipedia.org/wiki/%EC%84%B8%EC%A2%85%EB%8C%80%EC%99%95',
+              },
+            ],
+          },
+        },
+      };
     });
   });
   afterAll(() => srv.close());
@@ -71,8 +91,19 @@ describe('search_wikipedia', () => {
     expect(out).toContain('2. 한글 — https://ko.wikipedia.org/wiki/%ED%95%9C%EA%B8%80\n한국어의 문자'); // snippet fallback, HTML stripped
     const [search, extracts] = srv.seen.slice(-2);
     expect(search.url.pathname).toBe('/w/api.php');
-    expect(Object.fromEntries(search.url.searchParams)).toMatchObject({ action: 'query', list: 'search', srsearch: '세종', srlimit: '2', format: 'json' });
-    expect(Object.fromEntries(extracts.url.searchParams)).toMatchObject({ prop: 'extracts|info', exintro: '1', explaintext: '1', pageids: '1|2' });
+    expect(Object.fromEntries(search.url.searchParams)).toMatchObject({
+      action: 'query',
+      list: 'search',
+      srsearch: '세종',
+      srlimit: '2',
+      format: 'json',
+    });
+    expect(Object.fromEntries(extracts.url.searchParams)).toMatchObject({
+      prop: 'extracts|info',
+      exintro: '1',
+      explaintext: '1',
+      pageids: '1|2',
+    });
     expect(search.headers['user-agent']).toBe('test-agent/1');
   });
 
@@ -89,8 +120,14 @@ describe('search_wikipedia', () => {
   it('is available without a key, defaults to ko.wikipedia.org, and reports bad config', () => {
     expect(searchWikipediaAvailability({})).toEqual({ available: true });
     expect(createSearchWikipediaTool({}).description).toContain('ko.wikipedia.org');
-    expect(searchWikipediaAvailability({ language: 'en; DROP' })).toMatchObject({ available: false, reason: expect.stringMatching(/language/) });
-    expect(searchWikipediaAvailability({ network: { enabled: false } })).toMatchObject({ available: false, reason: expect.stringMatching(/network/) });
+    expect(searchWikipediaAvailability({ language: 'en; DROP' })).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/language/),
+    });
+    expect(searchWikipediaAvailability({ network: { enabled: false } })).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/network/),
+    });
   });
 });
 
@@ -102,10 +139,16 @@ describe('get_weather', () => {
       if (url.searchParams.get('appid') !== 'k-123') return { status: 401, json: { cod: 401, message: 'Invalid API key' } };
       if (q === 'Atlantis') return { status: 404, json: { cod: '404', message: 'city not found' } };
       if (q === 'Slow') return 'hang';
-      return { status: 200, json: {
-        name: '서울', sys: { country: 'KR' }, weather: [{ description: '맑음' }],
-        main: { temp: 12.34, feels_like: 10.06, temp_min: 9, temp_max: 14.5, humidity: 40 }, wind: { speed: 3.1 },
-      } };
+      return {
+        status: 200,
+        json: {
+          name: '서울',
+          sys: { country: 'KR' },
+          weather: [{ description: '맑음' }],
+          main: { temp: 12.34, feels_like: 10.06, temp_min: 9, temp_max: 14.5, humidity: 40 },
+          wind: { speed: 3.1 },
+        },
+      };
     });
   });
   afterAll(() => srv.close());
@@ -142,11 +185,18 @@ describe('web_search (Tavily)', () => {
       if (headers.authorization !== 'Bearer tvly-test') return { status: 401, json: { detail: { error: 'Unauthorized' } } };
       const query = (JSON.parse(body) as { query: string }).query;
       if (query === 'nothing') return { status: 200, json: { query, results: [] } };
-      return { status: 200, json: { query, answer: 'NestJS is a Node.js framework.', results: [
-        { title: 'NestJS', url: 'https://nestjs.com/', content: 'A progressive   Node.js framework', score: 0.9 },
-        { title: '', url: 'https://docs.nestjs.com/', content: 'Documentation', score: 0.8 },
-        { title: 'no url', content: 'dropped' },
-      ] } };
+      return {
+        status: 200,
+        json: {
+          query,
+          answer: 'NestJS is a Node.js framework.',
+          results: [
+            { title: 'NestJS', url: 'https://nestjs.com/', content: 'A progressive   Node.js framework', score: 0.9 },
+            { title: '', url: 'https://docs.nestjs.com/', content: 'Documentation', score: 0.8 },
+            { title: 'no url', content: 'dropped' },
+          ],
+        },
+      };
     });
   });
   afterAll(() => srv.close());

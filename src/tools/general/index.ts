@@ -1,4 +1,5 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
+
 import { createGetWeatherTool, getWeatherAvailability, type GetWeatherOptions } from './get-weather.tool';
 import { createPythonReplTool, pythonReplAvailability, type PythonReplOptions } from './python-repl.tool';
 import { createReadFileTool, readFileAvailability, type ReadFileOptions } from './read-file.tool';
@@ -6,14 +7,14 @@ import { createSearchWikipediaTool, searchWikipediaAvailability, type SearchWiki
 import type { Availability, NetworkOptions } from './types';
 import { createWebSearchTool, webSearchAvailability, type WebSearchOptions } from './web-search.tool';
 
-export { ToolError } from './tool-error';
-export { safeFetch, checkUrl, type SafeFetchInit, type SafeFetchOptions, type SafeResponse } from './network-guard';
-export { blockedAddressReason } from './ip-policy';
-export type { Availability, NetworkOptions } from './types';
 export * from './get-weather.tool';
+export { blockedAddressReason } from './ip-policy';
+export { checkUrl, safeFetch, type SafeFetchInit, type SafeFetchOptions, type SafeResponse } from './network-guard';
 export * from './python-repl.tool';
 export * from './read-file.tool';
 export * from './search-wikipedia.tool';
+export { ToolError } from './tool-error';
+export type { Availability, NetworkOptions } from './types';
 export * from './web-search.tool';
 
 export interface GeneralToolsOptions {
@@ -42,7 +43,10 @@ interface Entry {
  * run with `options`, and lists the others with the reason they are unavailable. calculator and
  * get_current_datetime live in ../basic.
  */
-export function createGeneralTools(options: GeneralToolsOptions = {}): { tools: StructuredToolInterface[]; unavailable: UnavailableTool[] } {
+export function createGeneralTools(options: GeneralToolsOptions = {}): {
+  tools: StructuredToolInterface[];
+  unavailable: UnavailableTool[];
+} {
   const net = (own: NetworkOptions | undefined): NetworkOptions => ({ ...options.network, ...own });
   const wikipedia = { ...options.wikipedia, network: net(options.wikipedia?.network) };
   const weather = { ...options.weather, network: net(options.weather?.network) };
@@ -50,7 +54,11 @@ export function createGeneralTools(options: GeneralToolsOptions = {}): { tools: 
   const readFile = options.readFile ?? {};
   const pythonRepl = options.pythonRepl ?? {};
   const entries: Entry[] = [
-    { name: 'search_wikipedia', availability: () => searchWikipediaAvailability(wikipedia), create: () => createSearchWikipediaTool(wikipedia) },
+    {
+      name: 'search_wikipedia',
+      availability: () => searchWikipediaAvailability(wikipedia),
+      create: () => createSearchWikipediaTool(wikipedia),
+    },
     { name: 'get_weather', availability: () => getWeatherAvailability(weather), create: () => createGetWeatherTool(weather) },
     { name: 'web_search', availability: () => webSearchAvailability(webSearch), create: () => createWebSearchTool(webSearch) },
     { name: 'read_file', availability: () => readFileAvailability(readFile), create: () => createReadFileTool(readFile) },

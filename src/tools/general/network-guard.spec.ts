@@ -1,5 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { blockedAddressReason } from './ip-policy';
 import { safeFetch, type SafeFetchOptions } from './network-guard';
 import { ToolError } from './tool-error';
@@ -31,13 +32,54 @@ async function startServer(handler: (req: IncomingMessage, res: ServerResponse, 
 }
 
 const refused = [
-  '127.0.0.1', '127.255.255.254', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254',
-  '169.254.1.1', '100.64.0.1', '100.127.255.255', '0.0.0.0', '0.1.2.3', '224.0.0.1', '255.255.255.255', '198.18.0.1',
-  '::1', '::', '[::1]', 'fe80::1', 'fe80::1%eth0', 'fc00::1', 'fd12:3456::1', 'fd00:ec2::254', 'ff02::1',
-  '::ffff:127.0.0.1', '::ffff:7f00:1', '::FFFF:169.254.169.254', '::ffff:a9fe:a9fe', '::ffff:10.0.0.1',
-  '::ffff:0:127.0.0.1', '::127.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b:1::1', '2002:7f00:1::', '2001:0:4136::1', 'not-an-ip',
+  '127.0.0.1',
+  '127.255.255.254',
+  '10.1.2.3',
+  '172.16.0.1',
+  '172.31.255.255',
+  '192.168.1.1',
+  '169.254.169.254',
+  '169.254.1.1',
+  '100.64.0.1',
+  '100.127.255.255',
+  '0.0.0.0',
+  '0.1.2.3',
+  '224.0.0.1',
+  '255.255.255.255',
+  '198.18.0.1',
+  '::1',
+  '::',
+  '[::1]',
+  'fe80::1',
+  'fe80::1%eth0',
+  'fc00::1',
+  'fd12:3456::1',
+  'fd00:ec2::254',
+  'ff02::1',
+  '::ffff:127.0.0.1',
+  '::ffff:7f00:1',
+  '::FFFF:169.254.169.254',
+  '::ffff:a9fe:a9fe',
+  '::ffff:10.0.0.1',
+  '::ffff:0:127.0.0.1',
+  '::127.0.0.1',
+  '64:ff9b::a9fe:a9fe',
+  '64:ff9b:1::1',
+  '2002:7f00:1::',
+  '2001:0:4136::1',
+  'not-an-ip',
 ];
-const allowed = ['8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '169.255.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1', '64:ff9b::808:808'];
+const allowed = [
+  '8.8.8.8',
+  '93.184.216.34',
+  '172.32.0.1',
+  '100.128.0.1',
+  '169.255.0.1',
+  '2606:4700:4700::1111',
+  '::ffff:8.8.8.8',
+  '2002:808:808::1',
+  '64:ff9b::808:808',
+];
 
 describe('ip policy', () => {
   it.each(refused)('refuses %s', (ip) => {
@@ -55,7 +97,13 @@ describe('ip policy', () => {
 
 describe('safeFetch', () => {
   let srv: Awaited<ReturnType<typeof startServer>>;
-  const hosts: Record<string, string[]> = { 'api.test': ['127.0.0.1'], 'other.test': ['127.0.0.1'], 'internal.test': ['127.0.0.1'], 'metadata.test': ['169.254.169.254'], 'mixed.test': ['93.184.216.34', '10.0.0.7'] };
+  const hosts: Record<string, string[]> = {
+    'api.test': ['127.0.0.1'],
+    'other.test': ['127.0.0.1'],
+    'internal.test': ['127.0.0.1'],
+    'metadata.test': ['169.254.169.254'],
+    'mixed.test': ['93.184.216.34', '10.0.0.7'],
+  };
   const lookup = jest.fn(async (host: string) => {
     const found = hosts[host];
     if (!found) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
@@ -80,7 +128,10 @@ describe('safeFetch', () => {
         for (let i = 0; i < 10; i++) res.write('y'.repeat(300));
         return res.end();
       }
-      if (p === '/echo') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null }));
+      if (p === '/echo')
+        return res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null }));
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, path: p }));
     });
   });
@@ -117,13 +168,18 @@ describe('safeFetch', () => {
   });
 
   it('refuses localhost with the real resolver', async () => {
-    await expect(safeFetch(`http://localhost:${srv.port}/secret`, {}, { timeoutMs: 2000, maxBytes: 1000 })).rejects.toThrow(/refused.*loopback/);
+    await expect(safeFetch(`http://localhost:${srv.port}/secret`, {}, { timeoutMs: 2000, maxBytes: 1000 })).rejects.toThrow(
+      /refused.*loopback/,
+    );
     expect(srv.seen).toHaveLength(0);
   });
 
-  it.each(['file:///etc/passwd', 'ftp://example.com/x', 'data:text/plain,hi', 'gopher://example.com/'])('refuses the scheme of %s', async (u) => {
-    await expect(safeFetch(u, {}, open)).rejects.toThrow(/only http and https/);
-  });
+  it.each(['file:///etc/passwd', 'ftp://example.com/x', 'data:text/plain,hi', 'gopher://example.com/'])(
+    'refuses the scheme of %s',
+    async (u) => {
+      await expect(safeFetch(u, {}, open)).rejects.toThrow(/only http and https/);
+    },
+  );
 
   it('refuses credentials in the URL and unparsable URLs', async () => {
     await expect(safeFetch(`http://user:pw@127.0.0.1:${srv.port}/`, {}, open)).rejects.toThrow(/credentials/);
@@ -144,7 +200,11 @@ describe('safeFetch', () => {
   it.each([
     ['a host resolving to loopback', (port: number) => `http://internal.test:${port}/secret`, /^refused: host "internal.test"/],
     ['the metadata address', () => 'http://169.254.169.254/latest/meta-data/iam', /^refused: address 169.254.169.254/],
-    ['an IPv4-mapped IPv6 loopback', (port: number) => `http://[::ffff:127.0.0.1]:${port}/secret`, /^refused: address ::ffff:7f00:1.*IPv4-mapped/],
+    [
+      'an IPv4-mapped IPv6 loopback',
+      (port: number) => `http://[::ffff:127.0.0.1]:${port}/secret`,
+      /^refused: address ::ffff:7f00:1.*IPv4-mapped/,
+    ],
     ['a host resolving to metadata', () => 'http://metadata.test/latest', /^refused: host "metadata.test"/],
   ])('refuses a redirect to %s and never requests it', async (_label, target, message) => {
     const first = url('api.test', `/redirect?to=${encodeURIComponent(target(srv.port))}`);

@@ -1,7 +1,8 @@
-import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
+import { type LookupAddress, type LookupOptions,promises as dns } from 'node:dns';
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+
 import { blockedAddressReason } from './ip-policy';
 import { ToolError } from './tool-error';
 

@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+
 import { createGeneralTools } from './index';
-import { createPythonReplTool, pythonReplAvailability, pythonReplSandboxMode, runPython, type PythonReplOptions } from './python-repl.tool';
+import { createPythonReplTool, pythonReplAvailability, type PythonReplOptions,pythonReplSandboxMode, runPython } from './python-repl.tool';
 import { ToolError } from './tool-error';
 
 const isRoot = process.getuid?.() === 0;
@@ -34,7 +35,10 @@ describe('python_repl', () => {
   });
 
   it('is unavailable when the interpreter cannot be found', () => {
-    expect(pythonReplAvailability({ enabled: true, pythonPath: 'no-such-python' })).toMatchObject({ available: false, reason: expect.stringMatching(/not found/) });
+    expect(pythonReplAvailability({ enabled: true, pythonPath: 'no-such-python' })).toMatchObject({
+      available: false,
+      reason: expect.stringMatching(/not found/),
+    });
   });
 
   withPython('runs code, prints the final expression like a REPL, and keeps Korean text', async () => {
@@ -50,7 +54,9 @@ describe('python_repl', () => {
     expect((err as Error).message).not.toContain('File "<string>"');
     await expect(runPython('print(', opts())).rejects.toThrow(/SyntaxError/);
     await expect(runPython('x = 1\nx / 0', opts())).rejects.toThrow(/line 2, in <module>\n\s+x \/ 0[\s\S]*ZeroDivisionError/);
-    await expect(runPython('import sys; print("partial"); sys.exit(3)', opts())).rejects.toThrow(/exited with code 3[\s\S]*stdout:\npartial/);
+    await expect(runPython('import sys; print("partial"); sys.exit(3)', opts())).rejects.toThrow(
+      /exited with code 3[\s\S]*stdout:\npartial/,
+    );
   });
 
   const pgrep = (pattern: string): number[] => {
@@ -65,7 +71,10 @@ describe('python_repl', () => {
   (modes.length ? it.each(modes) : it.skip.each(['none']))('kills the process group on timeout, including children (%s)', async (mode) => {
     const started = Date.now();
     const code = 'import subprocess\nsubprocess.Popen(["sleep", "987.654"])\nprint("started", flush=True)\nwhile True: pass';
-    const err = await runPython(code, opts({ timeoutMs: 1000, allowSubprocess: true, sandbox: mode as PythonReplOptions['sandbox'] })).catch((e: unknown) => e);
+    const err = await runPython(
+      code,
+      opts({ timeoutMs: 1000, allowSubprocess: true, sandbox: mode as PythonReplOptions['sandbox'] }),
+    ).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/timed out after 1 s[\s\S]*started/);
     expect(Date.now() - started).toBeLessThan(4000);
     expect(pgrep('sleep 987.654')).toEqual([]);
@@ -125,7 +134,9 @@ describe('python_repl', () => {
     withUnshare('is blocked by an empty network namespace (unshare)', async () => {
       await expect(runPython(connect(), opts({ sandbox: 'unshare' }))).rejects.toThrow(/Network is unreachable|OSError/);
       // even ctypes-level tricks cannot help: the namespace has no usable interface
-      await expect(runPython('import socket\nprint(socket.getaddrinfo("example.com", 80))', opts({ sandbox: 'unshare' }))).rejects.toThrow(/gaierror|Errno/);
+      await expect(runPython('import socket\nprint(socket.getaddrinfo("example.com", 80))', opts({ sandbox: 'unshare' }))).rejects.toThrow(
+        /gaierror|Errno/,
+      );
       expect(connections).toBe(0);
     });
 
@@ -151,7 +162,9 @@ describe('python_repl', () => {
 
     withPython('is blocked by the audit-hook preamble in fallback mode', async () => {
       await expect(runPython(connect(), opts({ sandbox: 'preamble' }))).rejects.toThrow(/network access is disabled/);
-      await expect(runPython('import _socket\n_socket.socket()', opts({ sandbox: 'preamble' }))).rejects.toThrow(/network access is disabled/);
+      await expect(runPython('import _socket\n_socket.socket()', opts({ sandbox: 'preamble' }))).rejects.toThrow(
+        /network access is disabled/,
+      );
       expect(connections).toBe(0);
     });
   });
@@ -164,7 +177,10 @@ describe('python_repl', () => {
   withPython('runs in a fresh scratch directory that is removed afterwards, with a minimal environment', async () => {
     process.env.PYTHON_REPL_TEST_SECRET = 'do-not-leak';
     try {
-      const out = await runPython('import os, json\nopen("scratch.txt", "w").write("x")\nprint(json.dumps([os.getcwd(), sorted(os.environ)]))', opts());
+      const out = await runPython(
+        'import os, json\nopen("scratch.txt", "w").write("x")\nprint(json.dumps([os.getcwd(), sorted(os.environ)]))',
+        opts(),
+      );
       const [cwd, env] = JSON.parse(out) as [string, string[]];
       expect(path.dirname(cwd)).toBe(tmpDir);
       expect(path.basename(cwd)).toMatch(/^python-repl-/);
@@ -177,15 +193,23 @@ describe('python_repl', () => {
   });
 
   withPython('blocks subprocesses unless allowed', async () => {
-    await expect(runPython('import subprocess\nsubprocess.run(["true"])', opts())).rejects.toThrow(/starting processes and ctypes are disabled/);
+    await expect(runPython('import subprocess\nsubprocess.run(["true"])', opts())).rejects.toThrow(
+      /starting processes and ctypes are disabled/,
+    );
     await expect(runPython('import os\nos.system("true")', opts())).rejects.toThrow(/disabled/);
-    await expect(runPython('import subprocess\nprint(subprocess.run(["echo", "ok"], capture_output=True, text=True).stdout.strip())', opts({ allowSubprocess: true }))).resolves.toBe('ok');
+    await expect(
+      runPython(
+        'import subprocess\nprint(subprocess.run(["echo", "ok"], capture_output=True, text=True).stdout.strip())',
+        opts({ allowSubprocess: true }),
+      ),
+    ).resolves.toBe('ok');
   });
 
   (isRoot && detected === 'unshare' ? it : it.skip)('drops root to nobody, which makes the process limit effective', async () => {
     await expect(runPython('import os\nprint(os.getuid(), os.getgid())', opts())).resolves.toBe('65534 65534');
     await expect(runPython('import os\nprint(os.getuid())', opts({ runAs: null }))).resolves.toBe('0');
-    const forkLoop = 'import os, time\nn = 0\ntry:\n    for _ in range(50):\n        if os.fork() == 0:\n            time.sleep(2); os._exit(0)\n        n += 1\nexcept OSError as e:\n    print("fork refused after", n)';
+    const forkLoop =
+      'import os, time\nn = 0\ntry:\n    for _ in range(50):\n        if os.fork() == 0:\n            time.sleep(2); os._exit(0)\n        n += 1\nexcept OSError as e:\n    print("fork refused after", n)';
     await expect(runPython(forkLoop, opts({ maxProcesses: 5, allowSubprocess: true }))).resolves.toMatch(/^fork refused after [0-4]$/);
   });
 

@@ -1,8 +1,10 @@
 import os from 'node:os';
-import { tool, type StructuredToolInterface } from '@langchain/core/tools';
+
+import { type StructuredToolInterface,tool } from '@langchain/core/tools';
 import { z } from 'zod';
+
 import { buildPreamble } from './python-preamble';
-import { planSandbox, runSandboxed, type RunAs, type RunResult, type SandboxConfig, type SandboxPlan } from './python-sandbox';
+import { planSandbox, type RunAs, type RunResult, runSandboxed, type SandboxConfig, type SandboxPlan } from './python-sandbox';
 import { ToolError } from './tool-error';
 import type { Availability } from './types';
 

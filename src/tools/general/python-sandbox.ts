@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, promises as fs, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+
 import { ToolError } from './tool-error';
 
 /**
@@ -60,7 +61,12 @@ export interface RunResult {
 }
 
 export function findExecutable(name: string, searchPath: string): string | undefined {
-  const candidates = name.includes('/') ? [name] : searchPath.split(':').filter(Boolean).map((dir) => path.join(dir, name));
+  const candidates = name.includes('/')
+    ? [name]
+    : searchPath
+        .split(':')
+        .filter(Boolean)
+        .map((dir) => path.join(dir, name));
   return candidates.find((file) => {
     try {
       accessSync(file, constants.X_OK);
@@ -129,7 +135,13 @@ function collector(max: number) {
 }
 
 /** Runs `preamble` (see python-preamble.ts) with `code` on stdin, in a fresh scratch directory. */
-export async function runSandboxed(code: string, preamble: string, plan: SandboxPlan, limits: RunLimits, signal?: AbortSignal): Promise<RunResult> {
+export async function runSandboxed(
+  code: string,
+  preamble: string,
+  plan: SandboxPlan,
+  limits: RunLimits,
+  signal?: AbortSignal,
+): Promise<RunResult> {
   const dir = await fs.mkdtemp(path.join(limits.tmpDir, 'python-repl-'));
   try {
     if (plan.runAs) await fs.chown(dir, plan.runAs.uid, plan.runAs.gid);
@@ -170,7 +182,15 @@ export async function runSandboxed(code: string, preamble: string, plan: Sandbox
         clearTimeout(timer);
         signal?.removeEventListener('abort', killGroup);
         if (signal?.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-        resolve({ stdout: out.text(), stderr: err.text(), stdoutDropped: out.dropped(), stderrDropped: err.dropped(), exitCode, signal: sig, timedOut });
+        resolve({
+          stdout: out.text(),
+          stderr: err.text(),
+          stdoutDropped: out.dropped(),
+          stderrDropped: err.dropped(),
+          exitCode,
+          signal: sig,
+          timedOut,
+        });
       });
       child.stdin.end(code);
     });

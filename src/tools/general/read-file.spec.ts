@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+
 import { createReadFileTool, readFileAvailability, readFileBelowRoot } from './read-file.tool';
 import { ToolError } from './tool-error';
 

@@ -1,7 +1,9 @@
 import { constants, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
-import { tool, type StructuredToolInterface } from '@langchain/core/tools';
+
+import { type StructuredToolInterface,tool } from '@langchain/core/tools';
 import { z } from 'zod';
+
 import { ToolError } from './tool-error';
 import type { Availability } from './types';
 

@@ -1,8 +1,9 @@
-import { tool, type StructuredToolInterface } from '@langchain/core/tools';
+import { type StructuredToolInterface,tool } from '@langchain/core/tools';
 import { z } from 'zod';
+
 import { asNumber, asString, clip, field, requestJson } from './http-json';
 import { ToolError } from './tool-error';
-import { networkToolAvailability, resolveNetwork, type Availability, type NetworkOptions } from './types';
+import { type Availability, type NetworkOptions,networkToolAvailability, resolveNetwork } from './types';
 
 export interface SearchWikipediaOptions {
   /** Wikipedia language edition, used for the default base URL. Default `ko`. */
@@ -41,11 +42,21 @@ function apiError(data: unknown): string | undefined {
 }
 
 function stripHtml(html: string): string {
-  return html.replace(/<[^>]*>/g, '').replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  return html
+    .replace(/<[^>]*>/g, '')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 }
 
 /** Searches Wikipedia and returns the lead-section text of the best matches. */
-export async function searchWikipedia(query: string, limit: number, options: SearchWikipediaOptions = {}, signal?: AbortSignal): Promise<string> {
+export async function searchWikipedia(
+  query: string,
+  limit: number,
+  options: SearchWikipediaOptions = {},
+  signal?: AbortSignal,
+): Promise<string> {
   const net = resolveNetwork(options.network);
   const base = endpoint(options);
   const headers = { 'user-agent': options.userAgent ?? DEFAULT_USER_AGENT };
@@ -95,8 +106,7 @@ export async function searchWikipedia(query: string, limit: number, options: Sea
 
 export function createSearchWikipediaTool(options: SearchWikipediaOptions = {}): StructuredToolInterface {
   return tool(
-    async ({ query, limit }: { query: string; limit?: number }, config) =>
-      searchWikipedia(query, limit ?? 3, options, config?.signal),
+    async ({ query, limit }: { query: string; limit?: number }, config) => searchWikipedia(query, limit ?? 3, options, config?.signal),
     {
       name: 'search_wikipedia',
       description:

@@ -1,8 +1,9 @@
-import { tool, type StructuredToolInterface } from '@langchain/core/tools';
+import { type StructuredToolInterface,tool } from '@langchain/core/tools';
 import { z } from 'zod';
+
 import { asString, clip, field, requestJson } from './http-json';
 import { ToolError } from './tool-error';
-import { networkToolAvailability, resolveNetwork, type Availability, type NetworkOptions } from './types';
+import { type Availability, type NetworkOptions,networkToolAvailability, resolveNetwork } from './types';
 
 export interface WebSearchOptions {
   /** Tavily API key (`tvly-…`); without it the tool is unavailable. Sent as `Authorization: Bearer`. */
@@ -46,7 +47,12 @@ export async function webSearch(query: string, maxResults: number, options: WebS
     include_answer: true,
   });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${options.apiKey}` };
-  const res = await requestJson('web search', new URL(`${base}/search`), { method: 'POST', headers, body, signal }, resolveNetwork(options.network));
+  const res = await requestJson(
+    'web search',
+    new URL(`${base}/search`),
+    { method: 'POST', headers, body, signal },
+    resolveNetwork(options.network),
+  );
   if (res.status === 401 || res.status === 403) throw new ToolError('the web search service rejected the configured API key');
   if (res.status === 429 || res.status === 432 || res.status === 433) {
     throw new ToolError('the web search service quota or rate limit was exceeded; try again later');

@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, SystemMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+
 import { bindToolsForMode } from '../../../llm/tool-binding';
 import { buildSystemPrompt } from '../../../memory/memory.node';
 import { ruleToolCall } from '../../react/rules';
@@ -20,7 +21,12 @@ export function createAgentNode(deps: AgentNodeDeps) {
     const iteration_count = state.iteration_count + 1;
     if (iteration_count > state.max_iterations) {
       const text = '요청이 너무 복잡합니다. 질문을 나누어 다시 시도해 주세요.';
-      return { iteration_count, next_action: 'end', messages: [new AIMessage(text)], error: { code: 'ITERATION_LIMIT', message: `stopped after ${state.max_iterations} model iterations` } };
+      return {
+        iteration_count,
+        next_action: 'end',
+        messages: [new AIMessage(text)],
+        error: { code: 'ITERATION_LIMIT', message: `stopped after ${state.max_iterations} model iterations` },
+      };
     }
     const model = deps.model();
     if (!model) return { iteration_count, ...withoutModel(state) };
@@ -32,7 +38,12 @@ export function createAgentNode(deps: AgentNodeDeps) {
     } catch (err) {
       if (config.signal?.aborted) throw err;
       const text = '언어 모델에 연결할 수 없어 답변하지 못했습니다. 잠시 후 다시 시도해 주세요.';
-      return { iteration_count, next_action: 'end', messages: [new AIMessage(text)], error: { code: 'MODEL_UNAVAILABLE', message: (err as Error).message.slice(0, 300) } };
+      return {
+        iteration_count,
+        next_action: 'end',
+        messages: [new AIMessage(text)],
+        error: { code: 'MODEL_UNAVAILABLE', message: (err as Error).message.slice(0, 300) },
+      };
     }
   };
 }

@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { z } from 'zod';
+
 import { parseJson } from '../../../scope/scope-validator.service';
 import { ROUTER_PROMPT } from '../prompts';
 import { routeByRules } from '../rules';

@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+
 import { parseJson } from '../../../scope/scope-validator.service';
 import { needsToolsByRules } from '../classifier';
 import { CHECK_TOOL_PROMPT, fill, JSON_ANALYST } from '../prompts';
@@ -13,7 +14,10 @@ export function createCheckToolNeeded(deps: { model: (o: { temperature: number; 
     let by = 'rules';
     const model = decision ? null : deps.model({ temperature: 0.2, maxTokens: 200 });
     if (!decision && model) {
-      const reply = await model.invoke([new SystemMessage(JSON_ANALYST), new HumanMessage(fill(CHECK_TOOL_PROMPT, { question: state.user_message }))], config);
+      const reply = await model.invoke(
+        [new SystemMessage(JSON_ANALYST), new HumanMessage(fill(CHECK_TOOL_PROMPT, { question: state.user_message }))],
+        config,
+      );
       const parsed = parseJson(String(reply.content)) as { needs_tools?: unknown; reasoning?: unknown } | undefined;
       if (typeof parsed?.needs_tools === 'boolean') {
         decision = { needs_tools: parsed.needs_tools, reasoning: String(parsed.reasoning ?? '') };
@@ -24,9 +28,13 @@ export function createCheckToolNeeded(deps: { model: (o: { temperature: number; 
     decision ??= { needs_tools: true, reasoning: 'undecided; consulting the contract' };
     if (!state.contract_id) decision = { needs_tools: false, reasoning: 'no contract_id given' };
     return {
-      decision_log: [...state.decision_log, { node: 'check_tool_needed', decision: decision.needs_tools ? 'use_tools' : 'direct_response', reasoning: decision.reasoning, by }],
+      decision_log: [
+        ...state.decision_log,
+        { node: 'check_tool_needed', decision: decision.needs_tools ? 'use_tools' : 'direct_response', reasoning: decision.reasoning, by },
+      ],
     };
   };
 }
 
-export const should_use_tools = (s: ContractQaStateType) => (s.decision_log.at(-1)?.decision === 'direct_response' ? 'direct_response' : 'use_tools');
+export const should_use_tools = (s: ContractQaStateType) =>
+  s.decision_log.at(-1)?.decision === 'direct_response' ? 'direct_response' : 'use_tools';

@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+
 import { extractArticleRefs } from '../../../knowledge/contracts/article-matching';
 import { parseJson } from '../../../scope/scope-validator.service';
 import { EVALUATOR_PROMPT, EVALUATOR_SYSTEM, fill } from '../prompts';
@@ -17,22 +18,43 @@ export function createEvaluator(deps: { model: (o: { temperature: number; maxTok
       iteration_count,
       decision_log: [...state.decision_log, { node: 'evaluator', decision, iteration: iteration_count, ...extra }],
     });
-    if (iteration_count >= state.max_iterations) return log('finish', { reasoning: `reached max_iterations (${state.max_iterations})`, limit_reached: true });
+    if (iteration_count >= state.max_iterations)
+      return log('finish', { reasoning: `reached max_iterations (${state.max_iterations})`, limit_reached: true });
     const haveArticles = state.collected_info.some((c) => (c.articles?.length ?? 0) > 0 || (c.exhibits?.length ?? 0) > 0);
     // rule fast path: every article and exhibit the question names has been read
     const refs = extractArticleRefs(state.user_message);
     const readExhibits = new Set(state.collected_info.flatMap((c) => c.exhibits?.map((e) => e.number) ?? []));
-    if ((refs.articles.length || refs.exhibits.length) && refs.articles.every((i) => state.explored_articles.includes(i)) && refs.exhibits.every((i) => readExhibits.has(`별지 ${i}`))) {
+    if (
+      (refs.articles.length || refs.exhibits.length) &&
+      refs.articles.every((i) => state.explored_articles.includes(i)) &&
+      refs.exhibits.every((i) => readExhibits.has(`별지 ${i}`))
+    ) {
       return log('finish', { reasoning: 'every named article has been read', by: 'rules' });
     }
     const model = deps.model({ temperature: 0.2, maxTokens: 300 });
-    if (!model) return log(haveArticles ? 'finish' : 'continue', { reasoning: haveArticles ? 'articles found (rules)' : 'no article text yet (rules)', by: 'rules' });
-    const details = state.collected_info.map((c, i) => `${i + 1}. ${c.tool}: ${c.summary}${c.articles?.length ? ` (${c.articles.map((a) => a.number).join(', ')})` : ''}`).join('\n');
-    const prompt = fill(EVALUATOR_PROMPT, { question: state.user_message, count: state.collected_info.length, details, iteration: iteration_count, max: state.max_iterations });
+    if (!model)
+      return log(haveArticles ? 'finish' : 'continue', {
+        reasoning: haveArticles ? 'articles found (rules)' : 'no article text yet (rules)',
+        by: 'rules',
+      });
+    const details = state.collected_info
+      .map((c, i) => `${i + 1}. ${c.tool}: ${c.summary}${c.articles?.length ? ` (${c.articles.map((a) => a.number).join(', ')})` : ''}`)
+      .join('\n');
+    const prompt = fill(EVALUATOR_PROMPT, {
+      question: state.user_message,
+      count: state.collected_info.length,
+      details,
+      iteration: iteration_count,
+      max: state.max_iterations,
+    });
     const reply = await model.invoke([new SystemMessage(EVALUATOR_SYSTEM), new HumanMessage(prompt)], config);
     const v = parseJson(String(reply.content)) as { is_sufficient?: unknown; reasoning?: string; missing_info?: string | null } | undefined;
     const sufficient = typeof v?.is_sufficient === 'boolean' ? v.is_sufficient : haveArticles;
-    return log(sufficient ? 'finish' : 'continue', { reasoning: v?.reasoning ?? 'unreadable evaluation', missing_info: v?.missing_info ?? null, by: 'model' });
+    return log(sufficient ? 'finish' : 'continue', {
+      reasoning: v?.reasoning ?? 'unreadable evaluation',
+      missing_info: v?.missing_info ?? null,
+      by: 'model',
+    });
   };
 }
 

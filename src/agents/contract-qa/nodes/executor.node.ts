@@ -1,5 +1,6 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+
 import { mapToolParameters, toolSignature } from '../contract-tools';
 import type { CollectedInfo, ContractQaStateType, ContractQaUpdate, PlannedTool, ToolHistoryEntry } from '../state';
 
@@ -9,27 +10,38 @@ const MAX_RETRIES = 2;
 export function createExecutors(tools: StructuredToolInterface[]) {
   const byName = new Map(tools.map((t) => [t.name, t]));
 
-  async function run(call: PlannedTool, contractId: string, config: LangGraphRunnableConfig): Promise<{ entry: ToolHistoryEntry; info?: CollectedInfo }> {
+  async function run(
+    call: PlannedTool,
+    contractId: string,
+    config: LangGraphRunnableConfig,
+  ): Promise<{ entry: ToolHistoryEntry; info?: CollectedInfo }> {
     const args = mapToolParameters(call.tool, call.args);
     const signature = toolSignature(call.tool, call.args);
     let lastError = '';
     for (let attempt = 1; attempt <= MAX_RETRIES + 1; attempt++) {
       try {
         const info = (await byName.get(call.tool)!.invoke({ ...args, contract_id: contractId }, config)) as CollectedInfo;
-        return { entry: { tool: call.tool, args: call.args, signature, status: 'success', summary: info.summary, attempts: attempt }, info };
+        return {
+          entry: { tool: call.tool, args: call.args, signature, status: 'success', summary: info.summary, attempts: attempt },
+          info,
+        };
       } catch (err) {
         if (config.signal?.aborted) throw err;
         lastError = (err as Error).message;
       }
     }
-    return { entry: { tool: call.tool, args: call.args, signature, status: 'error', summary: lastError.slice(0, 200), attempts: MAX_RETRIES + 1 } };
+    return {
+      entry: { tool: call.tool, args: call.args, signature, status: 'error', summary: lastError.slice(0, 200), attempts: MAX_RETRIES + 1 },
+    };
   }
 
   async function apply(state: ContractQaStateType, calls: PlannedTool[], config: LangGraphRunnableConfig): Promise<ContractQaUpdate> {
     const results = await Promise.all(calls.map((c) => run(c, state.contract_id, config)));
     const infos = results.flatMap((r) => (r.info ? [r.info] : []));
     const structure = infos.find((i) => i.tool === 'get_contract_structure');
-    const explored = [...new Set([...state.explored_articles, ...infos.flatMap((i) => i.articles?.filter((a) => !a.standard).map((a) => a.index) ?? [])])];
+    const explored = [
+      ...new Set([...state.explored_articles, ...infos.flatMap((i) => i.articles?.filter((a) => !a.standard).map((a) => a.index) ?? [])]),
+    ];
     const all = structure?.hits?.map((h) => h.index) ?? state.unexplored_articles.concat(state.explored_articles);
     return {
       tool_history: [...state.tool_history, ...results.map((r) => r.entry)],
@@ -50,7 +62,10 @@ export function createExecutors(tools: StructuredToolInterface[]) {
       const calls = (state.next_tool ?? []).flatMap((c) => {
         const numbers = c.tool === 'get_article_by_index' ? ((c.args.article_numbers as number[]) ?? []) : [];
         if (numbers.length <= 1) return [c];
-        return numbers.map((n, i) => ({ ...c, args: { article_numbers: [n], exhibit_numbers: i === 0 ? c.args.exhibit_numbers ?? [] : [] } }));
+        return numbers.map((n, i) => ({
+          ...c,
+          args: { article_numbers: [n], exhibit_numbers: i === 0 ? (c.args.exhibit_numbers ?? []) : [] },
+        }));
       });
       return apply(state, calls, config);
     },

@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+
 import { extractArticleRefs } from '../../../knowledge/contracts/article-matching';
 import { parseJson } from '../../../scope/scope-validator.service';
 import { topicsOf } from '../classifier';
@@ -26,16 +27,26 @@ export function createPlanner(deps: { model: (o: { temperature: number; maxToken
       if (model) {
         const history = state.tool_history.map((h) => `- ${h.tool} (args: ${JSON.stringify(h.args)})`).join('\n') || '(없음)';
         const prompt = fill(PLANNER_PROMPT, {
-          question: state.user_message, iteration: state.iteration_count, max: state.max_iterations,
-          tool_count: state.tool_history.length, info_count: state.collected_info.length, history,
+          question: state.user_message,
+          iteration: state.iteration_count,
+          max: state.max_iterations,
+          tool_count: state.tool_history.length,
+          info_count: state.collected_info.length,
+          history,
         });
         const reply = await model.invoke([new SystemMessage(PLANNER_SYSTEM), new HumanMessage(prompt)], config);
         const p = parseJson(String(reply.content)) as { tool?: string; args?: Record<string, unknown>; reasoning?: string } | undefined;
-        if (p?.tool && TOOLS.includes(p.tool)) planned = fresh([{ tool: p.tool, args: mapToolParameters(p.tool, p.args ?? {}), reasoning: p.reasoning ?? '' }]);
+        if (p?.tool && TOOLS.includes(p.tool))
+          planned = fresh([{ tool: p.tool, args: mapToolParameters(p.tool, p.args ?? {}), reasoning: p.reasoning ?? '' }]);
         by = 'model';
       }
     }
-    const entry = { node: 'planner', by, next_tool: planned.length ? planned : null, ...(planned.length ? {} : { reason: 'nothing new to run (duplicate guard)' }) };
+    const entry = {
+      node: 'planner',
+      by,
+      next_tool: planned.length ? planned : null,
+      ...(planned.length ? {} : { reason: 'nothing new to run (duplicate guard)' }),
+    };
     return { next_tool: planned.length ? planned : null, decision_log: [...state.decision_log, entry] };
   };
 }
@@ -43,7 +54,13 @@ export function createPlanner(deps: { model: (o: { temperature: number; maxToken
 function planByRules(state: ContractQaStateType): PlannedTool[] {
   const refs = extractArticleRefs(state.user_message);
   if (refs.articles.length || refs.exhibits.length) {
-    return [{ tool: 'get_article_by_index', args: { article_numbers: refs.articles, exhibit_numbers: refs.exhibits }, reasoning: 'the question names articles' }];
+    return [
+      {
+        tool: 'get_article_by_index',
+        args: { article_numbers: refs.articles, exhibit_numbers: refs.exhibits },
+        reasoning: 'the question names articles',
+      },
+    ];
   }
   if (state.tool_history.length === 0) {
     return [
@@ -52,9 +69,19 @@ function planByRules(state: ContractQaStateType): PlannedTool[] {
     ];
   }
   const read = new Set(state.collected_info.flatMap((c) => c.articles?.map((a) => a.index) ?? []));
-  const found = state.collected_info.filter((c) => c.tool === 'hybrid_search').flatMap((c) => c.hits ?? []).map((h) => h.index);
+  const found = state.collected_info
+    .filter((c) => c.tool === 'hybrid_search')
+    .flatMap((c) => c.hits ?? [])
+    .map((h) => h.index);
   const unread = [...new Set(found)].filter((i) => !read.has(i)).slice(0, 3);
-  if (unread.length) return [{ tool: 'get_article_by_index', args: { article_numbers: unread, exhibit_numbers: [] }, reasoning: 'read the articles the search found' }];
+  if (unread.length)
+    return [
+      {
+        tool: 'get_article_by_index',
+        args: { article_numbers: unread, exhibit_numbers: [] },
+        reasoning: 'read the articles the search found',
+      },
+    ];
   return [];
 }
 
@@ -62,6 +89,7 @@ function planByRules(state: ContractQaStateType): PlannedTool[] {
 export function should_execute_parallel(s: ContractQaStateType): 'parallel' | 'sequential' | 'respond' {
   if (!s.next_tool?.length) return 'respond';
   const first = s.next_tool[0];
-  const many = s.next_tool.length > 1 || (first.tool === 'get_article_by_index' && ((first.args.article_numbers as unknown[])?.length ?? 0) > 1);
+  const many =
+    s.next_tool.length > 1 || (first.tool === 'get_article_by_index' && ((first.args.article_numbers as unknown[])?.length ?? 0) > 1);
   return many ? 'parallel' : 'sequential';
 }

@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+
 import type { Source } from '../../agent-definition';
 import { DIRECT_REPLY, fill, NO_CONTRACT, RESPOND_SYSTEM, RESPOND_USER } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate } from '../state';
@@ -11,10 +12,18 @@ export function createRespond(deps: { model: (o: { temperature: number; maxToken
     const articles = dedupe(state.collected_info.flatMap((c) => c.articles ?? []));
     const exhibits = dedupe(state.collected_info.flatMap((c) => c.exhibits ?? []));
     const sources: Source[] = [
-      ...articles.map((a) => ({ kind: a.standard ? 'standard_article' : 'contract_article', ref: a.number, title: a.title, contract_id: a.contract_id })),
+      ...articles.map((a) => ({
+        kind: a.standard ? 'standard_article' : 'contract_article',
+        ref: a.number,
+        title: a.title,
+        contract_id: a.contract_id,
+      })),
       ...exhibits.map((e) => ({ kind: 'contract_exhibit', ref: e.number, title: e.title, contract_id: state.contract_id })),
     ];
-    const context = [...articles.map((a) => `[${a.number} ${a.title}]\n${a.text}`), ...exhibits.map((e) => `[${e.number} ${e.title}]\n${e.content}`)].join('\n\n');
+    const context = [
+      ...articles.map((a) => `[${a.number} ${a.title}]\n${a.text}`),
+      ...exhibits.map((e) => `[${e.number} ${e.title}]\n${e.content}`),
+    ].join('\n\n');
     const model = deps.model({ temperature: 0.3, maxTokens: 1000 });
     let text: string;
     if (!state.contract_id) text = NO_CONTRACT;

@@ -1,6 +1,7 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { z } from 'zod';
+
 import type { PlanStep } from '../plan-schema';
 import type { PastStep, PlanExecuteStateType, PlanExecuteUpdate } from '../state';
 
@@ -25,7 +26,13 @@ export function createExecutor(deps: { tools: () => StructuredToolInterface[]; s
       status = 'failure';
       output = `Error: ${(err as Error).message}`;
     }
-    const record: PastStep = { step, status, output: output.slice(0, 8000), started_at: started.toISOString(), duration_ms: Date.now() - started.getTime() };
+    const record: PastStep = {
+      step,
+      status,
+      output: output.slice(0, 8000),
+      started_at: started.toISOString(),
+      duration_ms: Date.now() - started.getTime(),
+    };
     return { plan: rest, past_steps: [...state.past_steps, record] };
   };
 }

@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { z } from 'zod';
+
 import { parseJson } from '../../../scope/scope-validator.service';
 import { ruleToolCall } from '../../react/rules';
 import { fill, INTENT_PROMPT } from '../prompts';
@@ -20,23 +21,54 @@ export function createIntentClassifier(deps: { model: () => BaseChatModel | null
   return async function intent_classifier(state: PlanExecuteStateType, config: LangGraphRunnableConfig): Promise<PlanExecuteUpdate> {
     const log = (entry: Record<string, unknown>) => [...state.decision_log, { node: 'intent_classifier', ...entry }];
     if (isChitchat(state.input)) {
-      return { intent: 'chitchat', rewritten_query: state.input, needs_tool: false, constraints: '', decision_log: log({ intent: 'chitchat', by: 'rules' }) };
+      return {
+        intent: 'chitchat',
+        rewritten_query: state.input,
+        needs_tool: false,
+        constraints: '',
+        decision_log: log({ intent: 'chitchat', by: 'rules' }),
+      };
     }
     if (isContentOnly(state.input)) {
-      return { intent: 'new_question', rewritten_query: state.input, needs_tool: false, content_only: true, constraints: '', decision_log: log({ intent: 'content_only', by: 'rules' }) };
+      return {
+        intent: 'new_question',
+        rewritten_query: state.input,
+        needs_tool: false,
+        content_only: true,
+        constraints: '',
+        decision_log: log({ intent: 'content_only', by: 'rules' }),
+      };
     }
     const model = deps.model();
     if (!model) {
       const needs = ruleToolCall(state.input) !== null;
-      return { intent: 'new_question', rewritten_query: state.input, needs_tool: needs, constraints: '', decision_log: log({ needs_tool: needs, by: 'rules' }) };
+      return {
+        intent: 'new_question',
+        rewritten_query: state.input,
+        needs_tool: needs,
+        constraints: '',
+        decision_log: log({ needs_tool: needs, by: 'rules' }),
+      };
     }
-    const recent = state.messages.slice(-7, -1).map((m) => `${m.getType() === 'human' ? 'user' : 'assistant'}: ${String(m.content)}`).join('\n');
+    const recent = state.messages
+      .slice(-7, -1)
+      .map((m) => `${m.getType() === 'human' ? 'user' : 'assistant'}: ${String(m.content)}`)
+      .join('\n');
     const prompt = `${recent ? `최근 대화:\n${recent}\n\n` : ''}새 입력: ${state.input}`;
-    const reply = await model.invoke([new SystemMessage(fill(INTENT_PROMPT, { manifest: deps.manifest() })), new HumanMessage(prompt)], config);
+    const reply = await model.invoke(
+      [new SystemMessage(fill(INTENT_PROMPT, { manifest: deps.manifest() })), new HumanMessage(prompt)],
+      config,
+    );
     const parsed = IntentSchema.safeParse(parseJson(String(reply.content)));
     if (!parsed.success) {
       // an unreadable classification is not fatal: plan from the input as it is
-      return { intent: 'new_question', rewritten_query: state.input, needs_tool: true, constraints: '', decision_log: log({ by: 'default', reason: 'unreadable classification' }) };
+      return {
+        intent: 'new_question',
+        rewritten_query: state.input,
+        needs_tool: true,
+        constraints: '',
+        decision_log: log({ by: 'default', reason: 'unreadable classification' }),
+      };
     }
     return { ...parsed.data, decision_log: log({ ...parsed.data, by: 'model' }) };
   };

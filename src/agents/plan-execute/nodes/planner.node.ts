@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+
 import { ruleToolCall } from '../../react/rules';
 import { validatePlan } from '../plan-schema';
 import { fill, PLANNER_PROMPT } from '../prompts';
@@ -24,7 +25,8 @@ export function createPlanner(deps: PlannerDeps) {
     const system = fill(PLANNER_PROMPT, { manifest: deps.manifest(), now: state.current_datetime });
     const reply = await model.invoke([new SystemMessage(system), new HumanMessage(state.rewritten_query)], config);
     const checked = validatePlan(String(reply.content), deps.toolNames());
-    if ('error' in checked) return { error: checked.error, plan: [], decision_log: [...state.decision_log, { node: 'planner', error: checked.error.code }] };
+    if ('error' in checked)
+      return { error: checked.error, plan: [], decision_log: [...state.decision_log, { node: 'planner', error: checked.error.code }] };
     return { plan: checked.plan, decision_log: [...state.decision_log, { node: 'planner', steps: checked.plan.length, by: 'model' }] };
   };
 }

@@ -1,5 +1,6 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+
 import { validatePlan } from '../plan-schema';
 import { fill, REPLANNER_PROMPT } from '../prompts';
 import type { PlanExecuteStateType, PlanExecuteUpdate } from '../state';
@@ -16,13 +17,25 @@ export function createReplanner(deps: PlannerDeps) {
     if (!model) return { replan_count, plan: [], decision_log: [...state.decision_log, { node: 'replanner', by: 'rules', steps: 0 }] };
     const doneIds = state.past_steps.map((p) => p.step.step_id);
     const nextId = Math.max(0, ...doneIds, ...state.plan.map((s) => s.step_id)) + 1;
-    const history = JSON.stringify({ request: state.rewritten_query, past_steps: state.past_steps.map(({ step, status, output }) => ({ step, status, output: output.slice(0, 500) })), remaining_plan: state.plan });
+    const history = JSON.stringify({
+      request: state.rewritten_query,
+      past_steps: state.past_steps.map(({ step, status, output }) => ({ step, status, output: output.slice(0, 500) })),
+      remaining_plan: state.plan,
+    });
     const reply = await model.invoke(
       [new SystemMessage(fill(REPLANNER_PROMPT, { manifest: deps.manifest(), next_id: String(nextId) })), new HumanMessage(history)],
       config,
     );
-    const checked = validatePlan(String(reply.content), deps.toolNames(), doneIds.filter((id, i) => state.past_steps[i].status === 'success'));
+    const checked = validatePlan(
+      String(reply.content),
+      deps.toolNames(),
+      doneIds.filter((id, i) => state.past_steps[i].status === 'success'),
+    );
     if ('error' in checked) return { replan_count, plan: [], error: checked.error };
-    return { replan_count, plan: checked.plan, decision_log: [...state.decision_log, { node: 'replanner', replan_count, steps: checked.plan.length }] };
+    return {
+      replan_count,
+      plan: checked.plan,
+      decision_log: [...state.decision_log, { node: 'replanner', replan_count, steps: checked.plan.length }],
+    };
   };
 }

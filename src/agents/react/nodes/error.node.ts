@@ -1,4 +1,5 @@
 import { AIMessage } from '@langchain/core/messages';
+
 import { USER_MESSAGES } from '../prompts';
 import type { ReactStateType, ReactUpdate } from '../state';
 

@@ -1,7 +1,8 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
-import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+
 import { bindToolsForMode } from '../../../llm/tool-binding';
 import { REACT_SYSTEM_PROMPT, USER_MESSAGES } from '../prompts';
 import { bareExpression, ruleToolCall } from '../rules';

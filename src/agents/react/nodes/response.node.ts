@@ -9,7 +9,7 @@ export function response(state: ReactStateType): ReactUpdate {
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map((c) => (typeof c === 'string' ? c : (c as { text?: string }).text ?? '')).join('');
+    return content.map((c) => (typeof c === 'string' ? c : ((c as { text?: string }).text ?? ''))).join('');
   }
   return '';
 }

@@ -1,6 +1,7 @@
 import type { AIMessage } from '@langchain/core/messages';
-import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+
 import { runToolCalls } from '../../shared/tool-executor';
 import type { ReactStateType, ReactUpdate } from '../state';
 
