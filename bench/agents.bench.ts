@@ -4,7 +4,7 @@
  */
 import { parseToolCallReply } from '../src/llm/prompt-tools/tool-call-parser';
 import { createTestDatabase } from '../test/support/infra';
-import { type ChatRequest,ScriptedModelServer } from '../test/support/model-server';
+import { type ChatRequest, ScriptedModelServer } from '../test/support/model-server';
 import { startApp } from '../test/support/test-app';
 import { post, round } from './lib';
 

@@ -3,7 +3,7 @@
  * summarisation (goal ≥ 85 % fewer; the seed estimates 90 %), and whether facts of turns 1–5 reach turn 50.
  */
 import { createTestDatabase } from '../test/support/infra';
-import { type ChatRequest,ScriptedModelServer } from '../test/support/model-server';
+import { type ChatRequest, ScriptedModelServer } from '../test/support/model-server';
 import { startApp } from '../test/support/test-app';
 import { get, post, round } from './lib';
 

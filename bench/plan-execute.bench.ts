@@ -1,6 +1,6 @@
 /** plan-execute: model calls for plans of 1, 3 and 10 steps (must stay 3) and the executor's cost per step. */
 import { createTestDatabase } from '../test/support/infra';
-import { type ChatRequest,ScriptedModelServer } from '../test/support/model-server';
+import { type ChatRequest, ScriptedModelServer } from '../test/support/model-server';
 import { startApp } from '../test/support/test-app';
 import { get, percentile, post, round } from './lib';
 

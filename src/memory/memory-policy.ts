@@ -1,4 +1,4 @@
-import { type BaseMessage,RemoveMessage } from '@langchain/core/messages';
+import { type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 
 export interface MemoryLimits {
   /** more messages than this in the state → summarise the older ones (seed: MAX_MESSAGES = 10) */

@@ -2,7 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { BaseMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
-import { type MemoryLimits,planCompaction } from './memory-policy';
+import { type MemoryLimits, planCompaction } from './memory-policy';
 import { summariseMessages } from './summarizer';
 import { addSummaryToWindow, formatSummaryForPrompt } from './summary-window';
 

@@ -1,8 +1,8 @@
-import { AIMessage, type BaseMessage,HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { Annotation, END, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 
-import { buildSystemPrompt,createMemoryNode } from './memory.node';
+import { buildSystemPrompt, createMemoryNode } from './memory.node';
 import { DEFAULT_MEMORY_LIMITS, planCompaction } from './memory-policy';
 import { extractiveSummary } from './summarizer';
 import { addSummaryToWindow, formatSummaryForPrompt, SUMMARY_SEPARATOR } from './summary-window';

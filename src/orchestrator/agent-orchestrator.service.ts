@@ -17,7 +17,7 @@ import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
 import { ScopeValidator } from '../scope/scope-validator.service';
 import type { ChatResult } from './chat-result';
-import { type RunEnd,RunRecords } from './run-records.service';
+import { type RunEnd, RunRecords } from './run-records.service';
 import { SessionsService } from './sessions.service';
 
 export interface TurnRequest {

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 
 import { QueueUnavailableException } from '../common/domain.exception';
-import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData,RUNS_QUEUE } from './run.job';
+import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData, RUNS_QUEUE } from './run.job';
 import { RunQueue } from './run-queue';
 
 const ENQUEUE_TIMEOUT_MS = 3000;

@@ -1,4 +1,4 @@
-import { Inject,Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import type Redis from 'ioredis';
 
 export const CANCEL_CHANNEL_REDIS = Symbol('CANCEL_CHANNEL_REDIS');

@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { type Job,Worker } from 'bullmq';
+import { type Job, Worker } from 'bullmq';
 
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
-import { type RunJobData,RUNS_QUEUE } from './run.job';
+import { type RunJobData, RUNS_QUEUE } from './run.job';
 import { RunExecutor } from './run-executor.service';
 
 /**

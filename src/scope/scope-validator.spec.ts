@@ -2,7 +2,7 @@ import { FakeListChatModel } from '@langchain/core/utils/testing';
 
 import type { LlmService } from '../llm/llm.service';
 import type { ScopeSpec } from './scope.types';
-import { parseJson,ScopeValidator } from './scope-validator.service';
+import { parseJson, ScopeValidator } from './scope-validator.service';
 
 const spec: ScopeSpec = {
   domain: '계약서에 관한 질문',

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { type ChatRequest,ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp,startApp } from '../support/test-app';
+import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
+import { http, type RunningApp, startApp } from '../support/test-app';
 
 const HANDBOOK = `# 휴가 정책
 

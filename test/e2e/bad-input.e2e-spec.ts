@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { http, type RunningApp,startApp } from '../support/test-app';
+import { http, type RunningApp, startApp } from '../support/test-app';
 
 /** Bad input gets a clear error, a fitting status and no stack trace; nothing is half-written. */
 describe('bad input', () => {

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { type ChatRequest,ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp,startApp } from '../support/test-app';
+import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
+import { http, type RunningApp, startApp } from '../support/test-app';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '..', 'fixtures', 'contracts', name), 'utf8');
 const systemOf = (r: ChatRequest) => String(r.messages[0]?.content ?? '');

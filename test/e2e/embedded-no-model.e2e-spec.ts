@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { http, type RunningApp,startApp, waitFor } from '../support/test-app';
+import { http, type RunningApp, startApp, waitFor } from '../support/test-app';
 
 /**
  * The zero-setup default: no DATABASE_URL (embedded Postgres in DATA_DIR), no REDIS_URL (in-process queue),

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp,startApp, waitFor } from '../support/test-app';
+import { http, type RunningApp, startApp, waitFor } from '../support/test-app';
 
 /** Queued runs without Redis: the in-process queue, with the same records and API as BullMQ. */
 describe('jobs on the in-process queue (no REDIS_URL)', () => {

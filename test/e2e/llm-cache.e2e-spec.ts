@@ -1,6 +1,6 @@
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase,uniqueQueuePrefix } from '../support/infra';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp,startApp } from '../support/test-app';
+import { http, type RunningApp, startApp } from '../support/test-app';
 
 /** The LLM cache: a repeated question is answered without calling the endpoint, shared through Redis. */
 describe('LLM cache', () => {

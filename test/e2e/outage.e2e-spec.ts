@@ -1,8 +1,8 @@
 import { Client } from 'pg';
 
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase,uniqueQueuePrefix } from '../support/infra';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 import { TcpProxy } from '../support/tcp-proxy';
-import { http, type RunningApp,startApp } from '../support/test-app';
+import { http, type RunningApp, startApp } from '../support/test-app';
 
 /** Database or Redis unreachable → 503 with an error code; the service recovers when they return. */
 describe('infrastructure outages', () => {

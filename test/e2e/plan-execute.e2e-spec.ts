@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { type ChatRequest,ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp,startApp } from '../support/test-app';
+import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
+import { http, type RunningApp, startApp } from '../support/test-app';
 
 const systemOf = (r: ChatRequest) => String(r.messages[0]?.content ?? '');
 const intent = (o: Record<string, unknown>) => ({ json: { intent: 'new_question', needs_tool: true, constraints: '', ...o } });

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp,startApp } from '../support/test-app';
+import { http, type RunningApp, startApp } from '../support/test-app';
 
 /**
  * LLM_TOOL_CALLING=prompt: no `tools` reach the endpoint; the ReAct text format is parsed instead. The same

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp,startApp } from '../support/test-app';
+import { http, type RunningApp, startApp } from '../support/test-app';
 
 interface SseEvent {
   event: string;

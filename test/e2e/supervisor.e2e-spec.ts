@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { type ChatRequest,ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp,startApp } from '../support/test-app';
+import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
+import { http, type RunningApp, startApp } from '../support/test-app';
 
 const isSupervisor = (r: ChatRequest) => String(r.messages[0]?.content).includes('수퍼바이저');
 

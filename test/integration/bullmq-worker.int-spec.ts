@@ -5,9 +5,9 @@ import { Queue } from 'bullmq';
 import { WorkerModule } from '../../src/app.module';
 import { redisOptions } from '../../src/config/redis-options';
 import { RUNS_QUEUE } from '../../src/runs/run.job';
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase,uniqueQueuePrefix } from '../support/infra';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp,startApp, waitFor } from '../support/test-app';
+import { http, type RunningApp, startApp, waitFor } from '../support/test-app';
 
 /**
  * Queued runs through real BullMQ on the real Redis: the API only enqueues (RUN_WORKER=false) and separate

@@ -4,7 +4,7 @@ import { z } from 'zod';
 
 import { AppConfig } from '../../src/config/app-config';
 import { LlmService } from '../../src/llm/llm.service';
-import { USAGE_KEY,UsageCollector } from '../../src/llm/usage-collector';
+import { USAGE_KEY, UsageCollector } from '../../src/llm/usage-collector';
 import { ScriptedModelServer } from '../support/model-server';
 
 /** The service's model client (ChatOpenAI, metered) against the scripted server: calls, streaming, faults. */

@@ -9,7 +9,7 @@ import { WorkerModule } from '../../src/app.module';
 import { redisOptions } from '../../src/config/redis-options';
 import { RUNS_QUEUE } from '../../src/runs/run.job';
 import { RunProcessor } from '../../src/runs/run.processor';
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase,uniqueQueuePrefix } from '../support/infra';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
 import { http, startApp, waitFor } from '../support/test-app';
 

@@ -1,11 +1,11 @@
 import type { AIMessage } from '@langchain/core/messages';
-import { type BaseCheckpointSaver, END, type LangGraphRunnableConfig,START, StateGraph } from '@langchain/langgraph';
+import { type BaseCheckpointSaver, END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 
 import type { DocumentsService } from '../../knowledge/documents/documents.service';
 import { createMemoryNode } from '../../memory/memory.node';
 import type { MemoryLimits } from '../../memory/memory-policy';
 import { runToolCalls } from '../shared/tool-executor';
-import { type AgentNodeDeps,createAgentNode } from './nodes/agent.node';
+import { type AgentNodeDeps, createAgentNode } from './nodes/agent.node';
 import { createRagNode } from './nodes/rag.node';
 import { createRouterNode } from './nodes/router.node';
 import { AssistantState, type AssistantStateType } from './state';

@@ -1,4 +1,4 @@
-import { type StructuredToolInterface,tool } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
 import type { ContractsService } from '../../knowledge/contracts/contracts.service';

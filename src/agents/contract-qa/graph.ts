@@ -1,6 +1,6 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { type BaseCheckpointSaver,END, START, StateGraph } from '@langchain/langgraph';
+import { type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
 
 import { createCheckToolNeeded, should_use_tools } from './nodes/check-tool-needed.node';
 import { createEvaluator, should_continue } from './nodes/evaluator.node';

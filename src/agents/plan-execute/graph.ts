@@ -1,6 +1,6 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { type BaseCheckpointSaver,END, START, StateGraph } from '@langchain/langgraph';
+import { type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
 
 import { createExecutor } from './nodes/executor.node';
 import { createFinalAnswer, error_handler } from './nodes/final-answer.node';

@@ -1,4 +1,4 @@
-import { type BaseCheckpointSaver,END, START, StateGraph } from '@langchain/langgraph';
+import { type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
 
 import { error } from './nodes/error.node';
 import { input } from './nodes/input.node';

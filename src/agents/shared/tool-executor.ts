@@ -1,4 +1,4 @@
-import { type AIMessage,ToolMessage } from '@langchain/core/messages';
+import { type AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 

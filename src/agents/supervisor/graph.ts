@@ -1,5 +1,5 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { type BaseCheckpointSaver, END, type LangGraphRunnableConfig,START, StateGraph } from '@langchain/langgraph';
+import { type BaseCheckpointSaver, END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 
 import { createSupervisorRoute } from './nodes/supervisor-route.node';
 import type { ReactSubAgent } from './react-sub-agent';

@@ -1,7 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, type BaseMessage,HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { Annotation, END, type LangGraphRunnableConfig,MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { Annotation, END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 
 import { bindToolsForMode } from '../../llm/tool-binding';
 import type { ToolCallRecord } from '../agent-definition';

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Client } from '@opensearch-project/opensearch';
 
 import { AppConfig } from '../../config/app-config';
-import { type DocumentHit, type IndexedDocument,RetrievalBackend } from './retrieval-backend';
+import { type DocumentHit, type IndexedDocument, RetrievalBackend } from './retrieval-backend';
 
 /** KNOWLEDGE_BACKEND=opensearch: chunks indexed in an OpenSearch cluster (OPENSEARCH_URL), BM25 multi-field search. */
 @Injectable()

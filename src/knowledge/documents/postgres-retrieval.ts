@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { VectorSearch } from '../vectors/vector-search.service';
-import { type DocumentHit, type IndexedDocument,RetrievalBackend } from './retrieval-backend';
+import { type DocumentHit, type IndexedDocument, RetrievalBackend } from './retrieval-backend';
 import { prefixTsQuery, searchTerms } from './search-query';
 
 const RRF_K = 60;

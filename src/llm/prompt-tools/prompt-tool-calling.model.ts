@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, type BaseMessage,HumanMessage, SystemMessage } from '@langchain/core/messages';
-import { type RunnableConfig,RunnableLambda } from '@langchain/core/runnables';
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { type RunnableConfig, RunnableLambda } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 
 import { reactInstructions } from './react-prompt';

@@ -1,4 +1,4 @@
-import { type ParsedReply,parseToolCallReply } from './tool-call-parser';
+import { type ParsedReply, parseToolCallReply } from './tool-call-parser';
 
 const TOOLS = ['search_knowledge_base', 'calculator', 'get_weather', 'web_search', 'get_current_datetime'];
 type Expect =

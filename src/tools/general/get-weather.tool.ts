@@ -1,9 +1,9 @@
-import { type StructuredToolInterface,tool } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
 import { asNumber, asString, field, requestJson } from './http-json';
 import { ToolError } from './tool-error';
-import { type Availability, type NetworkOptions,networkToolAvailability, resolveNetwork } from './types';
+import { type Availability, type NetworkOptions, networkToolAvailability, resolveNetwork } from './types';
 
 export interface GetWeatherOptions {
   /** OpenWeather API key; without it the tool is unavailable. */

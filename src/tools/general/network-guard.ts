@@ -1,4 +1,4 @@
-import { type LookupAddress, type LookupOptions,promises as dns } from 'node:dns';
+import { type LookupAddress, type LookupOptions, promises as dns } from 'node:dns';
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { createGeneralTools } from './index';
-import { createPythonReplTool, pythonReplAvailability, type PythonReplOptions,pythonReplSandboxMode, runPython } from './python-repl.tool';
+import { createPythonReplTool, pythonReplAvailability, type PythonReplOptions, pythonReplSandboxMode, runPython } from './python-repl.tool';
 import { ToolError } from './tool-error';
 
 const isRoot = process.getuid?.() === 0;

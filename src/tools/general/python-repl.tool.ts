@@ -1,6 +1,6 @@
 import os from 'node:os';
 
-import { type StructuredToolInterface,tool } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
 import { buildPreamble } from './python-preamble';

@@ -1,7 +1,7 @@
 import { constants, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 
-import { type StructuredToolInterface,tool } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
 import { ToolError } from './tool-error';

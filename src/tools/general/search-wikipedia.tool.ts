@@ -1,9 +1,9 @@
-import { type StructuredToolInterface,tool } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
 import { asNumber, asString, clip, field, requestJson } from './http-json';
 import { ToolError } from './tool-error';
-import { type Availability, type NetworkOptions,networkToolAvailability, resolveNetwork } from './types';
+import { type Availability, type NetworkOptions, networkToolAvailability, resolveNetwork } from './types';
 
 export interface SearchWikipediaOptions {
   /** Wikipedia language edition, used for the default base URL. Default `ko`. */

@@ -1,9 +1,9 @@
-import { type StructuredToolInterface,tool } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
 import { asString, clip, field, requestJson } from './http-json';
 import { ToolError } from './tool-error';
-import { type Availability, type NetworkOptions,networkToolAvailability, resolveNetwork } from './types';
+import { type Availability, type NetworkOptions, networkToolAvailability, resolveNetwork } from './types';
 
 export interface WebSearchOptions {
   /** Tavily API key (`tvly-…`); without it the tool is unavailable. Sent as `Authorization: Bearer`. */

@@ -2,7 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
-import { type AgentCard,agentResultsBlock, ROUTING_LIMIT_NOTE, supervisorPrompt } from '../prompts';
+import { type AgentCard, agentResultsBlock, ROUTING_LIMIT_NOTE, supervisorPrompt } from '../prompts';
 import { delegateByRules } from '../rules';
 import type { SupervisorStateType, SupervisorUpdate } from '../state';
 import { parseSupervisorReply } from '../supervisor-reply';
