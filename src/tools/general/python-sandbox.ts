@@ -1,52 +1,59 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, promises as fs, statSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { randomInt } from 'node:crypto';
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 
+import { PYTHON_RUNNER } from './python-runner';
 import { ToolError } from './tool-error';
 
 /**
- * Process isolation for python_repl.
+ * OS-level isolation for python_repl: bubblewrap namespaces plus rlimits, nothing inside the interpreter.
  *
- * - `unshare` mode (needs root or CAP_SYS_ADMIN): `unshare --net --pid --fork --kill-child` gives the
- *   process an empty network namespace (only a downed loopback: every connect fails) and its own PID
- *   namespace: when Python (PID 1 there) exits or is killed, the kernel kills everything it started.
- *   With `runAs`, `--setuid/--setgid` drop root before exec, which also makes RLIMIT_NPROC effective
- *   (the kernel never enforces it for root) and keeps root-only files (e.g. /proc/1/environ) unreadable.
- * - `preamble` mode (fallback): plain `python3 -I`; networking is refused by audit hooks in the preamble,
- *   which is best-effort only (ctypes/C extensions can bypass it). `runAs` uses spawn's uid/gid.
- *
- * In both modes: no shell, detached process group killed with SIGKILL on timeout/abort/exit, a fresh
- * scratch cwd removed afterwards, env reduced to PATH and LANG. There is no mount namespace: the code can
- * read any file its user can read, which is the main reason to use `runAs` when the service runs as root.
+ * - File system: a new mount namespace whose root holds only read-only `/usr` (without `/usr/local`) and
+ *   the `/bin`, `/lib`, `/lib64` links or binds of the host; a private `/proc` of the sandbox's own PID
+ *   namespace, a minimal `/dev`, and two empty size-limited tmpfs (`/tmp`, `/dev/shm`) that vanish with the
+ *   namespace. Everything else (`/etc`, `/root`, `/home`, `/work`, `/run`, `/var`, the host's `/tmp`) does
+ *   not exist there. `/`, `/dev` and `/usr/local` are remounted read-only.
+ * - Fresh user (uid/gid 65534 inside), PID, network (only a downed loopback: no TCP, no abstract Unix
+ *   sockets), IPC, UTS and cgroup namespaces; nested user namespaces disabled; a new session (no TIOCSTI);
+ *   the sandbox dies with its parent; the environment is cleared.
+ * - Limits: `prlimit` (util-linux, from the read-only `/usr`) sets RLIMIT_AS, CPU, FSIZE, NOFILE, NPROC and
+ *   CORE, hard and soft, before exec'ing Python; the code cannot raise them. RLIMIT_NPROC is never enforced
+ *   for host root (kuid 0), so when the service runs as root bubblewrap itself is started as an unprivileged
+ *   host uid from a pool (unprivileged user namespaces do the rest). Because the limit is set after the user
+ *   namespace exists, the kernel counts only the sandbox's own processes against it.
+ * - The caller's wall-clock timeout, abort signal or output flood SIGKILLs bubblewrap's process group;
+ *   `--die-with-parent` and the PID namespace then take every process of the sandbox with it.
  */
 
-export type SandboxMode = 'unshare' | 'preamble';
-
-export interface RunAs {
-  uid: number;
-  gid: number;
+export interface SandboxConfig {
+  bwrapPath: string;
+  pythonPath: string;
+  prlimitPath: string;
+  /** First host uid of the pool bubblewrap runs as when the service is root; null = keep the service's uid. */
+  hostUidBase: number | null;
 }
 
-export interface SandboxConfig {
-  pythonPath: string;
-  searchPath: string;
-  sandbox: 'auto' | SandboxMode;
-  runAs: RunAs | null;
+export interface SandboxLimits {
+  timeoutMs: number;
+  cpuSeconds: number;
+  memoryBytes: number;
+  fileSizeBytes: number;
+  tmpBytes: number;
+  shmBytes: number;
+  maxProcesses: number;
+  maxOpenFiles: number;
+  /** Cap on each of stdout and stderr; the rest is counted and dropped. */
+  maxOutputBytes: number;
+  /** Total output after which the process tree is killed (a flood would otherwise run until the timeout). */
+  killAfterOutputBytes: number;
 }
 
 export interface SandboxPlan {
-  mode: SandboxMode;
+  bwrap: string;
   python: string;
-  unshare?: string;
-  runAs: RunAs | null;
-  env: Record<string, string>;
-}
-
-export interface RunLimits {
-  timeoutMs: number;
-  maxOutputBytes: number;
-  tmpDir: string;
+  prlimit: string;
+  rootfs: string[];
+  hostUidBase: number | null;
 }
 
 export interface RunResult {
@@ -58,61 +65,120 @@ export interface RunResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
+  /** Killed because the output went over `killAfterOutputBytes`. */
+  outputLimitHit: boolean;
+  /** The host uid bubblewrap ran as (undefined: the service's own uid). */
+  hostUid?: number;
 }
 
-export function findExecutable(name: string, searchPath: string): string | undefined {
-  const candidates = name.includes('/')
-    ? [name]
-    : searchPath
-        .split(':')
-        .filter(Boolean)
-        .map((dir) => path.join(dir, name));
-  return candidates.find((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  });
-}
+/** uid/gid the code sees inside the sandbox. */
+export const SANDBOX_UID = 65534;
+const HOST_UID_POOL = 10_000;
+const SYSTEM_DIRS = ['/bin', '/lib', '/lib64'];
 
-function launch(plan: SandboxPlan, pythonArgs: string[]): { command: string; args: string[]; uid?: number; gid?: number } {
-  if (plan.mode === 'unshare' && plan.unshare) {
-    const user = plan.runAs ? ['--setgid', String(plan.runAs.gid), '--setuid', String(plan.runAs.uid)] : [];
-    return { command: plan.unshare, args: ['--net', '--pid', '--fork', '--kill-child', ...user, '--', plan.python, ...pythonArgs] };
+function isExecutableFile(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
   }
-  return { command: plan.python, args: pythonArgs, uid: plan.runAs?.uid, gid: plan.runAs?.gid };
 }
 
+/** Resolves an absolute program path that must lie in the read-only `/usr` the sandbox sees. */
+function resolveInUsr(file: string, what: string): string | { error: string } {
+  if (!file.startsWith('/')) return { error: `${what} must be an absolute path (got "${file}")` };
+  if (!isExecutableFile(file)) return { error: `${what} ${file} not found` };
+  const real = realpathSync(file);
+  if (!real.startsWith('/usr/') || real.startsWith('/usr/local/')) {
+    return { error: `${what} ${file} resolves to ${real}, outside the /usr the sandbox mounts` };
+  }
+  return file;
+}
+
+/** `/usr` read-only without `/usr/local`, and `/bin`, `/lib`, `/lib64` as the host has them (links or dirs). */
+function rootfsArgs(): string[] {
+  const args = ['--ro-bind', '/usr', '/usr', '--tmpfs', '/usr/local', '--remount-ro', '/usr/local'];
+  for (const dir of SYSTEM_DIRS) {
+    try {
+      const st = lstatSync(dir);
+      if (st.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
+      else if (st.isDirectory()) args.push('--ro-bind', dir, dir);
+    } catch {
+      // not on this system
+    }
+  }
+  return args;
+}
+
+export function bwrapArgs(plan: SandboxPlan, limits: SandboxLimits, pythonArgs: string[]): string[] {
+  const n = (v: number) => String(Math.max(1, Math.floor(v)));
+  return [
+    ...plan.rootfs,
+    ...['--perms', '1777', '--size', n(limits.tmpBytes), '--tmpfs', '/tmp'],
+    ...['--proc', '/proc', '--dev', '/dev'],
+    ...['--perms', '1777', '--size', n(limits.shmBytes), '--tmpfs', '/dev/shm'],
+    ...['--remount-ro', '/dev', '--remount-ro', '/'],
+    ...['--unshare-all', '--unshare-user', '--disable-userns', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID)],
+    ...['--hostname', 'python-repl', '--die-with-parent', '--new-session', '--clearenv'],
+    ...['--setenv', 'LANG', 'C.UTF-8', '--setenv', 'PATH', '/usr/bin:/bin', '--setenv', 'HOME', '/tmp', '--setenv', 'TMPDIR', '/tmp'],
+    ...['--chdir', '/tmp', '--'],
+    plan.prlimit,
+    `--as=${n(limits.memoryBytes)}`,
+    `--cpu=${n(limits.cpuSeconds)}`,
+    `--fsize=${n(limits.fileSizeBytes)}`,
+    `--nofile=${n(limits.maxOpenFiles)}`,
+    `--nproc=${n(limits.maxProcesses)}`,
+    '--core=0',
+    '--',
+    plan.python,
+    ...pythonArgs,
+  ];
+}
+
+let uidCounter = randomInt(HOST_UID_POOL); // random start: concurrent services rarely share a uid
+
+/** A pool uid when the service is root (RLIMIT_NPROC does not bind root), else the service's own uid. */
+function nextHostUid(plan: SandboxPlan): number | undefined {
+  if (plan.hostUidBase === null || process.getuid?.() !== 0) return undefined;
+  uidCounter = (uidCounter + 1) % HOST_UID_POOL;
+  return plan.hostUidBase + uidCounter;
+}
+
+const HOST_ENV = { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' };
 const plans = new Map<string, SandboxPlan>();
 
-/** Finds Python and a working sandbox mode by running `python -I -c pass` through it once (cached on success). */
-export function planSandbox(config: SandboxConfig): SandboxPlan | { error: string } {
+/**
+ * Checks bubblewrap, prlimit and Python, then runs `python -c pass` through the full sandbox once (cached
+ * on success). Any failure makes the tool unavailable: there is no unsandboxed fallback.
+ */
+export function planSandbox(config: SandboxConfig, probeLimits: SandboxLimits): SandboxPlan | { error: string } {
   const key = JSON.stringify(config);
   const cached = plans.get(key);
   if (cached) return cached;
-  const python = findExecutable(config.pythonPath, config.searchPath);
-  if (!python) return { error: `python interpreter "${config.pythonPath}" not found on ${config.searchPath}` };
-  const env = { PATH: config.searchPath, LANG: 'C.UTF-8' };
-  const modes: SandboxMode[] = config.sandbox === 'auto' ? ['unshare', 'preamble'] : [config.sandbox];
-  const failures: string[] = [];
-  for (const mode of modes) {
-    const unshare = mode === 'unshare' ? findExecutable('unshare', config.searchPath) : undefined;
-    if (mode === 'unshare' && !unshare) {
-      failures.push('unshare: not found');
-      continue;
-    }
-    const plan: SandboxPlan = { mode, python, unshare, runAs: config.runAs, env };
-    const { command, args, uid, gid } = launch(plan, ['-I', '-c', 'pass']);
-    const probe = spawnSync(command, args, { env, uid, gid, cwd: os.tmpdir(), timeout: 15_000, encoding: 'utf8' });
-    if (probe.status === 0) {
-      plans.set(key, plan);
-      return plan;
-    }
-    failures.push(`${mode}: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim().slice(0, 200)}`);
+  if (!config.bwrapPath.startsWith('/') || !isExecutableFile(config.bwrapPath)) {
+    return { error: `bubblewrap (${config.bwrapPath}) not found: install the Debian package "bubblewrap"` };
   }
-  return { error: `no working python sandbox (${failures.join('; ')})` };
+  const python = resolveInUsr(config.pythonPath, 'python interpreter');
+  if (typeof python !== 'string') return python;
+  const prlimit = resolveInUsr(config.prlimitPath, 'prlimit');
+  if (typeof prlimit !== 'string') return prlimit;
+  const plan: SandboxPlan = { bwrap: config.bwrapPath, python, prlimit, rootfs: rootfsArgs(), hostUidBase: config.hostUidBase };
+  const uid = nextHostUid(plan);
+  const probe = spawnSync(plan.bwrap, bwrapArgs(plan, probeLimits, ['-I', '-c', 'pass']), {
+    cwd: '/',
+    env: HOST_ENV,
+    uid,
+    gid: uid,
+    timeout: 15_000,
+    encoding: 'utf8',
+  });
+  if (probe.status !== 0) {
+    const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim().slice(0, 300);
+    return { error: `the bubblewrap sandbox does not work here: ${why}` };
+  }
+  plans.set(key, plan);
+  return plan;
 }
 
 function collector(max: number) {
@@ -131,70 +197,69 @@ function collector(max: number) {
     },
     text: () => Buffer.concat(chunks).toString('utf8'),
     dropped: () => dropped,
+    total: () => kept + dropped,
   };
 }
 
-/** Runs `preamble` (see python-preamble.ts) with `code` on stdin, in a fresh scratch directory. */
-export async function runSandboxed(
-  code: string,
-  preamble: string,
-  plan: SandboxPlan,
-  limits: RunLimits,
-  signal?: AbortSignal,
-): Promise<RunResult> {
-  const dir = await fs.mkdtemp(path.join(limits.tmpDir, 'python-repl-'));
-  try {
-    if (plan.runAs) await fs.chown(dir, plan.runAs.uid, plan.runAs.gid);
-    return await new Promise<RunResult>((resolve, reject) => {
-      const { command, args, uid, gid } = launch(plan, ['-I', '-c', preamble]);
-      const child = spawn(command, args, { cwd: dir, env: plan.env, uid, gid, detached: true, stdio: 'pipe' });
-      const out = collector(limits.maxOutputBytes);
-      const err = collector(limits.maxOutputBytes);
-      let timedOut = false;
-      const killGroup = () => {
-        try {
-          if (child.pid) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
+/** Runs `code` (on stdin) through PYTHON_RUNNER inside the sandbox and collects its capped output. */
+export function runSandboxed(code: string, plan: SandboxPlan, limits: SandboxLimits, signal?: AbortSignal): Promise<RunResult> {
+  return new Promise<RunResult>((resolve, reject) => {
+    const hostUid = nextHostUid(plan);
+    const args = bwrapArgs(plan, limits, ['-I', '-u', '-c', PYTHON_RUNNER]);
+    const child = spawn(plan.bwrap, args, { cwd: '/', env: HOST_ENV, uid: hostUid, gid: hostUid, detached: true, stdio: 'pipe' });
+    const out = collector(limits.maxOutputBytes);
+    const err = collector(limits.maxOutputBytes);
+    let timedOut = false;
+    let outputLimitHit = false;
+    const killGroup = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, limits.timeoutMs);
+    const onData = (sink: ReturnType<typeof collector>) => (chunk: Buffer) => {
+      sink.push(chunk);
+      if (!outputLimitHit && out.total() + err.total() > limits.killAfterOutputBytes) {
+        outputLimitHit = true;
         killGroup();
-      }, limits.timeoutMs);
-      signal?.addEventListener('abort', killGroup, { once: true });
-      child.stdout.on('data', out.push);
-      child.stderr.on('data', err.push);
-      child.stdin.on('error', () => undefined); // EPIPE when the process dies before reading its code
-      child.on('error', (e: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        reject(new ToolError(`python_repl could not start python: ${e.code ?? e.message}`));
-      });
-      child.on('exit', () => {
-        killGroup(); // stragglers left in the process group
-        // A descendant that escaped the group (setsid) could hold the pipes open forever: stop waiting.
-        setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-        }, 1000).unref();
-      });
-      child.on('close', (exitCode, sig) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', killGroup);
-        if (signal?.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-        resolve({
-          stdout: out.text(),
-          stderr: err.text(),
-          stdoutDropped: out.dropped(),
-          stderrDropped: err.dropped(),
-          exitCode,
-          signal: sig,
-          timedOut,
-        });
-      });
-      child.stdin.end(code);
+      }
+    };
+    signal?.addEventListener('abort', killGroup, { once: true });
+    child.stdout.on('data', onData(out));
+    child.stderr.on('data', onData(err));
+    child.stdin.on('error', () => undefined); // EPIPE when the process dies before reading its code
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(new ToolError(`python_repl could not start the sandbox: ${e.code ?? e.message}`));
     });
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+    child.on('exit', () => {
+      killGroup(); // stragglers in the group (the PID namespace is already gone with bubblewrap)
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, 1000).unref();
+    });
+    child.on('close', (exitCode, sig) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', killGroup);
+      if (signal?.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      resolve({
+        stdout: out.text(),
+        stderr: err.text(),
+        stdoutDropped: out.dropped(),
+        stderrDropped: err.dropped(),
+        exitCode,
+        signal: sig,
+        timedOut,
+        outputLimitHit,
+        hostUid,
+      });
+    });
+    child.stdin.end(code);
+  });
 }
