@@ -29,7 +29,10 @@ export interface PythonReplOptions {
   maxFileSizeMb?: number;
   /** Size of the private, memory-backed /tmp (the only writable directory besides /dev/shm). Default 64 MB. */
   tmpSizeMb?: number;
-  /** RLIMIT_NPROC counted inside the sandbox's user namespace (python itself included). Default 32. */
+  /**
+   * RLIMIT_NPROC counted inside the sandbox's user namespace (python itself and threads included).
+   * Default 16. Worst-case memory of one call is about maxProcesses × memoryLimitMb + tmpSizeMb + 8 MB /dev/shm.
+   */
   maxProcesses?: number;
   /** RLIMIT_NOFILE. Default 256. */
   maxOpenFiles?: number;
@@ -48,7 +51,7 @@ const DEFAULTS = {
   maxFileSizeMb: 16,
   tmpSizeMb: 64,
   shmSizeMb: 8,
-  maxProcesses: 32,
+  maxProcesses: 16,
   maxOpenFiles: 256,
   maxOutputBytes: 16 * 1024,
   hostUidBase: 1_950_000_000,
@@ -122,13 +125,18 @@ export function formatRun(r: RunResult, limits: Pick<SandboxLimits, 'timeoutMs' 
 }
 
 /** Runs `code` in the sandbox and returns the raw result (exit status, capped output, host uid used). */
-export async function executePython(code: string, options: PythonReplOptions, signal?: AbortSignal): Promise<RunResult> {
+export async function executePython(
+  code: string,
+  options: PythonReplOptions,
+  signal?: AbortSignal,
+  onSpawn?: (hostUid: number | undefined) => void,
+): Promise<RunResult> {
   const plan = resolvePlan(options);
   if ('error' in plan) throw new ToolError(`python_repl is unavailable: ${plan.error}`);
   if (!code.trim()) throw new ToolError('python_repl: code is empty');
   if (code.length > MAX_CODE_CHARS) throw new ToolError(`python_repl: code longer than ${MAX_CODE_CHARS} characters`);
   signal?.throwIfAborted();
-  return runSandboxed(code, plan, sandboxLimits(options), signal);
+  return runSandboxed(code, plan, sandboxLimits(options), signal, onSpawn);
 }
 
 export async function runPython(code: string, options: PythonReplOptions, signal?: AbortSignal): Promise<string> {

@@ -1,6 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync, type StdioOptions } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
 
 import { PYTHON_RUNNER } from './python-runner';
 import { ToolError } from './tool-error';
@@ -201,38 +202,90 @@ function collector(max: number) {
   };
 }
 
+function ownedBy(pid: number, uid: number): boolean {
+  try {
+    return statSync(`/proc/${pid}`).uid === uid;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops a running sandbox. SIGKILL to its init (PID 1 inside; bubblewrap reports its host pid on
+ * `--info-fd 3`) makes the kernel kill the whole PID namespace, after which bubblewrap reaps it and exits.
+ * Killing bubblewrap's process group instead would also work (`--die-with-parent`), but leaves the init as
+ * an orphaned zombie until the host's init reaps it; the group kill remains the fallback.
+ */
+function sandboxKiller(child: ChildProcess, ownerUid: number) {
+  let initPid: number | undefined;
+  let exited = false;
+  let info = '';
+  const infoPipe = child.stdio[3];
+  if (infoPipe instanceof Readable) {
+    infoPipe.setEncoding('utf8');
+    infoPipe.on('data', (chunk: string) => {
+      info += chunk;
+      const m = /"child-pid":\s*(\d+)/.exec(info);
+      if (m) initPid = Number(m[1]);
+    });
+  }
+  child.on('exit', () => (exited = true));
+  const killGroup = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  const kill = () => {
+    if (exited) return;
+    if (initPid === undefined || !ownedBy(initPid, ownerUid)) return killGroup();
+    try {
+      process.kill(initPid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    setTimeout(() => exited || killGroup(), 1000).unref();
+  };
+  return { kill, killGroup };
+}
+
 /** Runs `code` (on stdin) through PYTHON_RUNNER inside the sandbox and collects its capped output. */
-export function runSandboxed(code: string, plan: SandboxPlan, limits: SandboxLimits, signal?: AbortSignal): Promise<RunResult> {
+export function runSandboxed(
+  code: string,
+  plan: SandboxPlan,
+  limits: SandboxLimits,
+  signal?: AbortSignal,
+  onSpawn?: (hostUid: number | undefined) => void,
+): Promise<RunResult> {
   return new Promise<RunResult>((resolve, reject) => {
     const hostUid = nextHostUid(plan);
-    const args = bwrapArgs(plan, limits, ['-I', '-u', '-c', PYTHON_RUNNER]);
-    const child = spawn(plan.bwrap, args, { cwd: '/', env: HOST_ENV, uid: hostUid, gid: hostUid, detached: true, stdio: 'pipe' });
+    const args = ['--info-fd', '3', ...bwrapArgs(plan, limits, ['-I', '-u', '-c', PYTHON_RUNNER])];
+    const stdio: StdioOptions = ['pipe', 'pipe', 'pipe', 'pipe']; // fd 3: bubblewrap's --info-fd
+    const child = spawn(plan.bwrap, args, { cwd: '/', env: HOST_ENV, uid: hostUid, gid: hostUid, detached: true, stdio });
+    const { stdin, stdout, stderr } = child;
+    if (!stdin || !stdout || !stderr) return reject(new ToolError('python_repl could not open pipes to the sandbox'));
+    onSpawn?.(hostUid);
+    const { kill, killGroup } = sandboxKiller(child, hostUid ?? process.getuid?.() ?? -1);
     const out = collector(limits.maxOutputBytes);
     const err = collector(limits.maxOutputBytes);
     let timedOut = false;
     let outputLimitHit = false;
-    const killGroup = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup();
+      kill();
     }, limits.timeoutMs);
     const onData = (sink: ReturnType<typeof collector>) => (chunk: Buffer) => {
       sink.push(chunk);
       if (!outputLimitHit && out.total() + err.total() > limits.killAfterOutputBytes) {
         outputLimitHit = true;
-        killGroup();
+        kill();
       }
     };
-    signal?.addEventListener('abort', killGroup, { once: true });
-    child.stdout.on('data', onData(out));
-    child.stderr.on('data', onData(err));
-    child.stdin.on('error', () => undefined); // EPIPE when the process dies before reading its code
+    signal?.addEventListener('abort', kill, { once: true });
+    stdout.on('data', onData(out));
+    stderr.on('data', onData(err));
+    stdin.on('error', () => undefined); // EPIPE when the process dies before reading its code
     child.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       reject(new ToolError(`python_repl could not start the sandbox: ${e.code ?? e.message}`));
@@ -240,13 +293,13 @@ export function runSandboxed(code: string, plan: SandboxPlan, limits: SandboxLim
     child.on('exit', () => {
       killGroup(); // stragglers in the group (the PID namespace is already gone with bubblewrap)
       setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        stdout.destroy();
+        stderr.destroy();
       }, 1000).unref();
     });
-    child.on('close', (exitCode, sig) => {
+    child.on('close', (exitCode: number | null, sig: NodeJS.Signals | null) => {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', killGroup);
+      signal?.removeEventListener('abort', kill);
       if (signal?.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
       resolve({
         stdout: out.text(),
@@ -260,6 +313,6 @@ export function runSandboxed(code: string, plan: SandboxPlan, limits: SandboxLim
         hostUid,
       });
     });
-    child.stdin.end(code);
+    stdin.end(code);
   });
 }
