@@ -1,3 +1,5 @@
+import os from 'node:os';
+
 import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
@@ -104,6 +106,12 @@ function tail(text: string, max: number): string {
   return text.length <= max ? text : `…${text.slice(-max)}`;
 }
 
+/** bubblewrap's init exits with 128 + n when the code died of signal n. */
+function signalOfExitCode(code: number | null): string | undefined {
+  if (code === null || code <= 128) return undefined;
+  return Object.entries(os.constants.signals).find(([, n]) => n === code - 128)?.[0];
+}
+
 /** Turns a finished run into the tool result, or a ToolError for timeouts and failures. */
 export function formatRun(r: RunResult, limits: Pick<SandboxLimits, 'timeoutMs' | 'killAfterOutputBytes'>): string {
   const stdout = withNote(r.stdout, r.stdoutDropped).trimEnd();
@@ -116,7 +124,8 @@ export function formatRun(r: RunResult, limits: Pick<SandboxLimits, 'timeoutMs' 
     throw new ToolError(`python_repl: execution timed out after ${limits.timeoutMs / 1000} s and was killed${partial}`);
   }
   if (r.exitCode !== 0) {
-    const how = r.signal ? `was killed by ${r.signal} (memory or resource limit?)` : `exited with code ${r.exitCode}`;
+    const signal = r.signal ?? signalOfExitCode(r.exitCode);
+    const how = signal ? `was killed by ${signal} (a CPU, memory or other resource limit?)` : `exited with code ${r.exitCode}`;
     const stderr = tail(withNote(r.stderr, r.stderrDropped).trim(), STDERR_TAIL);
     const out = stdout ? `\nstdout:\n${tail(stdout, STDERR_TAIL)}` : '';
     throw new ToolError(`python_repl: the code ${how}${stderr ? `:\n${stderr}` : ''}${out}`);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync, type StdioOptions } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 
 import { PYTHON_RUNNER } from './python-runner';
@@ -14,16 +14,17 @@ import { ToolError } from './tool-error';
  *   namespace, a minimal `/dev`, and two empty size-limited tmpfs (`/tmp`, `/dev/shm`) that vanish with the
  *   namespace. Everything else (`/etc`, `/root`, `/home`, `/work`, `/run`, `/var`, the host's `/tmp`) does
  *   not exist there. `/`, `/dev` and `/usr/local` are remounted read-only.
- * - Fresh user (uid/gid 65534 inside), PID, network (only a downed loopback: no TCP, no abstract Unix
- *   sockets), IPC, UTS and cgroup namespaces; nested user namespaces disabled; a new session (no TIOCSTI);
+ * - Fresh user (uid/gid 65534 inside), PID, network (only its own loopback: nothing of the host is
+ *   reachable, not even the host's abstract Unix sockets), IPC, UTS and cgroup namespaces; nested user namespaces disabled; a new session (no TIOCSTI);
  *   the sandbox dies with its parent; the environment is cleared.
  * - Limits: `prlimit` (util-linux, from the read-only `/usr`) sets RLIMIT_AS, CPU, FSIZE, NOFILE, NPROC and
  *   CORE, hard and soft, before exec'ing Python; the code cannot raise them. RLIMIT_NPROC is never enforced
  *   for host root (kuid 0), so when the service runs as root bubblewrap itself is started as an unprivileged
  *   host uid from a pool (unprivileged user namespaces do the rest). Because the limit is set after the user
  *   namespace exists, the kernel counts only the sandbox's own processes against it.
- * - The caller's wall-clock timeout, abort signal or output flood SIGKILLs bubblewrap's process group;
- *   `--die-with-parent` and the PID namespace then take every process of the sandbox with it.
+ * - The caller's wall-clock timeout, abort signal or output flood SIGKILLs the sandbox's init, which takes
+ *   the whole PID namespace with it (see sandboxKiller); bubblewrap's process group is the fallback, and
+ *   `--die-with-parent` ends the sandbox if the service itself dies.
  */
 
 export interface SandboxConfig {
@@ -99,7 +100,8 @@ function resolveInUsr(file: string, what: string): string | { error: string } {
 
 /** `/usr` read-only without `/usr/local`, and `/bin`, `/lib`, `/lib64` as the host has them (links or dirs). */
 function rootfsArgs(): string[] {
-  const args = ['--ro-bind', '/usr', '/usr', '--tmpfs', '/usr/local', '--remount-ro', '/usr/local'];
+  const args = ['--ro-bind', '/usr', '/usr'];
+  if (existsSync('/usr/local')) args.push('--tmpfs', '/usr/local', '--remount-ro', '/usr/local'); // host tools, other Pythons
   for (const dir of SYSTEM_DIRS) {
     try {
       const st = lstatSync(dir);
@@ -126,7 +128,7 @@ export function bwrapArgs(plan: SandboxPlan, limits: SandboxLimits, pythonArgs: 
     ...['--chdir', '/tmp', '--'],
     plan.prlimit,
     `--as=${n(limits.memoryBytes)}`,
-    `--cpu=${n(limits.cpuSeconds)}`,
+    `--cpu=${n(limits.cpuSeconds)}:${n(limits.cpuSeconds + 1)}`, // SIGXCPU at the soft limit, SIGKILL a second later
     `--fsize=${n(limits.fileSizeBytes)}`,
     `--nofile=${n(limits.maxOpenFiles)}`,
     `--nproc=${n(limits.maxProcesses)}`,
