@@ -77,6 +77,9 @@ function probeScript(probes: Record<string, string>): string {
     '    s.settimeout(2)',
     '    s.connect((host, port))',
     '    return "connected"',
+    'def syscall(nr):',
+    '    import ctypes',
+    '    return (ctypes.CDLL(None, use_errno=True).syscall(nr, 0, 0, 0, 0, 0), ctypes.get_errno())',
     'def unix(path):',
     '    s = socket.socket(socket.AF_UNIX)',
     '    s.settimeout(2)',
@@ -273,6 +276,37 @@ describe('python_repl sandbox: escapes that must fail', () => {
       writeUsrLocal: 'OSError:EROFS',
       writeDev: 'OSError:EROFS',
     });
+  });
+
+  it('vsock (not covered by network namespaces) and other socket families are refused, as are risky system calls', async () => {
+    const families = { vsock: 'AF_VSOCK', alg: 'AF_ALG', packet: 'AF_PACKET' };
+    const syscalls = {
+      io_uring_setup: 425,
+      bpf: 321,
+      keyctl: 250,
+      userfaultfd: 323,
+      unshare: 272,
+      ptrace: 101,
+      mount: 165,
+      perf_event_open: 298,
+    };
+    const probes: Record<string, string> = { getpid: 'os.getpid()' };
+    for (const [name, family] of Object.entries(families))
+      probes[name] =
+        `socket.socket(socket.${family}, socket.SOCK_SEQPACKET if "${family}" == "AF_ALG" else socket.SOCK_RAW if "${family}" == "AF_PACKET" else socket.SOCK_STREAM).family`;
+    for (const [name, nr] of Object.entries(syscalls)) probes[name] = `syscall(${nr})`;
+    // control: the host's own python may create a vsock socket (created only, never connected)
+    const host = await run('/usr/bin/python3', ['-c', 'import socket; print(socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM).family)']);
+    expect(host.stdout.trim()).toBe('40');
+    const results = parse(await runPython(probeScript(probes), opts()));
+    expect(results.getpid).toBe('OK 2'); // everything else still works
+    for (const name of Object.keys(families)) expect([name, results[name]]).toEqual([name, 'OSError:EAFNOSUPPORT']);
+    for (const name of Object.keys(syscalls)) expect([name, results[name]]).toEqual([name, 'OK (-1, 1)']); // EPERM
+  });
+
+  it('the code inherits no descriptor of the service besides stdin, stdout and stderr', async () => {
+    const code = 'import os\nfds = os.listdir("/proc/self/fd")\nprint(sorted(int(f) for f in fds if os.path.exists(f"/proc/self/fd/{f}")))';
+    await expect(runPython(code, opts())).resolves.toMatch(/^\[0, 1, 2(, 3)?\]$/); // 3: the listing itself or /dev/null stdin
   });
 
   it('writing 200 MB to /tmp or /dev/shm is refused by the quota and nothing remains on the host', async () => {

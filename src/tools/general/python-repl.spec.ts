@@ -1,10 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import { createGeneralTools } from './index';
 import { createPythonReplTool, executePython, pythonReplAvailability, type PythonReplOptions, runPython } from './python-repl.tool';
+import { PYTHON_RUNNER } from './python-runner';
 import { SANDBOX_UID } from './python-sandbox';
 import { ToolError } from './tool-error';
 
@@ -155,6 +156,19 @@ describe('python_repl', () => {
   it('truncates long output with a note', async () => {
     const out = await runPython('print("x" * 50000)', opts({ maxOutputBytes: 1000 }));
     expect(out).toBe(`${'x'.repeat(1000)}\n[output truncated: 49001 more bytes not shown]`);
+  });
+
+  it('the runner closes descriptors it inherited beyond stdin/stdout/stderr before running the code', async () => {
+    // plain python (no sandbox) with three extra pipes standing in for descriptors a service leaked
+    const child = spawn('/usr/bin/python3', ['-I', '-c', PYTHON_RUNNER], { stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const closed = new Promise((resolve) => child.on('close', resolve));
+    child.stdin?.end(
+      'import os\nprint(sorted((int(f), os.readlink(f"/proc/self/fd/{f}")[:6]) for f in os.listdir("/proc/self/fd") if os.path.exists(f"/proc/self/fd/{f}")))',
+    );
+    await closed;
+    expect(out.trim()).toBe("[(0, 'socket'), (1, 'socket'), (2, 'socket'), (3, '/dev/n')]"); // 3: stdin reopened on /dev/null
   });
 
   it('stops when the caller aborts', async () => {

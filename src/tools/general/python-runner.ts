@@ -4,11 +4,13 @@
  * wrapped in a print call). Tracebacks show only the user's frames (`<python_repl>`).
  *
  * This is convenience only, NOT a security boundary: nothing here restricts the code, and the code may
- * change anything in this interpreter. Isolation and limits are enforced outside Python by the operating
+ * change anything in this interpreter. (Closing inherited descriptors first is hygiene the code cannot undo,
+ * since it does not run yet; bubblewrap has no option for it.) Isolation and limits are enforced outside Python by the operating
  * system (see python-sandbox.ts: bubblewrap namespaces, rlimits set by prlimit, a size-limited tmpfs).
  */
 export const PYTHON_RUNNER = `
-import sys
+import os, sys
+os.closerange(3, 1 << 30)  # descriptors the service leaked without O_CLOEXEC: closed before any user code exists
 _src = sys.stdin.buffer.read().decode('utf-8', 'replace')
 sys.stdin = open('/dev/null')
 

@@ -1,9 +1,25 @@
 import { type ChildProcess, spawn, spawnSync, type StdioOptions } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
 
 import { PYTHON_RUNNER } from './python-runner';
+import { seccompProgram } from './python-seccomp';
 import { ToolError } from './tool-error';
 
 /**
@@ -16,7 +32,8 @@ import { ToolError } from './tool-error';
  *   not exist there. `/`, `/dev` and `/usr/local` are remounted read-only.
  * - Fresh user (uid/gid 65534 inside), PID, network (only its own loopback: nothing of the host is
  *   reachable, not even the host's abstract Unix sockets), IPC, UTS and cgroup namespaces; nested user namespaces disabled; a new session (no TIOCSTI);
- *   the sandbox dies with its parent; the environment is cleared.
+ *   the sandbox dies with its parent; the environment is cleared; a seccomp filter (python-seccomp.ts)
+ *   refuses socket families other than Unix/IPv4/IPv6/netlink (vsock is not namespaced) and risky calls.
  * - Limits: `prlimit` (util-linux, from the read-only `/usr`) sets RLIMIT_AS, CPU, FSIZE, NOFILE, NPROC and
  *   CORE, hard and soft, before exec'ing Python; the code cannot raise them. RLIMIT_NPROC is never enforced
  *   for host root (kuid 0), so when the service runs as root bubblewrap itself is started as an unprivileged
@@ -56,6 +73,8 @@ export interface SandboxPlan {
   prlimit: string;
   rootfs: string[];
   hostUidBase: number | null;
+  /** BPF program for `--seccomp` (undefined on architectures python-seccomp.ts does not describe). */
+  seccomp?: Buffer;
 }
 
 export interface RunResult {
@@ -166,22 +185,41 @@ export function planSandbox(config: SandboxConfig, probeLimits: SandboxLimits): 
   if (typeof python !== 'string') return python;
   const prlimit = resolveInUsr(config.prlimitPath, 'prlimit');
   if (typeof prlimit !== 'string') return prlimit;
-  const plan: SandboxPlan = { bwrap: config.bwrapPath, python, prlimit, rootfs: rootfsArgs(), hostUidBase: config.hostUidBase };
-  const uid = nextHostUid(plan);
-  const probe = spawnSync(plan.bwrap, bwrapArgs(plan, probeLimits, ['-I', '-c', 'pass']), {
-    cwd: '/',
-    env: HOST_ENV,
-    uid,
-    gid: uid,
-    timeout: 15_000,
-    encoding: 'utf8',
-  });
+  const rootfs = rootfsArgs();
+  const plan: SandboxPlan = {
+    bwrap: config.bwrapPath,
+    python,
+    prlimit,
+    rootfs,
+    hostUidBase: config.hostUidBase,
+    seccomp: seccompProgram(),
+  };
+  const probe = probeRun(plan, probeLimits);
   if (probe.status !== 0) {
     const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim().slice(0, 300);
     return { error: `the bubblewrap sandbox does not work here: ${why}` };
   }
   plans.set(key, plan);
   return plan;
+}
+
+/** Runs `python -I -c pass` through the full sandbox (the seccomp filter passed from a private temp file). */
+function probeRun(plan: SandboxPlan, limits: SandboxLimits) {
+  const uid = nextHostUid(plan);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'python-repl-probe-'));
+  let fd: number | undefined;
+  try {
+    if (plan.seccomp) {
+      writeFileSync(path.join(dir, 'seccomp.bpf'), plan.seccomp, { mode: 0o600 });
+      fd = openSync(path.join(dir, 'seccomp.bpf'), 'r');
+    }
+    const args = [...(fd === undefined ? [] : ['--seccomp', '3']), ...bwrapArgs(plan, limits, ['-I', '-c', 'pass'])];
+    const stdio: StdioOptions = ['pipe', 'pipe', 'pipe', ...(fd === undefined ? [] : [fd])];
+    return spawnSync(plan.bwrap, args, { cwd: '/', env: HOST_ENV, uid, gid: uid, stdio, timeout: 15_000, encoding: 'utf8' });
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function collector(max: number) {
@@ -262,8 +300,9 @@ export function runSandboxed(
 ): Promise<RunResult> {
   return new Promise<RunResult>((resolve, reject) => {
     const hostUid = nextHostUid(plan);
-    const args = ['--info-fd', '3', ...bwrapArgs(plan, limits, ['-I', '-u', '-c', PYTHON_RUNNER])];
-    const stdio: StdioOptions = ['pipe', 'pipe', 'pipe', 'pipe']; // fd 3: bubblewrap's --info-fd
+    const seccomp = plan.seccomp ? ['--seccomp', '4'] : [];
+    const args = ['--info-fd', '3', ...seccomp, ...bwrapArgs(plan, limits, ['-I', '-u', '-c', PYTHON_RUNNER])];
+    const stdio: StdioOptions = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe']; // fd 3: --info-fd, fd 4: --seccomp
     const child = spawn(plan.bwrap, args, { cwd: '/', env: HOST_ENV, uid: hostUid, gid: hostUid, detached: true, stdio });
     const { stdin, stdout, stderr } = child;
     if (!stdin || !stdout || !stderr) return reject(new ToolError('python_repl could not open pipes to the sandbox'));
@@ -315,6 +354,11 @@ export function runSandboxed(
         hostUid,
       });
     });
+    const seccompPipe = child.stdio[4];
+    if (seccompPipe instanceof Writable) {
+      seccompPipe.on('error', () => undefined);
+      seccompPipe.end(plan.seccomp ?? Buffer.alloc(0));
+    }
     stdin.end(code);
   });
 }
