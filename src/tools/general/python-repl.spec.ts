@@ -98,13 +98,13 @@ describe('python_repl', () => {
     );
   });
 
-  it('runs as uid 65534 inside, in /tmp, with a minimal environment and a pool uid on the host when root', async () => {
+  it('runs as uid 65534 inside, in /tmp, at niceness 10, with a minimal environment and a pool uid on the host when root', async () => {
     process.env.PYTHON_REPL_TEST_SECRET = 'do-not-leak';
     try {
-      const code = 'import os, json\nprint(json.dumps([os.getuid(), os.getgid(), os.getcwd(), dict(os.environ)]))';
+      const code = 'import os, json\nprint(json.dumps([os.getuid(), os.getgid(), os.getcwd(), dict(os.environ), os.nice(0)]))';
       const r = await executePython(code, opts());
-      const [uid, gid, cwd, env] = JSON.parse(r.stdout) as [number, number, string, Record<string, string>];
-      expect([uid, gid, cwd]).toEqual([SANDBOX_UID, SANDBOX_UID, '/tmp']);
+      const [uid, gid, cwd, env, niceness] = JSON.parse(r.stdout) as [number, number, string, Record<string, string>, number];
+      expect([uid, gid, cwd, niceness]).toEqual([SANDBOX_UID, SANDBOX_UID, '/tmp', 10]);
       expect(env).toEqual({ HOME: '/tmp', LANG: 'C.UTF-8', PATH: '/usr/bin:/bin', PWD: '/tmp', TMPDIR: '/tmp' });
       if (isRoot) expect(r.hostUid).toBeGreaterThanOrEqual(1_950_000_000);
       else expect(r.hostUid).toBeUndefined();

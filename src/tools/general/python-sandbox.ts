@@ -38,7 +38,8 @@ import { ToolError } from './tool-error';
  *   CORE, hard and soft, before exec'ing Python; the code cannot raise them. RLIMIT_NPROC is never enforced
  *   for host root (kuid 0), so when the service runs as root bubblewrap itself is started as an unprivileged
  *   host uid from a pool (unprivileged user namespaces do the rest). Because the limit is set after the user
- *   namespace exists, the kernel counts only the sandbox's own processes against it.
+ *   namespace exists, the kernel counts only the sandbox's own processes against it. The code runs at
+ *   niceness 10 so that a CPU-bound or forking run leaves the service responsive.
  * - The caller's wall-clock timeout, abort signal or output flood SIGKILLs the sandbox's init, which takes
  *   the whole PID namespace with it (see sandboxKiller); bubblewrap's process group is the fallback, and
  *   `--die-with-parent` ends the sandbox if the service itself dies.
@@ -71,6 +72,8 @@ export interface SandboxPlan {
   bwrap: string;
   python: string;
   prlimit: string;
+  /** coreutils `nice` inside /usr, when present: the sandbox runs at a lower CPU priority than the service. */
+  nice?: string;
   rootfs: string[];
   hostUidBase: number | null;
   /** BPF program for `--seccomp` (undefined on architectures python-seccomp.ts does not describe). */
@@ -95,6 +98,7 @@ export interface RunResult {
 /** uid/gid the code sees inside the sandbox. */
 export const SANDBOX_UID = 65534;
 const HOST_UID_POOL = 10_000;
+const SANDBOX_NICENESS = 10;
 const SYSTEM_DIRS = ['/bin', '/lib', '/lib64'];
 
 function isExecutableFile(file: string): boolean {
@@ -145,6 +149,7 @@ export function bwrapArgs(plan: SandboxPlan, limits: SandboxLimits, pythonArgs: 
     ...['--hostname', 'python-repl', '--die-with-parent', '--new-session', '--clearenv'],
     ...['--setenv', 'LANG', 'C.UTF-8', '--setenv', 'PATH', '/usr/bin:/bin', '--setenv', 'HOME', '/tmp', '--setenv', 'TMPDIR', '/tmp'],
     ...['--chdir', '/tmp', '--'],
+    ...(plan.nice ? [plan.nice, '-n', String(SANDBOX_NICENESS)] : []),
     plan.prlimit,
     `--as=${n(limits.memoryBytes)}`,
     `--cpu=${n(limits.cpuSeconds)}:${n(limits.cpuSeconds + 1)}`, // SIGXCPU at the soft limit, SIGKILL a second later
@@ -190,6 +195,7 @@ export function planSandbox(config: SandboxConfig, probeLimits: SandboxLimits): 
     bwrap: config.bwrapPath,
     python,
     prlimit,
+    nice: isExecutableFile('/usr/bin/nice') ? '/usr/bin/nice' : undefined,
     rootfs,
     hostUidBase: config.hostUidBase,
     seccomp: seccompProgram(),
