@@ -141,8 +141,9 @@ describe('python_repl sandbox: escapes that must fail', () => {
     await expect(connectFromHost({ path: unixPath })).resolves.toBe(true);
     await expect(connectFromHost({ path: abstractName })).resolves.toBe(true);
     await expect(connectFromHost({ host: '127.0.0.1', port: tcpPort })).resolves.toBe(true);
+    for (const address of hostAddresses()) await expect(connectFromHost({ host: address, port: tcpPort })).resolves.toBe(true);
     expect(existsSync(planted) && existsSync('/etc/passwd')).toBe(true);
-    expect(connections).toBe(3);
+    expect(connections).toBe(3 + hostAddresses().length);
     connections = 0;
   });
 
