@@ -11,6 +11,9 @@ type Fields = ConstructorParameters<typeof ChatOpenAI>[0] & { rateLimitRetries?:
 /** A rate limit asking to wait longer than this is not waited for (LangChain already waits up to 60 s itself): the call fails and counts for the breaker. */
 const MAX_RETRY_AFTER_MS = 30_000;
 
+/** the client's endpoint when no base URL is configured: the breaker key then */
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
 /**
  * ChatOpenAI that reports each call (node, duration, tokens, failure) to the run's UsageCollector, and
  * retries rate-limit answers that the client gives up on at once (a 429 without `retry-after`, or one asking
@@ -26,7 +29,7 @@ export class MeteredChatOpenAI extends ChatOpenAI {
   constructor(fields: Fields) {
     super(fields);
     this.rateLimitRetries = fields.rateLimitRetries ?? 0;
-    this.breaker = breakerFor(fields.configuration?.baseURL ?? 'https://api.openai.com/v1', fields.breaker);
+    this.breaker = breakerFor(fields.configuration?.baseURL ?? OPENAI_BASE_URL, fields.breaker);
   }
 
   get circuitBreaker(): CircuitBreaker {

@@ -181,6 +181,7 @@ describe('model client: JSON mode, tool-calling auto, breaker', () => {
       for (let i = 0; i < 3; i++) await expect(model.invoke([new HumanMessage(`call ${i}`)])).rejects.toThrow(/500/);
       expect(server.callCount).toBe(3);
       expect(breakerStates()).toEqual([expect.objectContaining({ endpoint: baseUrl, state: 'open', consecutiveFailures: 3 })]);
+      expect(llm.breakerState()).toMatchObject({ state: 'open', retryAt: expect.any(Number) });
 
       const t0 = Date.now();
       const err = await decideJson(model, ask, Verdict, { node: 'n' }).catch((e: unknown) => e);
