@@ -33,6 +33,17 @@ describe('decideJson', () => {
     expect(Object.keys(format.json_schema.schema.properties)).toEqual(['is_valid', 'reason']);
   });
 
+  it('JSON mode: mentions JSON in the leading system message when the prompt does not', async () => {
+    const model = new FakeChatModel(['{"is_valid": true, "reason": "x"}', '{"is_valid": true, "reason": "y"}']);
+    await decideJson(model, [new SystemMessage('Classify.'), new HumanMessage('q')], Verdict, { node: 'n' });
+    expect(model.calls[0].messages.map((m) => [m.getType(), m.content])).toEqual([
+      ['system', 'Classify.\n\nRespond with a JSON object only.'],
+      ['human', 'q'],
+    ]);
+    await decideJson(model, [new HumanMessage('q')], Verdict, { node: 'n', mode: 'json_object' });
+    expect(model.calls[1].messages.map((m) => m.getType())).toEqual(['system', 'human']);
+  });
+
   it('uses the configured mode: json_object, or off (no response_format)', async () => {
     const object = new FakeChatModel(['{"is_valid": false, "reason": "x"}']);
     setJsonDecisionSettings(object, { mode: 'json_object', retries: 1 });

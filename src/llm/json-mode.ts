@@ -71,12 +71,20 @@ export function responseFormatFor(mode: JsonMode, schema: z.ZodType | null, name
   };
 }
 
-/** OpenAI's JSON mode requires the word "JSON" somewhere in the messages. */
+/**
+ * OpenAI's JSON mode requires the word "JSON" somewhere in the messages. When it is missing, the hint joins
+ * the leading system message (or becomes one): chat templates of open models reject a system message later on.
+ */
 export function ensureJsonMentioned(messages: BaseMessage[], mode: JsonMode): BaseMessage[] {
   if (mode === 'off' || messages.some((m) => /json/i.test(typeof m.content === 'string' ? m.content : JSON.stringify(m.content))))
     return messages;
-  return [...messages, new SystemMessage('Respond with a JSON object only.')];
+  const [first, ...rest] = messages;
+  if (first?.getType() === 'system' && typeof first.content === 'string')
+    return [new SystemMessage(`${first.content}\n\n${JSON_HINT}`), ...rest];
+  return [new SystemMessage(JSON_HINT), ...messages];
 }
+
+const JSON_HINT = 'Respond with a JSON object only.';
 
 /** Forget what was learnt (tests). */
 export function resetJsonModeMemory(): void {
