@@ -12,7 +12,7 @@ import type { AssistantStateType, AssistantUpdate } from '../state';
 export interface AgentNodeDeps {
   model: () => BaseChatModel | null;
   tools: StructuredToolInterface[];
-  toolCalling: () => 'native' | 'prompt';
+  toolCalling: () => Parameters<typeof bindToolsForMode>[2];
 }
 
 /** agent: the model with the summary and documents in its system prompt, deciding on tools (seed 001). */

@@ -11,7 +11,7 @@ import type { ReactStateType, ReactUpdate } from '../state';
 export interface LlmNodeDeps {
   model: () => BaseChatModel | null;
   tools: StructuredToolInterface[];
-  toolCalling: () => 'native' | 'prompt';
+  toolCalling: () => Parameters<typeof bindToolsForMode>[2];
 }
 
 /** LlmNode: one model call per visit (counted in iteration_count), with a rule fast path before it. */
