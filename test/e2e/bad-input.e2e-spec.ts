@@ -22,7 +22,8 @@ describe('bad input', () => {
     ['blank message', '/v1/jobs', { message: '   \n ' }, 400, 'VALIDATION_FAILED', /empty/],
     ['non-string message', '/v1/chat', { message: 42 }, 400, 'VALIDATION_FAILED', /string/],
     ['unknown field', '/v1/chat', { message: 'hi', temperature: 2 }, 400, 'VALIDATION_FAILED', /temperature should not exist/],
-    ['malformed session id', '/v1/chat', { message: 'hi', session_id: 'abc' }, 400, 'VALIDATION_FAILED', /session_id/],
+    ['malformed session id', '/v1/chat', { message: 'hi', session_id: 'not ok!' }, 400, 'VALIDATION_FAILED', /session_id/],
+    ['session id over 128 chars', '/v1/chat', { message: 'hi', session_id: 'a'.repeat(129) }, 400, 'VALIDATION_FAILED', /session_id/],
     ['unknown agent', '/v1/chat', { message: 'hi', agent: 'nope' }, 400, 'UNKNOWN_AGENT', /valid agents: .*react/],
     ['unknown agent (job)', '/v1/jobs', { message: 'hi', agent: 'nope' }, 400, 'UNKNOWN_AGENT', /react/],
     ['unknown session', '/v1/chat', { message: 'hi', session_id: '7b0f4bde-0000-4000-8000-000000000000' }, 404, 'SESSION_NOT_FOUND'],
@@ -55,7 +56,8 @@ describe('bad input', () => {
       ['GET', `/v1/sessions/${id}/result`],
       ['GET', `/v1/sessions/${id}/runs/${id}/trace`],
       ['DELETE', `/v1/sessions/${id}`],
-      ['GET', '/v1/sessions/not-a-uuid'],
+      ['GET', '/v1/sessions/never-used-id'],
+      ['GET', '/v1/sessions/not%20valid'],
     ]) {
       const res = await http(svc.url, method, path);
       expect(res.status).toBe(404);
