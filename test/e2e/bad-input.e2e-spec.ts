@@ -141,7 +141,7 @@ describe('OpenAPI', () => {
 });
 
 /** A request with exactly these bytes and headers; the JSON error body (if any) and the headers back. */
-async function send(base: string, path: string, body: BodyInit | undefined, headers: Record<string, string>, method = 'POST') {
+async function send(base: string, path: string, body: RequestInit['body'], headers: Record<string, string>, method = 'POST') {
   const res = await fetch(`${base}${path}`, { method, headers, body });
   const text = await res.text();
   let parsed: any = text;
