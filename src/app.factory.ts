@@ -37,6 +37,11 @@ export async function createApp(env: Record<string, string | undefined> = proces
     .setTitle('Agent Orchestrator')
     .setDescription('LangGraph.js agents behind a REST API: sync turns, queued runs, sessions, traces.')
     .setVersion('v1')
+    // with API keys configured: either header (see API_KEYS)
+    .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'bearer')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, 'x-api-key')
+    .addSecurityRequirements('bearer')
+    .addSecurityRequirements('x-api-key')
     .build();
   SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openapi), { jsonDocumentUrl: 'docs/openapi.json' });
   return app;

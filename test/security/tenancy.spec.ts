@@ -96,7 +96,9 @@ describe('tenants and API keys', () => {
     expect((await call(svc.url, null, 'GET', '/health/live')).status).toBe(200);
     expect([200, 503]).toContain((await call(svc.url, null, 'GET', '/health/ready')).status);
     expect((await call(svc.url, ACME, 'GET', '/metrics')).status).toBe(200);
-    expect((await call(svc.url, ACME, 'GET', '/docs/openapi.json')).status).toBe(200);
+    const openapi = await call(svc.url, ACME, 'GET', '/docs/openapi.json');
+    expect(openapi.status).toBe(200);
+    expect(openapi.body.security).toEqual([{ bearer: [] }, { 'x-api-key': [] }]);
   });
 
   it("answers 404 for another tenant's session, run and job on every endpoint, and leaves them untouched", async () => {
@@ -297,5 +299,66 @@ describe('rate limit per key', () => {
     expect((await call(one, ACME, 'POST', '/v1/chat', { message: 'hi' })).status).toBe(429);
     expect((await call(one, GLOBEX, 'GET', '/v1/agents')).status).toBe(200);
     for (let i = 0; i < 6; i++) expect((await call(one, null, 'GET', '/health/live')).status).toBe(200);
+  });
+});
+
+/** What the process writes to stdout and stderr while `fn` runs. */
+async function captureOutput(fn: () => Promise<void>): Promise<string> {
+  const chunks: string[] = [];
+  const out = jest.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => chunks.push(String(c)) > 0);
+  const err = jest.spyOn(process.stderr, 'write').mockImplementation((c: string | Uint8Array) => chunks.push(String(c)) > 0);
+  try {
+    await fn();
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+  return chunks.join('');
+}
+
+describe('start-up and logs', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('tenancy_logs');
+  });
+
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('without keys: says so at start-up and serves everyone as tenant `default`', async () => {
+    let svc: RunningApp | undefined;
+    const output = await captureOutput(async () => {
+      svc = await startApp({ DATABASE_URL: db.url, LOG_LEVEL: 'warn' });
+    });
+    try {
+      expect(output).toMatch(/No API keys configured[^\n]*tenant "default"/);
+      const turn = await call(svc!.url, null, 'POST', '/v1/chat', { message: '1 + 1', agent: 'react' });
+      expect(turn.status).toBe(200);
+      expect((await call(svc!.url, null, 'GET', `/v1/sessions/${turn.body.session_id}`)).status).toBe(200);
+      expect((await call(svc!.url, null, 'GET', '/metrics')).status).toBe(200);
+    } finally {
+      await svc?.close();
+    }
+  });
+
+  it('never writes a key to the logs, even at the most verbose level and for refused keys', async () => {
+    const wrong = 'wrong-key-fedcba9876543210';
+    const output = await captureOutput(async () => {
+      const svc = await startApp({ DATABASE_URL: db.url, LOG_LEVEL: 'verbose', API_KEYS: `acme:${ACME}`, METRICS_PUBLIC: 'true' });
+      try {
+        expect((await call(svc.url, ACME, 'POST', '/v1/chat', { message: '2 + 2', agent: 'react' })).status).toBe(200);
+        expect((await call(svc.url, wrong, 'GET', '/v1/agents', undefined, true)).status).toBe(401);
+        expect((await call(svc.url, null, 'GET', '/metrics')).status).toBe(200);
+        expect((await call(svc.url, null, 'GET', '/docs')).status).toBe(401);
+      } finally {
+        await svc.close();
+      }
+    });
+    expect(output.length).toBeGreaterThan(0);
+    expect(output).toMatch(/API keys required/);
+    expect(output).not.toContain(ACME);
+    expect(output).not.toContain(wrong);
   });
 });
