@@ -34,6 +34,8 @@ function unauthorized(res: Response): void {
  */
 export function authMiddleware(auth: ApiKeyAuth, config: AppConfig) {
   return (req: AuthedRequest, res: Response, next: NextFunction): void => {
+    // /health never waits for the database (liveness must not depend on it), nor do other open paths without a key
+    if (isHealthPath(req.path) || (isOpenPath(req.path, config) && !presentedKey(req.headers))) return next();
     authenticate(auth, config, req)
       .then((outcome) => (outcome === 'denied' ? unauthorized(res) : next()))
       .catch(() => {

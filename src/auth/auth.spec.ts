@@ -1,6 +1,7 @@
 import { AppConfig } from '../config/app-config';
 import { ApiKeyAuth, presentedKey } from './api-key-auth.service';
 import { hashKey } from './api-key-store';
+import { authMiddleware } from './auth.middleware';
 import { isServerIssuedId, isSessionId, runInTenant, tenantOf, threadIdOf } from './tenant';
 
 const KEY = 'acme-key-0123456789abcdef';
@@ -81,5 +82,28 @@ describe('tenant helpers', () => {
     expect(tenantOf({ configurable: { tenant_id: 'acme' } })).toBe('acme');
     expect(runInTenant('globex', () => tenantOf({ configurable: {} }))).toBe('globex');
     expect(tenantOf(undefined)).toBe('default');
+  });
+});
+
+describe('authMiddleware', () => {
+  const failing = { required: () => Promise.reject(new Error('ECONNREFUSED')), authenticate: () => Promise.resolve(null) };
+  const run = (path: string) =>
+    new Promise<{ next: boolean; status?: number }>((resolve) => {
+      const res = {
+        status(code: number) {
+          return {
+            json: () => resolve({ next: false, status: code }),
+            set: () => ({ json: () => resolve({ next: false, status: code }) }),
+          };
+        },
+      };
+      const mw = authMiddleware(failing as never, new AppConfig({}));
+      mw({ path, headers: {} } as never, res as never, () => resolve({ next: true }));
+    });
+
+  it('lets /health through without asking the database, and answers 503 elsewhere while keys cannot be checked', async () => {
+    expect(await run('/health/live')).toEqual({ next: true });
+    expect(await run('/health/ready')).toEqual({ next: true });
+    expect(await run('/v1/agents')).toEqual({ next: false, status: 503 });
   });
 });

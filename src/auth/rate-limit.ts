@@ -42,22 +42,28 @@ export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown
   }
 }
 
-/** RATE_LIMIT_PER_MINUTE per API key (per client address without keys); 0 turns it off; /health is never limited. */
+/**
+ * RATE_LIMIT_PER_MINUTE per API key; 0 turns it off. Requests without a key (no keys configured, /health,
+ * public /metrics) are not limited.
+ */
 export function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
   const limit = config.security.rateLimitPerMinute;
   return {
     throttlers: [{ name: 'default', ttl: 60_000, limit: Math.max(limit, 1) }],
     storage: new RateLimitStorage(config.redisUrl),
-    skipIf: (ctx: ExecutionContext) => limit === 0 || isHealthPath(ctx.switchToHttp().getRequest<AuthedRequest>().path),
+    skipIf: (ctx: ExecutionContext) => {
+      const req = ctx.switchToHttp().getRequest<AuthedRequest>();
+      return limit === 0 || !req.apiKeyId || isHealthPath(req.path);
+    },
     generateKey: (_ctx: ExecutionContext, tracker: string) => `${config.queuePrefix}:ratelimit:${tracker}`,
   };
 }
 
-/** One budget per key across all routes; 429 `TOO_MANY_REQUESTS` with `retry-after` (seconds). */
+/** One budget per key across all routes and processes; 429 `TOO_MANY_REQUESTS` with `retry-after` (seconds). */
 @Injectable()
 export class KeyThrottlerGuard extends ThrottlerGuard {
   protected override getTracker(req: Record<string, unknown>): Promise<string> {
     const r = req as unknown as AuthedRequest;
-    return Promise.resolve(r.apiKeyId ? `key:${r.apiKeyId}` : `ip:${r.ip ?? 'unknown'}`);
+    return Promise.resolve(`key:${r.apiKeyId ?? 'none'}`);
   }
 }
