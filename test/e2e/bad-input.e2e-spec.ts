@@ -302,6 +302,23 @@ describe('hostile input', () => {
     expect((await upload('계약서', contract, 'contract.txt')).status).toBe(201);
   });
 
+  it('answers malformed multipart uploads with a 4xx', async () => {
+    const boundary = '----x';
+    const head = `--${boundary}\r\ncontent-disposition: form-data; name="title"\r\n\r\n계약서\r\n--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="c.txt"\r\ncontent-type: text/plain\r\n\r\n제1조 (목적)`;
+    const type = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+    const truncated = await send(svc.url, '/v1/contracts', head, type);
+    const noBoundary = await send(svc.url, '/v1/contracts', head, { 'content-type': 'multipart/form-data' });
+    const wrongField = new FormData();
+    wrongField.append('title', '계약서');
+    wrongField.append('upload', new Blob([contract]), 'c.txt');
+    const unexpected = await send(svc.url, '/v1/contracts', wrongField, {});
+    for (const res of [truncated, noBoundary, unexpected]) {
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(JSON.stringify(res.body)).not.toMatch(/\.ts:\d+|\.js:\d+|stack/);
+    }
+  });
+
   it('answers an unknown contract_id with 404 CONTRACT_NOT_FOUND instead of a "not found" answer', async () => {
     for (const [path, contract_id] of [
       ['/v1/chat', '7b0f4bde-0000-4000-8000-000000000000'],
