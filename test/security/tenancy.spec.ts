@@ -362,3 +362,44 @@ describe('start-up and logs', () => {
     expect(output).not.toContain(wrong);
   });
 });
+
+/** The LLM cache (Redis) answers a repeated prompt only within the tenant that first asked it. */
+describe('LLM cache per tenant', () => {
+  const model = new ScriptedModelServer();
+  let db: TestDatabase;
+  let svc: RunningApp;
+
+  beforeAll(async () => {
+    await model.start();
+    db = await createTestDatabase('tenancy_cache');
+    svc = await startApp({
+      DATABASE_URL: db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: uniqueQueuePrefix('tenancy_cache'),
+      API_KEYS: `acme:${ACME},globex:${GLOBEX}`,
+      LLM_BASE_URL: model.baseUrl,
+      LLM_MODEL: 'm',
+      LLM_MAX_RETRIES: '0',
+      LLM_CACHE_TTL_SECONDS: '60',
+    });
+  });
+
+  afterAll(async () => {
+    await svc?.close();
+    await model.stop();
+    await db?.drop();
+  });
+
+  it("never serves one tenant's cached answer to another", async () => {
+    const ask = (key: string) => call(svc.url, key, 'POST', '/v1/chat', { message: 'Tell me the ACME secret plan', agent: 'react' });
+    model.enqueue({ content: 'ACME plan: ship on Friday.' });
+    expect((await ask(ACME)).body).toMatchObject({ response: 'ACME plan: ship on Friday.', llm_calls: 1 });
+    const again = await ask(ACME); // another session of the same tenant: from the cache
+    expect(again.body).toMatchObject({ response: 'ACME plan: ship on Friday.' });
+    expect(model.callCount).toBe(1);
+    model.enqueue({ content: 'I know nothing about that.' });
+    const other = await ask(GLOBEX);
+    expect(other.body.response).toBe('I know nothing about that.');
+    expect(model.callCount).toBe(2);
+  });
+});
