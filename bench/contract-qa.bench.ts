@@ -43,11 +43,11 @@ export async function benchContractQa(): Promise<Row[]> {
   try {
     const large = await post(app.url, '/v1/contracts', { title: 'large', content: generateLargeContract(200) });
     const contracts = app.app.get(ContractsService);
-    for (let i = 0; i < 20; i++) await contracts.searchArticles(large.contract_id, QUERIES[i % QUERIES.length]);
+    for (let i = 0; i < 20; i++) await contracts.searchArticles(large.contract_id, QUERIES[i % QUERIES.length], 5, 'default');
     const ms: number[] = [];
     for (let i = 0; i < 300; i++) {
       const t0 = performance.now();
-      await contracts.searchArticles(large.contract_id, QUERIES[i % QUERIES.length], 5);
+      await contracts.searchArticles(large.contract_id, QUERIES[i % QUERIES.length], 5, 'default');
       ms.push(performance.now() - t0);
     }
     rows.push([

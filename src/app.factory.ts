@@ -4,9 +4,13 @@ import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import helmet from 'helmet';
 
 import { AllExceptionsFilter } from './api/filters/all-exceptions.filter';
+import { contentTypeGuard, inputGuard } from './api/input-guard';
 import { AppModule } from './app.module';
+import { ApiKeyAuth } from './auth/api-key-auth.service';
+import { authMiddleware } from './auth/auth.middleware';
 import { AppConfig } from './config/app-config';
 import { createLogger } from './observability/app-logger';
 
@@ -18,7 +22,14 @@ export async function createApp(env: Record<string, string | undefined> = proces
     bodyParser: false,
     abortOnError: false,
   });
+  // in this order: security headers, CORS (preflights answered without a key), the API key, the content
+  // type (415), the JSON parser, then NUL / lone surrogates / depth / prototype keys (400) before any validator
+  app.use(helmet());
+  if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });
+  app.use(authMiddleware(app.get(ApiKeyAuth), config));
+  app.use(contentTypeGuard);
   app.useBodyParser('json', { limit: config.maxBodyBytes });
+  app.use(inputGuard(config.security.maxJsonDepth));
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }));
   app.useGlobalFilters(new AllExceptionsFilter());
   app.enableShutdownHooks();
@@ -26,6 +37,11 @@ export async function createApp(env: Record<string, string | undefined> = proces
     .setTitle('Agent Orchestrator')
     .setDescription('LangGraph.js agents behind a REST API: sync turns, queued runs, sessions, traces.')
     .setVersion('v1')
+    // with API keys configured: either header (see API_KEYS)
+    .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'bearer')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, 'x-api-key')
+    .addSecurityRequirements('bearer')
+    .addSecurityRequirements('x-api-key')
     .build();
   SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openapi), { jsonDocumentUrl: 'docs/openapi.json' });
   return app;

@@ -1,5 +1,6 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 
+import { AuthModule } from '../auth/auth.module';
 import type { AppConfig } from '../config/app-config';
 import { ContractsModule } from '../knowledge/contracts/contracts.module';
 import { DocumentsModule } from '../knowledge/documents/documents.module';
@@ -15,13 +16,14 @@ import { ContractsController } from './controllers/contracts.controller';
 import { DocumentsController } from './controllers/documents.controller';
 import { JobsController } from './controllers/jobs.controller';
 import { SessionsController } from './controllers/sessions.controller';
+import { TurnGate } from './turn-gate';
 
 @Module({})
 export class ApiModule implements NestModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [OrchestratorModule, RunsModule.register(config), ToolsModule, DocumentsModule, ContractsModule],
+      imports: [AuthModule, OrchestratorModule, RunsModule.register(config), ToolsModule, DocumentsModule, ContractsModule],
       controllers: [
         ChatController,
         JobsController,
@@ -32,7 +34,7 @@ export class ApiModule implements NestModule {
         HealthController,
         MetricsController,
       ],
-      providers: [HttpMetricsMiddleware],
+      providers: [HttpMetricsMiddleware, TurnGate],
     };
   }
 

@@ -72,7 +72,13 @@ const schema = z.object({
   LLM_CACHE: bool(true),
   LLM_CACHE_TTL_SECONDS: int(3600, 1),
   LLM_CACHE_MAX_ENTRIES: int(5000, 1),
+  // tenancy: keys, public endpoints, rate limits, CORS, input limits
   API_KEYS: optionalString,
+  METRICS_PUBLIC: bool(false),
+  DOCS_PUBLIC: bool(false),
+  RATE_LIMIT_PER_MINUTE: int(600, 0),
+  CORS_ORIGINS: optionalString,
+  MAX_JSON_DEPTH: int(32, 2),
   TOOLS_NETWORK: bool(true),
   TOOLS_ALLOWED_PRIVATE_HOSTS: optionalString,
   TOOLS_TIMEOUT_MS: int(10_000, 100),
@@ -140,6 +146,24 @@ function parseModes(spec: string | undefined): Record<string, ToolCallingSetting
   return out;
 }
 
+/** tenancy: `tenant:key,tenant:key`; tenant ids are 1–64 chars of [A-Za-z0-9._-], keys at least 16 chars. */
+function parseApiKeys(spec: string | undefined): Array<{ tenant: string; key: string }> {
+  return (spec ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((pair, i) => {
+      const at = pair.indexOf(':');
+      const tenant = pair.slice(0, at);
+      const key = pair.slice(at + 1);
+      if (at < 1 || !/^[A-Za-z0-9._-]{1,64}$/.test(tenant) || key.length < 16) {
+        // never echo the pair: it holds a secret
+        throw new Error(`Invalid configuration: API_KEYS entry ${i + 1} is not tenant:key (tenant [A-Za-z0-9._-], key ≥ 16 chars)`);
+      }
+      return { tenant, key };
+    });
+}
+
 function parseSubAgents(json: string) {
   try {
     return SubAgents.parse(JSON.parse(json));
@@ -184,7 +208,15 @@ export class AppConfig {
   readonly planExecute: { maxReplans: number; stepTimeoutMs: number };
   readonly assistantMemory: { maxMessages: number; keepRecent: number; maxSummaries: number };
   readonly llm: LlmSettings;
-  readonly apiKeys?: string;
+  /** tenancy: `API_KEYS` as tenant:key pairs, what stays open with keys, per-key rate limit (0 = off), CORS, input depth */
+  readonly security: {
+    apiKeys: Array<{ tenant: string; key: string }>;
+    metricsPublic: boolean;
+    docsPublic: boolean;
+    rateLimitPerMinute: number;
+    corsOrigins: string[];
+    maxJsonDepth: number;
+  };
   readonly tools: ToolSettings;
   readonly knowledge: { backend: 'postgres' | 'opensearch'; opensearchUrl: string; opensearchIndex: string };
   /** OpenAI-compatible embeddings for vector search; unset → full-text + trigram only */
@@ -243,7 +275,17 @@ export class AppConfig {
       jsonRetries: e.LLM_JSON_RETRIES,
       breaker: { failures: e.LLM_BREAKER_FAILURES, windowMs: e.LLM_BREAKER_WINDOW_MS, cooldownMs: e.LLM_BREAKER_COOLDOWN_MS },
     };
-    this.apiKeys = e.API_KEYS;
+    this.security = {
+      apiKeys: parseApiKeys(e.API_KEYS),
+      metricsPublic: e.METRICS_PUBLIC,
+      docsPublic: e.DOCS_PUBLIC,
+      rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      corsOrigins: (e.CORS_ORIGINS ?? '')
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+      maxJsonDepth: e.MAX_JSON_DEPTH,
+    };
     this.knowledge = { backend: e.KNOWLEDGE_BACKEND, opensearchUrl: e.OPENSEARCH_URL, opensearchIndex: e.OPENSEARCH_INDEX };
     if (e.EMBEDDINGS_BASE_URL || (e.EMBEDDINGS_API_KEY && e.EMBEDDINGS_MODEL)) {
       this.embeddings = {

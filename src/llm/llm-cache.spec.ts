@@ -40,3 +40,19 @@ describe('LlmCache', () => {
     expect(await store.get('d')).toBe('4');
   });
 });
+
+describe('LlmCache tenancy', () => {
+  const stats = { hit: () => undefined, miss: () => undefined };
+
+  it('never answers one tenant from another tenant’s entry', async () => {
+    const { runInTenant } = await import('../auth/tenant');
+    const cache = new LlmCache(new MemoryCacheStore(10), 60, stats);
+    await runInTenant('acme', () =>
+      cache.update('prompt', 'model=a', [{ text: 'acme says', message: new AIMessage('acme says') } as ChatGeneration]),
+    );
+    expect(await runInTenant('globex', () => cache.lookup('prompt', 'model=a'))).toBeNull();
+    expect(await cache.lookup('prompt', 'model=a')).toBeNull(); // outside a run: tenant `default`
+    const hit = (await runInTenant('acme', () => cache.lookup('prompt', 'model=a'))) as ChatGeneration[];
+    expect(hit[0].text).toBe('acme says');
+  });
+});

@@ -4,6 +4,8 @@ import { BaseCache, deserializeStoredGeneration, serializeGeneration } from '@la
 import type { Generation } from '@langchain/core/outputs';
 import type Redis from 'ioredis';
 
+import { currentTenant, DEFAULT_TENANT } from '../auth/tenant';
+
 export interface CacheStats {
   hit(): void;
   miss(): void;
@@ -19,7 +21,7 @@ export interface CacheStore {
  * LangChain's cache interface for chat models. The key is LangChain's own: the prompt and the model's
  * serialized call parameters (model, temperature, max tokens, bound tools…), hashed. Only successful
  * generations reach `update`, so errors are never cached. A hit is marked in `response_metadata.cache_hit`
- * so metering can tell it from a real call.
+ * so metering can tell it from a real call. Entries are kept apart per tenant (the run's tenant, see keyOf).
  */
 export class LlmCache extends BaseCache<Generation[]> {
   constructor(
@@ -46,8 +48,10 @@ export class LlmCache extends BaseCache<Generation[]> {
     });
   }
 
+  /** Per tenant: a run's model calls happen inside runInTenant, so one tenant never gets another's answers. */
   private keyOf(prompt: string, llmKey: string): string {
-    return `${this.namespace}:llmcache:${createHash('sha256').update(llmKey).update('\u0000').update(prompt).digest('hex')}`;
+    const tenant = currentTenant() ?? DEFAULT_TENANT;
+    return `${this.namespace}:llmcache:${tenant}:${createHash('sha256').update(llmKey).update('\u0000').update(prompt).digest('hex')}`;
   }
 
   async update(prompt: string, llmKey: string, value: Generation[]): Promise<void> {

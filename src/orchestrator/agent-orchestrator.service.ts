@@ -4,10 +4,12 @@ import { Injectable, Logger } from '@nestjs/common';
 
 import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
+import { DEFAULT_TENANT, isServerIssuedId, runInTenant, threadIdOf } from '../auth/tenant';
 import {
   MessageTooLargeException,
   SessionAgentMismatchException,
   SessionBusyException,
+  SessionNotFoundException,
   UnknownAgentException,
 } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
@@ -74,13 +76,13 @@ export class AgentOrchestrator {
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
-  async deleteSession(id: string, tenantId?: string): Promise<void> {
+  async deleteSession(id: string, tenantId: string): Promise<void> {
     const session = await this.sessions.get(id, tenantId);
     if (session.activeRunId && session.leaseExpiresAt && session.leaseExpiresAt > new Date()) {
       throw new SessionBusyException(id);
     }
-    await this.agents.deleteThread(id);
-    await this.sessions.delete(id);
+    await this.agents.deleteThread(threadIdOf(tenantId, id));
+    await this.sessions.delete(id, tenantId);
   }
 
   /** A sync turn: accept, then execute in the request. */
@@ -93,12 +95,16 @@ export class AgentOrchestrator {
     if (req.message.length > this.config.maxMessageChars) {
       throw new MessageTooLargeException(this.config.maxMessageChars, req.message.length);
     }
-    const tenantId = req.tenant_id ?? 'default';
-    let session = req.session_id ? await this.sessions.get(req.session_id, tenantId) : null;
+    const tenantId = req.tenant_id ?? DEFAULT_TENANT;
+    let session = req.session_id ? await this.sessions.find(req.session_id, tenantId) : null;
+    // an unknown UUID is a server-issued id that is gone (or another tenant's); an unknown client-chosen id starts a session
+    if (req.session_id && !session && isServerIssuedId(req.session_id)) throw new SessionNotFoundException(req.session_id);
     const agent = req.agent ?? session?.agent ?? this.config.defaultAgent;
     if (!this.agents.get(agent)) throw new UnknownAgentException(agent, this.agents.names());
-    if (session && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
-    session ??= await this.sessions.create(agent, tenantId);
+    session ??= req.session_id
+      ? (await this.sessions.open(tenantId, req.session_id, agent)).session
+      : await this.sessions.create(agent, tenantId);
+    if (session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
     return this.runs.create({
       id: randomUUID(),
       sessionId: session.id,
@@ -135,9 +141,9 @@ export class AgentOrchestrator {
     }
     try {
       if (!agent) throw new Error(`agent ${run.agent} is no longer registered`);
-      const refusal = await this.checkScope(agent, turn, { signal, usage });
+      const refusal = await runInTenant(run.tenantId, () => this.checkScope(agent, turn, { signal, usage }));
       if (refusal) return await this.end(run, started, usage, { status: 'completed', outcome: refusal }, { log, turn });
-      const values = await this.runGraph(agent, run, turn, { ...opts, signal }, usage);
+      const values = await runInTenant(run.tenantId, () => this.runGraph(agent, run, turn, { ...opts, signal }, usage));
       const outcome = agent.toOutcome(values, turn);
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
@@ -154,7 +160,12 @@ export class AgentOrchestrator {
     opts: ExecuteOptions,
     usage: UsageCollector,
   ): Promise<Record<string, unknown>> {
-    const configurable = { thread_id: run.sessionId, run_id: run.id, [USAGE_KEY]: usage };
+    const configurable = {
+      thread_id: threadIdOf(run.tenantId, run.sessionId),
+      tenant_id: run.tenantId,
+      run_id: run.id,
+      [USAGE_KEY]: usage,
+    };
     // a retried run (worker crash) resumes from its last checkpoint instead of starting the turn again
     const resume = run.attempts > 1 && (await agent.graph.getState({ configurable })).next.length > 0;
     const stream = await agent.graph.stream(resume ? null : agent.buildInput(turn), {

@@ -4,6 +4,7 @@ import { DataSource, In, Repository } from 'typeorm';
 
 import { RunNotFoundException } from '../common/domain.exception';
 import { RunEntity, RunError, RunInput, RunMode, RunStatus } from '../database/entities';
+import { pgSafeJson, pgSafeText } from '../database/pg-safe';
 import { insertable, rowsOf } from '../database/query-rows';
 import type { ChatResult } from './chat-result';
 
@@ -39,6 +40,7 @@ export class RunRecords {
   async create(run: NewRun): Promise<RunEntity> {
     const entity = this.runs.create({
       ...run,
+      input: pgSafeJson(run.input),
       status: 'queued',
       attempts: 0,
       cancelRequested: false,
@@ -56,13 +58,20 @@ export class RunRecords {
     return run;
   }
 
-  async listBySession(sessionId: string): Promise<RunEntity[]> {
-    return this.runs.find({ where: { sessionId }, order: { createdAt: 'ASC' } });
+  /** The tenant's run; another tenant's run is not found either. */
+  async getForTenant(id: string, tenantId: string, what: 'job' | 'run' = 'job'): Promise<RunEntity> {
+    const run = await this.runs.findOneBy({ id, tenantId });
+    if (!run) throw new RunNotFoundException(id, what);
+    return run;
   }
 
-  async latestFinished(sessionId: string): Promise<RunEntity | null> {
+  async listBySession(sessionId: string, tenantId: string): Promise<RunEntity[]> {
+    return this.runs.find({ where: { sessionId, tenantId }, order: { createdAt: 'ASC' } });
+  }
+
+  async latestFinished(sessionId: string, tenantId: string): Promise<RunEntity | null> {
     return this.runs.findOne({
-      where: { sessionId, status: In(['completed', 'failed']) },
+      where: { sessionId, tenantId, status: In(['completed', 'failed']) },
       order: { finishedAt: 'DESC' },
     });
   }
@@ -81,7 +90,7 @@ export class RunRecords {
   }
 
   async setProgress(id: string, progress: Record<string, unknown>): Promise<void> {
-    await this.runs.update({ id, status: 'running' }, { progress: progress as never });
+    await this.runs.update({ id, status: 'running' }, { progress: pgSafeJson(progress) as never });
   }
 
   /**
@@ -97,17 +106,17 @@ export class RunRecords {
          UPDATE runs SET status = $2, result = $3, error = $4, trace = $5, llm_calls = $6, prompt_tokens = $7,
                 completion_tokens = $8, finished_at = now(), updated_at = now()
           WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')
-          RETURNING id, session_id),
+          RETURNING id, session_id, tenant_id),
        said AS (
-         INSERT INTO messages (session_id, run_id, role, content, metadata)
-         SELECT e.session_id, e.id, v.role, v.content, v.metadata::jsonb
+         INSERT INTO messages (tenant_id, session_id, run_id, role, content, metadata)
+         SELECT e.tenant_id, e.session_id, e.id, v.role, v.content, v.metadata::jsonb
            FROM ended e, (VALUES (1, 'user', $9::text, '{}'), (2, 'assistant', $10::text, $11)) AS v(ord, role, content, metadata)
           WHERE $12::boolean
           ORDER BY v.ord),
        released AS (
          UPDATE sessions s SET active_run_id = NULL, lease_expires_at = NULL, updated_at = now(),
                 summary = COALESCE($13, s.summary)
-           FROM ended e WHERE s.id = e.session_id AND (s.active_run_id = e.id OR s.active_run_id IS NULL))
+           FROM ended e WHERE s.id = e.session_id AND s.tenant_id = e.tenant_id AND (s.active_run_id = e.id OR s.active_run_id IS NULL))
        SELECT count(*)::int AS n FROM ended`,
         [
           run.id,
@@ -118,11 +127,11 @@ export class RunRecords {
           end.usage.calls,
           end.usage.promptTokens,
           end.usage.completionTokens,
-          m?.user ?? '',
-          m?.assistant ?? '',
-          JSON.stringify(end.error ? { error: end.error } : {}),
+          pgSafeText(m?.user ?? ''),
+          pgSafeText(m?.assistant ?? ''),
+          json(end.error ? { error: end.error } : {}),
           Boolean(m),
-          end.summary ?? null,
+          end.summary ? pgSafeText(end.summary) : null,
         ],
       ),
     );
@@ -152,14 +161,17 @@ export class RunRecords {
       .createQueryBuilder('r')
       .where(`r.status IN ('queued', 'running')`)
       .andWhere(`r.updated_at < now() - (:ms || ' milliseconds')::interval`, { ms: String(olderThanMs) })
-      .andWhere(`NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id AND s.active_run_id = r.id AND s.lease_expires_at > now())`)
+      .andWhere(
+        `NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id AND s.tenant_id = r.tenant_id AND s.active_run_id = r.id AND s.lease_expires_at > now())`,
+      )
       .orderBy('r.created_at', 'ASC')
       .limit(500)
       .getMany();
   }
 }
 
-const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+/** jsonb parameters: what a model or tool produced may hold NUL or lone surrogates, which Postgres rejects. */
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(pgSafeJson(v)));
 
 /** A raw `runs` row (snake_case) as the entity's properties. */
 function fromRow(r: Record<string, unknown>): Partial<RunEntity> {

@@ -26,10 +26,11 @@ export class SessionsService {
     private readonly dataSource: DataSource,
   ) {}
 
-  async create(agent: string, tenantId = 'default', metadata: Record<string, unknown> = {}): Promise<SessionEntity> {
+  /** A new session: a server-issued UUID, or the client's own id (taken as is; see `open`). */
+  async create(agent: string, tenantId: string, metadata: Record<string, unknown> = {}, id: string = randomUUID()): Promise<SessionEntity> {
     // insert, not save: save() would first SELECT the id and wrap both in a transaction
     const session = this.sessions.create({
-      id: randomUUID(),
+      id,
       agent,
       tenantId,
       metadata,
@@ -41,18 +42,37 @@ export class SessionsService {
     return session;
   }
 
-  async get(id: string, tenantId?: string): Promise<SessionEntity> {
-    const s = await this.sessions.findOneBy({ id });
-    if (!s || (tenantId && s.tenantId !== tenantId)) throw new SessionNotFoundException(id);
+  /**
+   * The tenant's session with a client-chosen id, started with `agent` when the tenant has never used the
+   * id (two concurrent first turns with the same id end up in the same session).
+   */
+  async open(tenantId: string, id: string, agent: string): Promise<{ session: SessionEntity; created: boolean }> {
+    const rows = rowsOf(
+      await this.dataSource.query(
+        `INSERT INTO sessions (tenant_id, id, agent) VALUES ($1, $2, $3) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+        [tenantId, id, agent],
+      ),
+    );
+    return { session: await this.get(id, tenantId), created: rows.length > 0 };
+  }
+
+  /** The tenant's session; another tenant's (or no) session is SESSION_NOT_FOUND. */
+  async get(id: string, tenantId: string): Promise<SessionEntity> {
+    const s = await this.sessions.findOneBy({ id, tenantId });
+    if (!s) throw new SessionNotFoundException(id);
     return s;
   }
 
-  async history(id: string): Promise<MessageEntity[]> {
-    return this.messages.find({ where: { sessionId: id }, order: { seq: 'ASC' } });
+  async find(id: string, tenantId: string): Promise<SessionEntity | null> {
+    return this.sessions.findOneBy({ id, tenantId });
   }
 
-  async delete(id: string): Promise<void> {
-    await this.sessions.delete({ id });
+  async history(id: string, tenantId: string): Promise<MessageEntity[]> {
+    return this.messages.find({ where: { sessionId: id, tenantId }, order: { seq: 'ASC' } });
+  }
+
+  async delete(id: string, tenantId: string): Promise<void> {
+    await this.sessions.delete({ id, tenantId });
   }
 
   /**
@@ -64,11 +84,11 @@ export class SessionsService {
       const rows = rowsOf(
         await this.dataSource.query(
           `UPDATE sessions s SET active_run_id = $2, lease_expires_at = now() + ($3 || ' milliseconds')::interval
-          WHERE s.id = $1
+          WHERE s.id = $1 AND s.tenant_id = (SELECT tenant_id FROM runs WHERE id = $2)
             AND (s.active_run_id IS NULL OR s.active_run_id = $2 OR s.lease_expires_at < now())
             AND NOT EXISTS (
               SELECT 1 FROM runs r, runs me
-               WHERE me.id = $2 AND r.session_id = $1 AND r.id <> $2 AND r.status IN ('queued', 'running')
+               WHERE me.id = $2 AND r.session_id = $1 AND r.tenant_id = me.tenant_id AND r.id <> $2 AND r.status IN ('queued', 'running')
                  AND (r.created_at, r.id) < (me.created_at, me.id))
           RETURNING s.id`,
           [sessionId, runId, String(leaseMs)],

@@ -29,10 +29,10 @@ describe('vector search', () => {
       expect(up.status).toBe(201);
       expect(model.embeddingCalls).toBeGreaterThanOrEqual(1);
       const contracts = svc.app.get(ContractsService);
-      const article10 = (await contracts.articles(up.body.contract_id, [10]))[0];
+      const article10 = (await contracts.articles(up.body.contract_id, [10], 'default'))[0];
       // the clause with every space removed: one long token, no full-text or trigram word match
       const squashed = article10.clauses[0].replace(/\s+/g, '');
-      const hits = await contracts.searchArticles(up.body.contract_id, squashed, 3);
+      const hits = await contracts.searchArticles(up.body.contract_id, squashed, 3, 'default');
       expect(hits[0]?.number).toBe('제10조');
 
       await http(svc.url, 'POST', '/v1/documents', { title: '휴가 규정', content: '연차 휴가는 입사 1년 후 15일이 주어진다.' });
@@ -53,10 +53,15 @@ describe('vector search', () => {
       expect(up.status).toBe(201);
       expect(model.embeddingCalls).toBe(0);
       const contracts = svc.app.get(ContractsService);
-      const hits = await contracts.searchArticles(up.body.contract_id, '해지 조건이 뭐야?', 3);
+      const hits = await contracts.searchArticles(up.body.contract_id, '해지 조건이 뭐야?', 3, 'default');
       expect(hits.slice(0, 2).map((h) => h.number)).toContain('제10조');
       expect(
-        await contracts.searchArticles(up.body.contract_id, article10Squashed(await contracts.articles(up.body.contract_id, [10])), 3),
+        await contracts.searchArticles(
+          up.body.contract_id,
+          article10Squashed(await contracts.articles(up.body.contract_id, [10], 'default')),
+          3,
+          'default',
+        ),
       ).toEqual([]);
     } finally {
       await svc.close();

@@ -1,9 +1,12 @@
 import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
+import { tenantOf } from '../../auth/tenant';
 import type { ContractsService } from '../../knowledge/contracts/contracts.service';
 import type { CollectedInfo } from './state';
 
+/** the tool's run config: `configurable.tenant_id` says whose contracts these are */
+type Cfg = { configurable?: Record<string, unknown> };
 const num = z.union([z.number(), z.string()]).transform((v) => Number(String(v).replace(/[^\d]/g, '')));
 const nums = z.array(num).default([]);
 
@@ -12,8 +15,8 @@ export function createContractTools(contracts: ContractsService): StructuredTool
   const snippet = (t: string) => t.replace(/\s+/g, ' ').slice(0, 120);
   return [
     tool(
-      async ({ contract_id }: { contract_id: string }): Promise<CollectedInfo> => {
-        const c = await contracts.get(contract_id);
+      async ({ contract_id }: { contract_id: string }, config?: Cfg): Promise<CollectedInfo> => {
+        const c = await contracts.get(contract_id, tenantOf(config));
         return {
           tool: 'get_contract_structure',
           summary: `${c.articles.length}개 조, ${c.exhibits.length}개 별지`,
@@ -27,16 +30,19 @@ export function createContractTools(contracts: ContractsService): StructuredTool
       },
     ),
     tool(
-      async ({
-        contract_id,
-        topics,
-      }: {
-        contract_id: string;
-        topics: Array<{ topic_name: string; queries: string[] }>;
-      }): Promise<CollectedInfo> => {
+      async (
+        {
+          contract_id,
+          topics,
+        }: {
+          contract_id: string;
+          topics: Array<{ topic_name: string; queries: string[] }>;
+        },
+        config?: Cfg,
+      ): Promise<CollectedInfo> => {
         const seen = new Map<string, { number: string; index: number; title: string; snippet: string; score: number }>();
         for (const q of topics.flatMap((t) => [t.topic_name, ...t.queries])) {
-          for (const h of await contracts.searchArticles(contract_id, q, 5)) {
+          for (const h of await contracts.searchArticles(contract_id, q, 5, tenantOf(config))) {
             const prev = seen.get(h.number);
             if (!prev || prev.score < h.score)
               seen.set(h.number, { number: h.number, index: h.index, title: h.title, snippet: snippet(h.text), score: h.score });
@@ -55,18 +61,21 @@ export function createContractTools(contracts: ContractsService): StructuredTool
       },
     ),
     tool(
-      async ({
-        contract_id,
-        article_numbers,
-        exhibit_numbers,
-      }: {
-        contract_id: string;
-        article_numbers: number[];
-        exhibit_numbers: number[];
-      }): Promise<CollectedInfo> => {
+      async (
+        {
+          contract_id,
+          article_numbers,
+          exhibit_numbers,
+        }: {
+          contract_id: string;
+          article_numbers: number[];
+          exhibit_numbers: number[];
+        },
+        config?: Cfg,
+      ): Promise<CollectedInfo> => {
         const [articles, exhibits] = await Promise.all([
-          article_numbers.length ? contracts.articles(contract_id, article_numbers) : Promise.resolve([]),
-          exhibit_numbers.length ? contracts.exhibits(contract_id, exhibit_numbers) : Promise.resolve([]),
+          article_numbers.length ? contracts.articles(contract_id, article_numbers, tenantOf(config)) : Promise.resolve([]),
+          exhibit_numbers.length ? contracts.exhibits(contract_id, exhibit_numbers, tenantOf(config)) : Promise.resolve([]),
         ]);
         return { tool: 'get_article_by_index', summary: `${articles.length}개 조, ${exhibits.length}개 별지 조회`, articles, exhibits };
       },
@@ -77,8 +86,8 @@ export function createContractTools(contracts: ContractsService): StructuredTool
       },
     ),
     tool(
-      async ({ contract_id, titles }: { contract_id: string; titles: string[] }): Promise<CollectedInfo> => {
-        const articles = await contracts.articlesByTitle(contract_id, titles);
+      async ({ contract_id, titles }: { contract_id: string; titles: string[] }, config?: Cfg): Promise<CollectedInfo> => {
+        const articles = await contracts.articlesByTitle(contract_id, titles, tenantOf(config));
         return { tool: 'get_article_by_title', summary: `${articles.length}개 조 조회`, articles };
       },
       {
@@ -88,16 +97,19 @@ export function createContractTools(contracts: ContractsService): StructuredTool
       },
     ),
     tool(
-      async ({
-        contract_id,
-        user_article_numbers,
-        topic,
-      }: {
-        contract_id: string;
-        user_article_numbers: number[];
-        topic?: string;
-      }): Promise<CollectedInfo> => {
-        const found = await contracts.standardFor(contract_id, { articleIndexes: user_article_numbers, topic });
+      async (
+        {
+          contract_id,
+          user_article_numbers,
+          topic,
+        }: {
+          contract_id: string;
+          user_article_numbers: number[];
+          topic?: string;
+        },
+        config?: Cfg,
+      ): Promise<CollectedInfo> => {
+        const found = await contracts.standardFor(contract_id, { articleIndexes: user_article_numbers, topic }, tenantOf(config));
         if (!found) return { tool: 'lookup_standard_contract', summary: '등록된 표준계약서가 없음', articles: [] };
         const articles = found.matches.map((m) => ({
           ...m.standard,

@@ -1,20 +1,25 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 
+import { Tenant } from '../../auth/tenant.guard';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import type { ChatResult } from '../../orchestrator/chat-result';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { SseStream } from '../sse';
+import { TurnGate } from '../turn-gate';
 
 @Controller('v1/chat')
 export class ChatController {
-  constructor(private readonly orchestrator: AgentOrchestrator) {}
+  constructor(
+    private readonly orchestrator: AgentOrchestrator,
+    private readonly gate: TurnGate,
+  ) {}
 
   /** One turn, answered in the request. */
   @Post()
   @HttpCode(200)
-  chat(@Body() body: ChatRequestDto): Promise<ChatResult> {
-    return this.orchestrator.chat(body);
+  async chat(@Body() body: ChatRequestDto, @Tenant() tenantId: string): Promise<ChatResult> {
+    return this.orchestrator.chat(await this.gate.turn(body, tenantId));
   }
 
   /**
@@ -23,8 +28,8 @@ export class ChatController {
    * streaming, the run always ends with `result` — it is recorded even if the client goes away.
    */
   @Post('stream')
-  async stream(@Body() body: ChatRequestDto, @Res() res: Response): Promise<void> {
-    const run = await this.orchestrator.accept(body, 'sync');
+  async stream(@Body() body: ChatRequestDto, @Res() res: Response, @Tenant() tenantId: string): Promise<void> {
+    const run = await this.orchestrator.accept(await this.gate.turn(body, tenantId), 'sync');
     const sse = new SseStream(res);
     sse.send('run', { run_id: run.id, session_id: run.sessionId, agent: run.agent });
     const result = await this.orchestrator.execute(run.id, {

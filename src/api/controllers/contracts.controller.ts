@@ -13,9 +13,12 @@ import {
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 
+import { Tenant } from '../../auth/tenant.guard';
+import { DomainException } from '../../common/domain.exception';
 import { AppConfig } from '../../config/app-config';
 import { ContractNotFoundException, ContractsService, type ContractView } from '../../knowledge/contracts/contracts.service';
 import { CreateContractDto } from '../dto/contract.dto';
+import { findBadInput, uploadProblem } from '../input-guard';
 import { isUuid } from './ids';
 
 const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
@@ -45,27 +48,36 @@ export class ContractsController {
   @Post()
   @HttpCode(201)
   @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
-  async create(@Body() body: CreateContractDto, @UploadedFile() file?: { buffer: Buffer; originalname: string }) {
+  async create(
+    @Body() body: CreateContractDto,
+    @Tenant() tenantId: string,
+    @UploadedFile() file?: { buffer: Buffer; originalname: string },
+  ) {
+    // multipart fields and files are read after the global input guard: the same checks here
+    const fieldProblem = findBadInput(body, this.config.security.maxJsonDepth);
+    if (fieldProblem) throw new DomainException('INVALID_INPUT', fieldProblem, 400);
+    const fileProblem = file ? uploadProblem(file.buffer) : null;
+    if (fileProblem) throw new DomainException('UNSUPPORTED_MEDIA_TYPE', fileProblem, 415);
     const content = file ? file.buffer.toString('utf8') : body.content;
     if (!content?.trim()) throw new BadRequestException('content must not be empty (JSON `content` or a multipart `file`)');
-    return view(await this.contracts.ingest({ title: body.title, kind: body.kind, content }, this.config.maxContractChars));
+    return view(await this.contracts.ingest({ title: body.title, kind: body.kind, content }, this.config.maxContractChars, tenantId));
   }
 
   @Get()
-  async list(@Query('kind') kind?: string) {
-    return { contracts: await this.contracts.list(kind === 'user' || kind === 'standard' ? kind : undefined) };
+  async list(@Tenant() tenantId: string, @Query('kind') kind?: string) {
+    return { contracts: await this.contracts.list(kind === 'user' || kind === 'standard' ? kind : undefined, tenantId) };
   }
 
   @Get(':id')
-  async get(@Param('id') id: string) {
-    if (!isUuid(id)) throw new ContractNotFoundException(id);
-    return view(await this.contracts.get(id));
+  async get(@Param('id') id: string, @Tenant() tenantId: string) {
+    if (!isUuid(id)) throw new ContractNotFoundException(id.slice(0, 128));
+    return view(await this.contracts.get(id, tenantId));
   }
 
   @Delete(':id')
   @HttpCode(204)
-  async remove(@Param('id') id: string): Promise<void> {
-    if (!isUuid(id)) throw new ContractNotFoundException(id);
-    await this.contracts.delete(id);
+  async remove(@Param('id') id: string, @Tenant() tenantId: string): Promise<void> {
+    if (!isUuid(id)) throw new ContractNotFoundException(id.slice(0, 128));
+    await this.contracts.delete(id, tenantId);
   }
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 
+import { Tenant } from '../../auth/tenant.guard';
 import { DocumentNotFoundException, DocumentsService } from '../../knowledge/documents/documents.service';
 import { CreateDocumentDto } from '../dto/document.dto';
 import { isUuid } from './ids';
@@ -11,19 +12,19 @@ export class DocumentsController {
   /** Add a knowledge-base document → `{ document_id, title, source, chunks }`. */
   @Post()
   @HttpCode(201)
-  create(@Body() body: CreateDocumentDto) {
-    return this.documents.ingest(body);
+  create(@Body() body: CreateDocumentDto, @Tenant() tenantId: string) {
+    return this.documents.ingest(body, tenantId);
   }
 
   @Get()
-  async list() {
-    return { documents: await this.documents.list() };
+  async list(@Tenant() tenantId: string) {
+    return { documents: await this.documents.list(tenantId) };
   }
 
   @Delete(':id')
   @HttpCode(204)
-  async remove(@Param('id') id: string): Promise<void> {
-    if (!isUuid(id)) throw new DocumentNotFoundException(id);
-    await this.documents.delete(id);
+  async remove(@Param('id') id: string, @Tenant() tenantId: string): Promise<void> {
+    if (!isUuid(id)) throw new DocumentNotFoundException(id.slice(0, 128));
+    await this.documents.delete(id, tenantId);
   }
 }

@@ -1,35 +1,41 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 
+import { Tenant } from '../../auth/tenant.guard';
 import { RunNotFoundException } from '../../common/domain.exception';
+import { RunRecords } from '../../orchestrator/run-records.service';
 import { JobView, RunsService } from '../../runs/runs.service';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { SseStream } from '../sse';
+import { TurnGate } from '../turn-gate';
 import { isUuid } from './ids';
 
 @Controller('v1/jobs')
 export class JobsController {
-  constructor(private readonly runs: RunsService) {}
+  constructor(
+    private readonly runs: RunsService,
+    private readonly records: RunRecords,
+    private readonly gate: TurnGate,
+  ) {}
 
   /** The same turn, queued: 202 with the job id; read it back by job id or by session id. */
   @Post()
   @HttpCode(202)
-  async submit(@Body() body: ChatRequestDto) {
-    const run = await this.runs.submit(body);
+  async submit(@Body() body: ChatRequestDto, @Tenant() tenantId: string) {
+    const run = await this.runs.submit(await this.gate.turn(body, tenantId));
     return { job_id: run.id, session_id: run.sessionId, status: 'queued' as const };
   }
 
   @Get(':id')
-  get(@Param('id') id: string): Promise<JobView> {
-    if (!isUuid(id)) throw new RunNotFoundException(id);
+  async get(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
+    await this.owned(id, tenantId);
     return this.runs.get(id);
   }
 
   /** SSE of a queued run: `status` on every change (status, progress), then `result` when it ends. */
   @Get(':id/events')
-  async events(@Param('id') id: string, @Res() res: Response): Promise<void> {
-    if (!isUuid(id)) throw new RunNotFoundException(id);
-    await this.runs.get(id); // 404 before the stream starts
+  async events(@Param('id') id: string, @Res() res: Response, @Tenant() tenantId: string): Promise<void> {
+    await this.owned(id, tenantId); // 404 before the stream starts
     const sse = new SseStream(res);
     const stop = new AbortController();
     res.on('close', () => stop.abort());
@@ -44,8 +50,14 @@ export class JobsController {
 
   @Post(':id/cancel')
   @HttpCode(200)
-  cancel(@Param('id') id: string): Promise<JobView> {
-    if (!isUuid(id)) throw new RunNotFoundException(id);
+  async cancel(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
+    await this.owned(id, tenantId);
     return this.runs.cancel(id);
+  }
+
+  /** Another tenant's job is answered exactly like a job that does not exist. */
+  private async owned(id: string, tenantId: string): Promise<void> {
+    if (!isUuid(id)) throw new RunNotFoundException(id.slice(0, 128));
+    await this.records.getForTenant(id, tenantId);
   }
 }

@@ -1,5 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
 
+import { isSessionId } from '../../auth/tenant';
+import { Tenant } from '../../auth/tenant.guard';
 import { NoResultException, RunNotFoundException, SessionNotFoundException } from '../../common/domain.exception';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { RunRecords } from '../../orchestrator/run-records.service';
@@ -16,9 +18,9 @@ export class SessionsController {
 
   /** The conversation: every message, the running summary, the agent and the session's runs. */
   @Get(':id')
-  async get(@Param('id') id: string) {
-    const session = await this.sessions.get(this.known(id));
-    const [messages, runs] = await Promise.all([this.sessions.history(id), this.runs.listBySession(id)]);
+  async get(@Param('id') id: string, @Tenant() tenantId: string) {
+    const session = await this.sessions.get(this.known(id), tenantId);
+    const [messages, runs] = await Promise.all([this.sessions.history(id, tenantId), this.runs.listBySession(id, tenantId)]);
     return {
       session_id: session.id,
       agent: session.agent,
@@ -39,18 +41,18 @@ export class SessionsController {
 
   /** The latest finished run's ChatResult. */
   @Get(':id/result')
-  async result(@Param('id') id: string) {
-    await this.sessions.get(this.known(id));
-    const run = await this.runs.latestFinished(id);
+  async result(@Param('id') id: string, @Tenant() tenantId: string) {
+    await this.sessions.get(this.known(id), tenantId);
+    const run = await this.runs.latestFinished(id, tenantId);
     if (!run?.result) throw new NoResultException(id);
     return run.result;
   }
 
   @Get(':id/runs/:runId/trace')
-  async trace(@Param('id') id: string, @Param('runId') runId: string) {
-    await this.sessions.get(this.known(id));
+  async trace(@Param('id') id: string, @Param('runId') runId: string, @Tenant() tenantId: string) {
+    await this.sessions.get(this.known(id), tenantId);
     if (!isUuid(runId)) throw new RunNotFoundException(runId, 'run');
-    const run = await this.runs.get(runId, 'run');
+    const run = await this.runs.getForTenant(runId, tenantId, 'run');
     if (run.sessionId !== id) throw new RunNotFoundException(runId, 'run');
     const { decision_log, tool_history, past_steps, plan, model_calls, ...agentSpecific } = (run.trace ?? {}) as Record<string, unknown>;
     return {
@@ -70,12 +72,12 @@ export class SessionsController {
 
   @Delete(':id')
   @HttpCode(204)
-  async remove(@Param('id') id: string): Promise<void> {
-    await this.orchestrator.deleteSession(this.known(id));
+  async remove(@Param('id') id: string, @Tenant() tenantId: string): Promise<void> {
+    await this.orchestrator.deleteSession(this.known(id), tenantId);
   }
 
   private known(id: string): string {
-    if (!isUuid(id)) throw new SessionNotFoundException(id);
+    if (!isSessionId(id)) throw new SessionNotFoundException(id.slice(0, 128));
     return id;
   }
 }

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
+import { SESSION_ID_PATTERN } from '../../auth/tenant';
 
 /** Body of `POST /v1/chat` and `POST /v1/jobs`. Size limits: MAX_MESSAGE_CHARS (413) and MAX_BODY_BYTES. */
 export class ChatRequestDto {
@@ -8,9 +10,14 @@ export class ChatRequestDto {
   @Matches(/\S/, { message: 'message must not be empty or blank' })
   message: string;
 
-  @ApiPropertyOptional({ description: 'continue this session; omitted → a new session', format: 'uuid' })
+  @ApiPropertyOptional({
+    description:
+      'continue this session (an id returned by an earlier turn, or your own: 1–128 chars of [A-Za-z0-9._:-], which starts a session the first time); omitted → a new session with a server-issued UUID',
+    example: 'user-session-123',
+  })
   @IsOptional()
-  @IsUUID('all', { message: 'session_id must be a UUID returned by an earlier turn' })
+  @IsString()
+  @Matches(SESSION_ID_PATTERN, { message: 'session_id must be 1–128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"' })
   session_id?: string;
 
   @ApiPropertyOptional({ description: "agent name (GET /v1/agents); default DEFAULT_AGENT or the session's agent", example: 'react' })

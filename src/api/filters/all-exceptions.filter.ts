@@ -39,6 +39,16 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return [413, { error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body exceeds MAX_BODY_BYTES' } }];
     }
     if (e instanceof HttpException) return this.fromHttp(e);
+    // other client errors of the body parser (a gzip header on a plain body, an unsupported charset …)
+    const clientError = e as { status?: unknown; expose?: unknown; message?: string };
+    if (typeof clientError?.status === 'number' && clientError.status >= 400 && clientError.status < 500 && clientError.expose === true) {
+      const code =
+        clientError.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : clientError.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'INVALID_BODY';
+      return [
+        clientError.status,
+        { error: { code, message: `the request body cannot be read: ${String(clientError.message).slice(0, 200)}` } },
+      ];
+    }
     const message = (e as Error)?.message ?? '';
     if ((e instanceof QueryFailedError && DB_DOWN.test(message)) || (DB_DOWN.test(message) && !/redis/i.test(message))) {
       return [503, { error: { code: 'DATABASE_UNAVAILABLE', message: 'the database is unreachable; try again shortly' } }];

@@ -4,13 +4,16 @@ export type MessageRole = 'user' | 'assistant';
 
 /** The full conversation history; the agents' checkpointed state may hold a compacted window of it. */
 @Entity({ name: 'messages' })
-@Index(['sessionId', 'seq'])
+@Index(['tenantId', 'sessionId', 'seq'])
 export class MessageEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   seq: string;
 
-  @Column({ type: 'uuid', name: 'session_id' })
+  @Column({ type: 'text', name: 'session_id' })
   sessionId: string;
+
+  @Column({ type: 'text', name: 'tenant_id', default: 'default' })
+  tenantId: string;
 
   @Column({ type: 'uuid', name: 'run_id', nullable: true })
   runId: string | null;

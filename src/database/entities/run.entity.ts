@@ -17,13 +17,13 @@ export interface RunError {
 }
 
 @Entity({ name: 'runs' })
-@Index(['sessionId', 'createdAt'])
+@Index(['tenantId', 'sessionId', 'createdAt'])
 @Index(['status'])
 export class RunEntity {
   @PrimaryColumn({ type: 'uuid' })
   id: string;
 
-  @Column({ type: 'uuid', name: 'session_id' })
+  @Column({ type: 'text', name: 'session_id' })
   sessionId: string;
 
   @Column({ type: 'text', name: 'tenant_id', default: 'default' })

@@ -2,10 +2,11 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } fro
 
 @Entity({ name: 'sessions' })
 export class SessionEntity {
-  @PrimaryColumn({ type: 'uuid' })
+  /** server-issued UUID or a client-chosen id (1–128 chars of [A-Za-z0-9._:-]); unique per tenant */
+  @PrimaryColumn({ type: 'text' })
   id: string;
 
-  @Column({ type: 'text', name: 'tenant_id', default: 'default' })
+  @PrimaryColumn({ type: 'text', name: 'tenant_id', default: 'default' })
   tenantId: string;
 
   @Column({ type: 'text' })

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
+import { isServerIssuedId } from '../../auth/tenant';
 import { DomainException } from '../../common/domain.exception';
 import { rowsOf } from '../../database/query-rows';
 import { prefixTsQuery, searchTerms } from '../documents/search-query';
@@ -60,11 +61,7 @@ export class ContractsService {
     private readonly vectors: VectorSearch,
   ) {}
 
-  async ingest(
-    input: { title: string; content: string; kind?: ContractKind },
-    maxChars: number,
-    tenantId = 'default',
-  ): Promise<ContractView> {
+  async ingest(input: { title: string; content: string; kind?: ContractKind }, maxChars: number, tenantId: string): Promise<ContractView> {
     if (input.content.length > maxChars) throw new ContractTooLargeException(maxChars);
     const parsed = parseContract(input.content); // ContractParseError → 422, nothing written
     const id = randomUUID();
@@ -99,7 +96,15 @@ export class ContractsService {
     return this.get(id, tenantId);
   }
 
-  async get(id: string, tenantId = 'default'): Promise<ContractView> {
+  /** CONTRACT_NOT_FOUND unless the tenant has this contract (any id that is not a UUID cannot exist). */
+  async assertExists(id: string, tenantId: string): Promise<void> {
+    if (!isServerIssuedId(id)) throw new ContractNotFoundException(id.slice(0, 128));
+    const rows = rowsOf(await this.db.query(`SELECT 1 FROM contracts WHERE id = $1 AND tenant_id = $2`, [id, tenantId]));
+    if (rows.length === 0) throw new ContractNotFoundException(id);
+  }
+
+  async get(id: string, tenantId: string): Promise<ContractView> {
+    if (!isServerIssuedId(id)) throw new ContractNotFoundException(id.slice(0, 128));
     const [c] = (await this.db.query(`SELECT id, title, kind FROM contracts WHERE id = $1 AND tenant_id = $2`, [id, tenantId])) as Array<{
       id: string;
       title: string;
@@ -108,14 +113,14 @@ export class ContractsService {
     if (!c) throw new ContractNotFoundException(id);
     const [articles, exhibits] = await Promise.all([
       this.db.query(`SELECT ${ARTICLE_COLUMNS} FROM contract_articles WHERE contract_id = $1 ORDER BY position`, [id]),
-      this.exhibits(id, null),
+      this.exhibits(id, null, tenantId),
     ]);
     return { contract_id: c.id, title: c.title, kind: c.kind, articles: articles as ArticleView[], exhibits };
   }
 
   async list(
-    kind?: ContractKind,
-    tenantId = 'default',
+    kind: ContractKind | undefined,
+    tenantId: string,
   ): Promise<Array<{ contract_id: string; title: string; kind: ContractKind; articles: number }>> {
     return this.db.query(
       `SELECT c.id AS contract_id, c.title, c.kind, count(a.id)::int AS articles FROM contracts c LEFT JOIN contract_articles a ON a.contract_id = c.id
@@ -124,7 +129,7 @@ export class ContractsService {
     );
   }
 
-  async delete(id: string, tenantId = 'default'): Promise<void> {
+  async delete(id: string, tenantId: string): Promise<void> {
     const rows = rowsOf(await this.db.query(`DELETE FROM contracts WHERE id = $1 AND tenant_id = $2 RETURNING id`, [id, tenantId]));
     if (rows.length === 0) throw new ContractNotFoundException(id);
   }
@@ -133,7 +138,13 @@ export class ContractsService {
    * Hybrid search over a contract's articles: full-text (title weighs more), trigram similarity and — when
    * embeddings and pgvector are there — vector similarity, fused by reciprocal-rank fusion.
    */
-  async searchArticles(contractId: string, query: string, limit = 5): Promise<Array<ArticleView & { score: number }>> {
+  async searchArticles(
+    contractId: string,
+    query: string,
+    limit: number,
+    tenantId: string,
+  ): Promise<Array<ArticleView & { score: number }>> {
+    if (!(await this.owns(contractId, tenantId))) return [];
     const terms = searchTerms(query);
     const tsq = prefixTsQuery(terms) ?? '';
     const vector = await this.vectors.queryVector(query);
@@ -160,21 +171,24 @@ export class ContractsService {
     );
   }
 
-  async articles(contractId: string, indexes: number[]): Promise<ArticleView[]> {
+  async articles(contractId: string, indexes: number[], tenantId: string): Promise<ArticleView[]> {
+    if (!(await this.owns(contractId, tenantId))) return [];
     return this.db.query(`SELECT ${ARTICLE_COLUMNS} FROM contract_articles WHERE contract_id = $1 AND idx = ANY($2) ORDER BY position`, [
       contractId,
       indexes,
     ]);
   }
 
-  async exhibits(contractId: string, indexes: number[] | null): Promise<ExhibitView[]> {
+  async exhibits(contractId: string, indexes: number[] | null, tenantId: string): Promise<ExhibitView[]> {
+    if (!(await this.owns(contractId, tenantId))) return [];
     return this.db.query(
       `SELECT number, idx AS index, title, content FROM contract_exhibits WHERE contract_id = $1 AND ($2::int[] IS NULL OR idx = ANY($2)) ORDER BY idx`,
       [contractId, indexes],
     );
   }
 
-  async articlesByTitle(contractId: string, titles: string[]): Promise<ArticleView[]> {
+  async articlesByTitle(contractId: string, titles: string[], tenantId: string): Promise<ArticleView[]> {
+    if (!(await this.owns(contractId, tenantId))) return [];
     return this.db.query(
       `SELECT DISTINCT ON (a.position) ${ARTICLE_COLUMNS.split(', ')
         .map((c) => `a.${c}`)
@@ -190,28 +204,35 @@ export class ContractsService {
   async standardFor(
     contractId: string,
     q: { articleIndexes?: number[]; topic?: string },
+    tenantId: string,
   ): Promise<{
     standard_contract_id: string;
     title: string;
     matches: Array<{ user_article: string | null; standard: ArticleView; score: number }>;
   } | null> {
-    const standards = await this.list('standard');
-    if (standards.length === 0) return null;
-    const standard = await this.get(standards[0].contract_id);
+    const standards = await this.list('standard', tenantId);
+    if (standards.length === 0 || !(await this.owns(contractId, tenantId))) return null;
+    const standard = await this.get(standards[0].contract_id, tenantId);
     if (q.topic) {
-      const hits = await this.searchArticles(standard.contract_id, q.topic, 3);
+      const hits = await this.searchArticles(standard.contract_id, q.topic, 3, tenantId);
       return {
         standard_contract_id: standard.contract_id,
         title: standard.title,
         matches: hits.map((h) => ({ user_article: null, standard: h, score: h.score })),
       };
     }
-    const user = await this.articles(contractId, q.articleIndexes ?? []);
+    const user = await this.articles(contractId, q.articleIndexes ?? [], tenantId);
     const matches = matchArticles(user, standard.articles).filter((m) => m.standard);
     return {
       standard_contract_id: standard.contract_id,
       title: standard.title,
       matches: matches.map((m) => ({ user_article: m.user.number, standard: m.standard!, score: m.score })),
     };
+  }
+
+  /** Whether the contract is the tenant's: every read of articles and exhibits goes through this. */
+  private async owns(contractId: string, tenantId: string): Promise<boolean> {
+    if (!isServerIssuedId(contractId)) return false;
+    return rowsOf(await this.db.query(`SELECT 1 FROM contracts WHERE id = $1 AND tenant_id = $2`, [contractId, tenantId])).length > 0;
   }
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
+import { currentTenant, DEFAULT_TENANT } from '../../auth/tenant';
 import { DomainException } from '../../common/domain.exception';
 import { rowsOf } from '../../database/query-rows';
 import { chunkText } from './chunker';
@@ -25,6 +26,11 @@ export class DocumentNotFoundException extends DomainException {
   }
 }
 
+/** Inside a run, callers that pass no tenant get the run's (auth/tenant.ts runInTenant). */
+function runTenant(): string {
+  return currentTenant() ?? DEFAULT_TENANT;
+}
+
 /**
  * The knowledge base: documents and their overlapping chunks in Postgres (the record), retrieval through
  * the configured backend — Postgres hybrid search (default) or OpenSearch.
@@ -36,7 +42,7 @@ export class DocumentsService {
     private readonly backend: RetrievalBackend,
   ) {}
 
-  async ingest(doc: { title: string; content: string; source?: string }, tenantId = 'default'): Promise<DocumentView> {
+  async ingest(doc: { title: string; content: string; source?: string }, tenantId: string): Promise<DocumentView> {
     const chunks = chunkText(doc.content);
     if (chunks.length === 0) throw new DomainException('EMPTY_DOCUMENT', 'document has no text', 422);
     const id = randomUUID();
@@ -60,7 +66,7 @@ export class DocumentsService {
     return { document_id: id, title: doc.title, source: doc.source ?? null, chunks: chunks.length };
   }
 
-  async list(tenantId = 'default'): Promise<DocumentView[]> {
+  async list(tenantId: string): Promise<DocumentView[]> {
     const rows = await this.db.query(
       `SELECT d.id, d.title, d.source, d.created_at, count(c.id)::int AS chunks
          FROM documents d LEFT JOIN document_chunks c ON c.document_id = d.id
@@ -76,21 +82,22 @@ export class DocumentsService {
     }));
   }
 
-  async hasAny(tenantId = 'default'): Promise<boolean> {
+  /** Whether the tenant has documents (inside a run: the run's tenant). */
+  async hasAny(tenantId: string = runTenant()): Promise<boolean> {
     const [row] = (await this.db.query(`SELECT EXISTS (SELECT 1 FROM documents WHERE tenant_id = $1) AS any`, [tenantId])) as Array<{
       any: boolean;
     }>;
     return row.any;
   }
 
-  async delete(id: string, tenantId = 'default'): Promise<void> {
+  async delete(id: string, tenantId: string): Promise<void> {
     const rows = rowsOf(await this.db.query(`DELETE FROM documents WHERE id = $1 AND tenant_id = $2 RETURNING id`, [id, tenantId]));
     if (rows.length === 0) throw new DocumentNotFoundException(id);
     await this.backend.remove(id, tenantId);
   }
 
-  /** Hybrid retrieval through the configured backend (KNOWLEDGE_BACKEND). */
-  async search(query: string, limit = 4, tenantId = 'default'): Promise<DocumentHit[]> {
+  /** Hybrid retrieval through the configured backend (KNOWLEDGE_BACKEND), only over the tenant's documents. */
+  async search(query: string, limit = 4, tenantId: string = runTenant()): Promise<DocumentHit[]> {
     return this.backend.search(query, limit, tenantId);
   }
 }

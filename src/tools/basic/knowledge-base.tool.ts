@@ -1,13 +1,15 @@
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
+import { tenantOf } from '../../auth/tenant';
 import type { DocumentsService } from '../../knowledge/documents/documents.service';
 
 /** search_knowledge_base: the uploaded documents (POST /v1/documents), hybrid search, with titles and sources. */
 export function createKnowledgeBaseTool(documents: DocumentsService) {
   return tool(
-    async ({ query, limit }: { query: string; limit?: number }) => {
-      const hits = await documents.search(query, limit ?? 4);
+    async ({ query, limit }: { query: string; limit?: number }, config?: { configurable?: Record<string, unknown> }) => {
+      // only the run's tenant's documents (configurable.tenant_id)
+      const hits = await documents.search(query, limit ?? 4, tenantOf(config));
       if (hits.length === 0) return 'No matching documents in the knowledge base.';
       return hits
         .map((h, i) => `[${i + 1}] ${h.title}${h.source ? ` (${h.source})` : ''}${h.heading ? ` › ${h.heading}` : ''}\n${h.content}`)

@@ -1,0 +1,85 @@
+import { timingSafeEqual } from 'node:crypto';
+
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+import { AppConfig } from '../config/app-config';
+import { ApiKeyStore, hashKey } from './api-key-store';
+import { DEFAULT_TENANT } from './tenant';
+
+/** Who a request is: its tenant and the key it used (the key's id, never the key). */
+export interface Principal {
+  tenantId: string;
+  keyId: string;
+}
+
+/** How long "are keys configured at all?" is remembered (a key created by the admin command counts after this). */
+const REQUIRED_TTL_MS = 2000;
+
+/**
+ * API keys from `API_KEYS` (tenant:key pairs) and from the `api_keys` table (hashed, managed by
+ * `npm run api-keys`). A presented key is hashed and compared with timingSafeEqual against every
+ * configured key's hash; keys are never logged.
+ */
+@Injectable()
+export class ApiKeyAuth implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Auth');
+  private readonly envKeys: Array<{ tenantId: string; hash: Buffer; keyId: string }>;
+  private readonly store: ApiKeyStore;
+  private requiredCache?: { value: boolean; at: number };
+
+  constructor(config: AppConfig, db: DataSource) {
+    this.envKeys = config.security.apiKeys.map((k, i) => ({
+      tenantId: k.tenant,
+      hash: Buffer.from(hashKey(k.key), 'hex'),
+      keyId: `env-${i + 1}`,
+    }));
+    this.store = new ApiKeyStore((sql, params) => db.query(sql, params));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!(await this.required())) {
+      this.logger.warn(
+        `No API keys configured (API_KEYS unset, no keys in api_keys): every request runs as tenant "${DEFAULT_TENANT}", unauthenticated`,
+      );
+    } else {
+      this.logger.log(`API keys required (${this.envKeys.length} from API_KEYS, plus active keys in api_keys)`);
+    }
+  }
+
+  /** Whether any key is configured: then every route but /health/* needs one. */
+  async required(): Promise<boolean> {
+    if (this.envKeys.length > 0) return true;
+    const now = Date.now();
+    if (this.requiredCache && now - this.requiredCache.at < REQUIRED_TTL_MS) return this.requiredCache.value;
+    const value = await this.store.anyActive();
+    this.requiredCache = { value, at: now };
+    return value;
+  }
+
+  /** The principal of a presented key, or null for a missing, unknown or revoked key. */
+  async authenticate(presented: string | undefined): Promise<Principal | null> {
+    if (!presented || presented.length > 512) return null;
+    const hash = Buffer.from(hashKey(presented), 'hex');
+    let match: Principal | null = null;
+    for (const k of this.envKeys) {
+      // every configured key is compared, so the time taken does not tell which one matched
+      if (timingSafeEqual(k.hash, hash) && !match) match = { tenantId: k.tenantId, keyId: k.keyId };
+    }
+    if (match) return match;
+    const row = await this.store.findActive(hash.toString('hex'));
+    if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), hash)) return null;
+    return { tenantId: row.tenant_id, keyId: row.id };
+  }
+}
+
+/** The key of a request: `Authorization: Bearer <key>` or `x-api-key: <key>`. */
+export function presentedKey(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const auth = headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m) return m[1];
+  }
+  const x = headers['x-api-key'];
+  return typeof x === 'string' && x.trim() ? x.trim() : undefined;
+}

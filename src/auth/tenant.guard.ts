@@ -1,0 +1,32 @@
+import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
+
+import { DomainException } from '../common/domain.exception';
+import { type AuthedRequest, isHealthPath } from './auth.middleware';
+
+export class ApiKeyRequiredException extends DomainException {
+  constructor() {
+    super('UNAUTHORIZED', 'a valid API key is required (Authorization: Bearer <key> or x-api-key)', 401);
+  }
+}
+
+/**
+ * The global guard: a route runs only for a request that authentication gave a tenant (the middleware
+ * does, for every key it accepts or for tenant `default` when no keys are configured) — except /health/*,
+ * and /metrics or /docs when they are public.
+ */
+@Injectable()
+export class TenantGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    if (context.getType() !== 'http') return true;
+    const req = context.switchToHttp().getRequest<AuthedRequest>();
+    if (req.tenantId || isHealthPath(req.path) || req.path === '/metrics') return true;
+    throw new ApiKeyRequiredException();
+  }
+}
+
+/** The request's tenant (controllers: `@Tenant() tenantId: string`). */
+export const Tenant = createParamDecorator((_data: unknown, ctx: ExecutionContext): string => {
+  const tenantId = ctx.switchToHttp().getRequest<AuthedRequest>().tenantId;
+  if (!tenantId) throw new ApiKeyRequiredException();
+  return tenantId;
+});

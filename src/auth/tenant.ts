@@ -1,0 +1,47 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** The tenant every request belongs to when no API keys are configured. */
+export const DEFAULT_TENANT = 'default';
+
+/** Tenant ids: 1–64 chars of [A-Za-z0-9._-] (no `:`, so `threadIdOf` stays unambiguous). */
+export const TENANT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Session ids, server-issued (UUIDs) or client-chosen: 1–128 chars of [A-Za-z0-9._:-]. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isSessionId(id: string): boolean {
+  return SESSION_ID_PATTERN.test(id);
+}
+
+/**
+ * UUIDs are the ids the service issues: an unknown UUID is answered 404 (a deleted or mistyped session, or
+ * another tenant's), while an unknown client-chosen id starts a session with that id.
+ */
+export function isServerIssuedId(id: string): boolean {
+  return UUID.test(id);
+}
+
+/** The LangGraph checkpoint thread of a session: scoped by tenant, since two tenants may share a session id. */
+export function threadIdOf(tenantId: string, sessionId: string): string {
+  return `${tenantId}:${sessionId}`;
+}
+
+const current = new AsyncLocalStorage<string>();
+
+/** Runs `fn` with `tenantId` as the current tenant (read by the LLM cache key and, as a fallback, by tools). */
+export function runInTenant<T>(tenantId: string, fn: () => T): T {
+  return current.run(tenantId, fn);
+}
+
+export function currentTenant(): string | undefined {
+  return current.getStore();
+}
+
+/** The tenant of a tool call: `configurable.tenant_id` of the graph run, else the current tenant. */
+export function tenantOf(config?: { configurable?: Record<string, unknown> }): string {
+  const fromConfig = config?.configurable?.tenant_id;
+  if (typeof fromConfig === 'string' && fromConfig) return fromConfig;
+  return currentTenant() ?? DEFAULT_TENANT;
+}
