@@ -8,7 +8,9 @@ import { HttpMetricsMiddleware } from '../observability/http-metrics.middleware'
 import { MetricsController } from '../observability/metrics.controller';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { RunsModule } from '../runs/runs.module';
+import { ToolApprovalService } from '../tools/tool-approval.service';
 import { ToolsModule } from '../tools/tools.module';
+import { ApprovalsController } from './controllers/approvals.controller';
 import { CatalogController } from './controllers/catalog.controller';
 import { ChatController } from './controllers/chat.controller';
 import { ContractsController } from './controllers/contracts.controller';
@@ -25,6 +27,7 @@ export class ApiModule implements NestModule {
       controllers: [
         ChatController,
         JobsController,
+        ApprovalsController,
         SessionsController,
         CatalogController,
         DocumentsController,
@@ -32,7 +35,7 @@ export class ApiModule implements NestModule {
         HealthController,
         MetricsController,
       ],
-      providers: [HttpMetricsMiddleware],
+      providers: [HttpMetricsMiddleware, ToolApprovalService],
     };
   }
 

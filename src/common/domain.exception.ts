@@ -56,6 +56,12 @@ export class RunAlreadyFinishedException extends DomainException {
   }
 }
 
+export class RunNotInterruptedException extends DomainException {
+  constructor(id: string, status: string) {
+    super('JOB_NOT_INTERRUPTED', `job ${id} is not waiting for a tool approval (status "${status}")`, 409);
+  }
+}
+
 export class QueueUnavailableException extends DomainException {
   constructor(reason: string) {
     super('QUEUE_UNAVAILABLE', `the run queue is unreachable: ${reason}`, 503);

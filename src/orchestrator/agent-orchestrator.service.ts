@@ -16,6 +16,17 @@ import { LlmService } from '../llm/llm.service';
 import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
 import { ScopeValidator } from '../scope/scope-validator.service';
+import {
+  approvalCommand,
+  ApprovalPending,
+  approvalRequestOf,
+  createRunToolGuard,
+  interruptsOf,
+  pendingApprovalResult,
+  TOOL_GUARD_KEY,
+  toPendingApproval,
+} from '../tools/tool-approval';
+import { ToolApprovalStore } from '../tools/tool-approval.store';
 import type { ChatResult } from './chat-result';
 import { type RunEnd, RunRecords } from './run-records.service';
 import { SessionsService } from './sessions.service';
@@ -71,6 +82,7 @@ export class AgentOrchestrator {
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
     private readonly scope: ScopeValidator,
+    private readonly approvals: ToolApprovalStore,
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
@@ -141,6 +153,7 @@ export class AgentOrchestrator {
       const outcome = agent.toOutcome(values, turn);
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
+      if (err instanceof ApprovalPending) return await this.pause(run, started, usage, err, log);
       const code = timeout.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
       return this.end(run, started, usage, this.failure(code, (err as Error).message), { log, turn });
@@ -157,8 +170,15 @@ export class AgentOrchestrator {
     const configurable = { thread_id: run.sessionId, run_id: run.id, [USAGE_KEY]: usage };
     // a retried run (worker crash) resumes from its last checkpoint instead of starting the turn again
     const resume = run.attempts > 1 && (await agent.graph.getState({ configurable })).next.length > 0;
-    const stream = await agent.graph.stream(resume ? null : agent.buildInput(turn), {
-      configurable,
+    // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
+    const approval = approvalCommand(run);
+    const guard = await createRunToolGuard(agent.graph, configurable, {
+      message: turn.message,
+      approvalTools: this.config.toolApproval,
+      resumed: resume || Boolean(approval),
+    });
+    const stream = await agent.graph.stream(approval ?? (resume ? null : agent.buildInput(turn)), {
+      configurable: { ...configurable, [TOOL_GUARD_KEY]: guard },
       signal: opts.signal,
       streamMode: opts.onToken ? ['updates', 'values', 'messages'] : ['updates', 'values'],
       durability: agent.durability ?? 'async',
@@ -168,7 +188,12 @@ export class AgentOrchestrator {
     });
     let step = 0;
     let values: Record<string, unknown> | undefined;
+    let interrupts: unknown[] | undefined;
     for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
+      if (mode !== 'messages' && interruptsOf(chunk)) {
+        interrupts = interruptsOf(chunk);
+        continue;
+      }
       if (mode === 'values') {
         values = chunk;
         continue;
@@ -182,8 +207,26 @@ export class AgentOrchestrator {
       step += 1;
       opts.onProgress?.({ run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step });
     }
+    if (interrupts) throw new ApprovalPending(approvalRequestOf(interrupts));
     // the last `values` chunk is the final state: no need to read the checkpoint back
     return values ?? ((await agent.graph.getState({ configurable })).values as Record<string, unknown>);
+  }
+
+  /** A tool call waits for an operator (TOOL_APPROVAL): `interrupted` until approve/reject re-queues the run. */
+  private async pause(
+    run: RunEntity,
+    started: number,
+    usage: UsageCollector,
+    { request }: ApprovalPending,
+    log: Record<string, string>,
+  ): Promise<ChatResult> {
+    const pending = toPendingApproval(request);
+    const paused = await this.approvals.pause(run.id, pending, { waiting_for: 'approval', tool: pending.tool });
+    this.sessions.notifyReleased(run.sessionId);
+    this.logger.log({ msg: 'run waits for tool approval', ...log, tool: pending.tool, tool_call_id: pending.tool_call_id });
+    if (!paused) return this.storedResult(run.id);
+    const ms = Date.now() - started;
+    return pendingApprovalResult(run, pending, { ms, llmCalls: usage.totals.calls, model: this.llm.modelName });
   }
 
   /** Out-of-scope messages get the agent's polite refusal without running the graph. */
