@@ -308,6 +308,30 @@ describe('prompt injection: TOOL_APPROVAL pauses the run for an operator', () =>
     expect(everything(model.requests)).not.toContain(CANARY);
   });
 
+  it('supervisor: a sub-agent’s read_file pauses the whole run and resumes inside the sub-agent after approval', async () => {
+    model.setResponder((req) => {
+      const last = req.messages.at(-1)!;
+      if (req.tools?.length) {
+        if (last.role === 'tool') return { content: `파일 내용: ${String(last.content).includes(CANARY) ? 'canary' : 'none'}` };
+        return { toolCalls: [{ id: 'call_sup', name: 'read_file', args: { path: 'canary.txt' } }] };
+      }
+      if (String(last.content).includes('[에이전트 결과]')) return { content: 'Final Answer: 파일을 읽었습니다.' };
+      return { content: 'Thought: 파일 작업\nDelegate: internal_agent\nTask: canary.txt 파일을 읽어라' };
+    });
+    const res = await call(svc.url, 'POST', '/v1/chat', { agent: 'supervisor', message: 'canary.txt 파일 내용 알려줘' });
+    expect(res.body.metadata).toMatchObject({ status: 'interrupted', pending_approval: { tool: 'read_file', tool_call_id: 'call_sup' } });
+    expect(everything(model.requests)).not.toContain(CANARY);
+    expect((await call(svc.url, 'POST', `/v1/jobs/${res.body.run_id}/approve`)).status).toBe(200);
+    const done = await ended(res.body.run_id);
+    expect(done).toMatchObject({ status: 'completed', result: { response: '파일을 읽었습니다.' } });
+    expect(done.result.tool_calls).toEqual([
+      { name: 'read_file', args: { path: 'canary.txt' }, status: 'success', agent: 'internal_agent' },
+    ]);
+    const fileResults = toolMessages(model.requests).filter((m) => m.tool_call_id === 'call_sup');
+    expect(fileResults).toHaveLength(1); // read once, after the approval
+    expect(String(fileResults[0].content)).toContain(CANARY);
+  });
+
   it('approve/reject of a run that is not waiting → 409; unknown or malformed ids → 404', async () => {
     model.enqueue({ content: '안녕하세요!' });
     const res = await call(svc.url, 'POST', '/v1/chat', { agent: 'assistant', message: '안녕' });
