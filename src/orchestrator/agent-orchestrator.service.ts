@@ -7,6 +7,7 @@ import { AgentRegistry } from '../agents/agent-registry.service';
 import {
   MessageTooLargeException,
   SessionAgentMismatchException,
+  SessionAwaitingApprovalException,
   SessionBusyException,
   UnknownAgentException,
 } from '../common/domain.exception';
@@ -17,12 +18,12 @@ import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
 import { ScopeValidator } from '../scope/scope-validator.service';
 import {
-  approvalCommand,
   ApprovalPending,
   approvalRequestOf,
   createRunToolGuard,
   interruptsOf,
   pendingApprovalResult,
+  resumeAfterDecision,
   TOOL_GUARD_KEY,
   toPendingApproval,
 } from '../tools/tool-approval';
@@ -110,6 +111,8 @@ export class AgentOrchestrator {
     const agent = req.agent ?? session?.agent ?? this.config.defaultAgent;
     if (!this.agents.get(agent)) throw new UnknownAgentException(agent, this.agents.names());
     if (session && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
+    const waiting = session && (await this.approvals.waitingRun(session.id));
+    if (session && waiting) throw new SessionAwaitingApprovalException(session.id, waiting);
     session ??= await this.sessions.create(agent, tenantId);
     return this.runs.create({
       id: randomUUID(),
@@ -171,7 +174,7 @@ export class AgentOrchestrator {
     // a retried run (worker crash) resumes from its last checkpoint instead of starting the turn again
     const resume = run.attempts > 1 && (await agent.graph.getState({ configurable })).next.length > 0;
     // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
-    const approval = approvalCommand(run);
+    const approval = resumeAfterDecision(run, usage);
     const guard = await createRunToolGuard(agent.graph, configurable, {
       message: turn.message,
       approvalTools: this.config.toolApproval,
@@ -220,7 +223,7 @@ export class AgentOrchestrator {
     { request }: ApprovalPending,
     log: Record<string, string>,
   ): Promise<ChatResult> {
-    const pending = toPendingApproval(request);
+    const pending = toPendingApproval(request, usage.calls);
     const paused = await this.approvals.pause(run.id, pending, { waiting_for: 'approval', tool: pending.tool });
     this.sessions.notifyReleased(run.sessionId);
     this.logger.log({ msg: 'run waits for tool approval', ...log, tool: pending.tool, tool_call_id: pending.tool_call_id });

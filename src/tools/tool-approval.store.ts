@@ -30,6 +30,14 @@ export class ToolApprovalStore {
     return rows.length === 1;
   }
 
+  /** The session's run that waits for a decision, if any (a new turn must not overtake it). */
+  async waitingRun(sessionId: string): Promise<string | undefined> {
+    const rows = rowsOf<{ id: string }>(
+      await this.dataSource.query(`SELECT id FROM runs WHERE session_id = $1 AND status = 'interrupted' LIMIT 1`, [sessionId]),
+    );
+    return rows[0]?.id;
+  }
+
   /** interrupted → queued with the decision; false when the run is not waiting for one (already decided, ended …). */
   async decide(runId: string, approved: boolean): Promise<boolean> {
     const decision = JSON.stringify({ approved, at: new Date().toISOString() });

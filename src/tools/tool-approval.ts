@@ -2,6 +2,7 @@ import { Command } from '@langchain/langgraph';
 
 import type { RunnableGraph } from '../agents/agent-definition';
 import type { PendingApproval, RunEntity } from '../database/entities';
+import type { ModelCallRecord, UsageCollector } from '../llm/usage-collector';
 import type { ChatResult } from '../orchestrator/chat-result';
 import { type ApprovalRequest, TOOL_GUARD_KEY, ToolGuard } from './tool-guard';
 
@@ -47,10 +48,15 @@ export async function createRunToolGuard(
   return guard;
 }
 
-/** After an operator's decision: resume the paused graph with it (LangGraph human-in-the-loop). */
-export function approvalCommand(run: RunEntity): Command | undefined {
+/**
+ * After an operator's decision: the Command that resumes the paused graph with it (LangGraph
+ * human-in-the-loop). The model calls made before the pause go back into `usage`, so the run counts them all.
+ */
+export function resumeAfterDecision(run: RunEntity, usage: UsageCollector): Command | undefined {
   const decision = run.pendingApproval?.decision;
-  return decision ? new Command({ resume: { approved: decision.approved } }) : undefined;
+  if (!decision) return undefined;
+  for (const call of run.pendingApproval?.model_calls_before ?? []) usage.record(call);
+  return new Command({ resume: { approved: decision.approved } });
 }
 
 /** `__interrupt__` in a stream chunk (modes `updates` and `values` both carry it). */
@@ -68,8 +74,19 @@ export function approvalRequestOf(interrupts: unknown[]): ApprovalRequest {
   throw new Error('the graph paused on an interrupt that is not a tool approval');
 }
 
-export function toPendingApproval(request: ApprovalRequest): PendingApproval {
-  return { tool: request.tool, args: request.args, tool_call_id: request.tool_call_id, requested_at: new Date().toISOString() };
+export function toPendingApproval(request: ApprovalRequest, modelCalls: readonly ModelCallRecord[]): PendingApproval {
+  return {
+    tool: request.tool,
+    args: request.args,
+    tool_call_id: request.tool_call_id,
+    requested_at: new Date().toISOString(),
+    model_calls_before: [...modelCalls],
+  };
+}
+
+/** The call as shown on GET /v1/jobs/{id}. */
+export function pendingCallView({ tool, args, tool_call_id, requested_at }: PendingApproval) {
+  return { tool, args, tool_call_id, requested_at };
 }
 
 /** What `POST /v1/chat` answers while its run waits for an operator. */
@@ -97,7 +114,7 @@ export function pendingApprovalResult(
       status: 'interrupted',
       approval_pending: true,
       job_id: run.id,
-      pending_approval: pending,
+      pending_approval: pendingCallView(pending),
     },
   };
 }

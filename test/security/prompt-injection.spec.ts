@@ -5,7 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { createTestDatabase, type TestDatabase } from '../support/infra';
+import { Queue } from 'bullmq';
+
+import { redisOptions } from '../../src/config/redis-options';
+import { RUNS_QUEUE } from '../../src/runs/run.job';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
 import { http as call, type RunningApp, startApp, waitFor } from '../support/test-app';
 
@@ -279,6 +283,7 @@ describe('prompt injection: TOOL_APPROVAL pauses the run for an operator', () =>
     expect(done).toMatchObject({ status: 'completed', result: { response: 'APPROVED42 입니다.' } });
     expect(done.result.tool_calls).toEqual([{ name: 'python_repl', args: { code: 'print("APPROVED" + str(6*7))' }, status: 'success' }]);
     expect(done.pending_approval).toBeUndefined();
+    expect(done.result.llm_calls).toBe(2); // the call before the pause counts too
     expect(model.requests).toHaveLength(2);
     const results = toolMessages([model.requests[1]]);
     expect(results).toHaveLength(1); // executed once
@@ -299,6 +304,10 @@ describe('prompt injection: TOOL_APPROVAL pauses the run for an operator', () =>
     const id = submitted.body.job_id;
     const paused = await waitFor(async () => ((await job(id)).body.status === 'interrupted' ? (await job(id)).body : undefined));
     expect(paused.pending_approval).toMatchObject({ tool: 'read_file', tool_call_id: 'call_rj' });
+    // the session cannot move on past the undecided call
+    const overtaking = await call(svc.url, 'POST', '/v1/chat', { message: '다른 질문', session_id: paused.session_id });
+    expect(overtaking.status).toBe(409);
+    expect(overtaking.body.error).toMatchObject({ code: 'SESSION_AWAITING_APPROVAL' });
     expect((await call(svc.url, 'POST', `/v1/jobs/${id}/reject`)).status).toBe(200);
     const done = await ended(id);
     expect(done).toMatchObject({ status: 'completed', result: { response: '파일을 읽을 수 없었습니다.' } });
@@ -306,6 +315,9 @@ describe('prompt injection: TOOL_APPROVAL pauses the run for an operator', () =>
     const [result] = toolMessages([model.requests.at(-1)!]);
     expect(String(result.content)).toMatch(/rejected by the operator/);
     expect(everything(model.requests)).not.toContain(CANARY);
+    model.enqueue({ content: '네, 다른 질문에 답합니다.' });
+    const after = await call(svc.url, 'POST', '/v1/chat', { message: '다른 질문', session_id: done.session_id });
+    expect(after.body).toMatchObject({ response: '네, 다른 질문에 답합니다.', error: null });
   });
 
   it('supervisor: a sub-agent’s read_file pauses the whole run and resumes inside the sub-agent after approval', async () => {
@@ -339,5 +351,53 @@ describe('prompt injection: TOOL_APPROVAL pauses the run for an operator', () =>
     expect((await call(svc.url, 'POST', `/v1/jobs/${res.body.run_id}/reject`)).status).toBe(409);
     expect((await call(svc.url, 'POST', '/v1/jobs/00000000-0000-4000-8000-000000000000/approve')).status).toBe(404);
     expect((await call(svc.url, 'POST', '/v1/jobs/nope/reject')).status).toBe(404);
+  });
+});
+
+describe('prompt injection: TOOL_APPROVAL through the BullMQ queue', () => {
+  const model = new ScriptedModelServer();
+  let db: TestDatabase;
+  let svc: RunningApp;
+  let prefix: string;
+
+  beforeAll(async () => {
+    await model.start();
+    db = await createTestDatabase('injection_bullmq');
+    prefix = uniqueQueuePrefix('injection');
+    svc = await startApp({
+      DATABASE_URL: db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      LLM_BASE_URL: model.baseUrl,
+      LLM_MODEL: 'm',
+      LLM_MAX_RETRIES: '0',
+      LLM_CACHE: 'false',
+      PYTHON_REPL_ENABLED: 'true',
+      TOOL_APPROVAL: 'python_repl',
+    });
+  });
+
+  afterAll(async () => {
+    await svc?.close();
+    const q = new Queue(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix });
+    await q.obliterate({ force: true }).catch(() => undefined);
+    await q.close();
+    await model.stop();
+    await db?.drop();
+  });
+
+  it('an approval given the moment the run pauses still resumes it (the finished BullMQ job does not swallow it)', async () => {
+    model.enqueue({ toolCalls: [{ id: 'call_bq', name: 'python_repl', args: { code: 'print("BULL" + "MQ")' } }] }, { content: 'BULLMQ' });
+    const submitted = await call(svc.url, 'POST', '/v1/jobs', { agent: 'assistant', message: '파이썬으로 문자열을 이어 붙여줘' });
+    const id = submitted.body.job_id;
+    await waitFor(async () => ((await call(svc.url, 'GET', `/v1/jobs/${id}`)).body.status === 'interrupted' ? true : undefined), 15_000, 5);
+    expect((await call(svc.url, 'POST', `/v1/jobs/${id}/approve`)).status).toBe(200);
+    const done = await waitFor(async () => {
+      const j = (await call(svc.url, 'GET', `/v1/jobs/${id}`)).body;
+      return ['completed', 'failed', 'cancelled'].includes(j.status) ? j : undefined;
+    });
+    expect(done).toMatchObject({ status: 'completed', result: { response: 'BULLMQ', llm_calls: 2 } });
+    expect(done.result.tool_calls).toEqual([{ name: 'python_repl', args: { code: 'print("BULL" + "MQ")' }, status: 'success' }]);
+    expect(toolMessages(model.requests).filter((m) => String(m.content).includes('BULLMQ'))).toHaveLength(1);
   });
 });

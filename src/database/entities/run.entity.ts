@@ -1,5 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
+import type { ModelCallRecord } from '../../llm/usage-collector';
+
 /** `interrupted`: waiting for an operator to approve or reject a tool call (TOOL_APPROVAL) */
 export const RUN_STATUSES = ['queued', 'running', 'interrupted', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -19,6 +21,8 @@ export interface PendingApproval {
   tool_call_id: string;
   requested_at: string;
   decision?: { approved: boolean; at: string };
+  /** the model calls made before the pause, counted again into the resumed run's usage */
+  model_calls_before?: ModelCallRecord[];
 }
 
 export interface RunError {
