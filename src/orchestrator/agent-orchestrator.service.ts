@@ -175,6 +175,7 @@ export class AgentOrchestrator {
     const resume = run.attempts > 1 && (await agent.graph.getState({ configurable })).next.length > 0;
     // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
     const approval = resumeAfterDecision(run, usage);
+    if (approval) await this.approvals.consume(run.id); // a decision answers one pause, never a later one
     const guard = await createRunToolGuard(agent.graph, configurable, {
       message: turn.message,
       approvalTools: this.config.toolApproval,

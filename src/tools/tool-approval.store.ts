@@ -30,6 +30,11 @@ export class ToolApprovalStore {
     return rows.length === 1;
   }
 
+  /** The decision is being acted on: drop it, so a retried attempt asks again instead of reusing it. */
+  async consume(runId: string): Promise<void> {
+    await this.dataSource.query(`UPDATE runs SET pending_approval = NULL WHERE id = $1 AND status = 'running'`, [runId]);
+  }
+
   /** The session's run that waits for a decision, if any (a new turn must not overtake it). */
   async waitingRun(sessionId: string): Promise<string | undefined> {
     const rows = rowsOf<{ id: string }>(

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Queue } from 'bullmq';
+import { Client } from 'pg';
 
 import { redisOptions } from '../../src/config/redis-options';
 import { RUNS_QUEUE } from '../../src/runs/run.job';
@@ -284,6 +285,10 @@ describe('prompt injection: TOOL_APPROVAL pauses the run for an operator', () =>
     expect(done.result.tool_calls).toEqual([{ name: 'python_repl', args: { code: 'print("APPROVED" + str(6*7))' }, status: 'success' }]);
     expect(done.pending_approval).toBeUndefined();
     expect(done.result.llm_calls).toBe(2); // the call before the pause counts too
+    const pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    const row = await pg.query('SELECT pending_approval FROM runs WHERE id = $1', [id]).finally(() => pg.end());
+    expect(row.rows[0].pending_approval).toBeNull(); // the decision was used once and dropped
     expect(model.requests).toHaveLength(2);
     const results = toolMessages([model.requests[1]]);
     expect(results).toHaveLength(1); // executed once
