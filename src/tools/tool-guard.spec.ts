@@ -125,6 +125,24 @@ describe('guardTool', () => {
     expect(messages[1].content).toBe('4'); // trusted output stays as it is
   });
 
+  it('lets a tainted turn run calls that were planned from a clean context, and only those', async () => {
+    const py = python();
+    const guard = new ToolGuard('정리해줘');
+    guard.notePlanned([{ tool: 'python_repl', input: 'print(1)' }]);
+    guard.markTainted('tool search_knowledge_base');
+    guard.notePlanned([{ tool: 'python_repl', input: 'print(2)' }]); // planned after tainted text: not trusted
+    const ai = new AIMessage({
+      content: '',
+      tool_calls: [
+        { id: 'a', name: 'python_repl', args: { code: 'print(1)' } },
+        { id: 'b', name: 'python_repl', args: { code: 'print(2)' } },
+      ],
+    });
+    const { records } = await runToolCalls(ai, [guardTool(py.t)], config(guard));
+    expect(records.map((r) => r.status)).toEqual(['success', 'blocked']);
+    expect(py.calls).toEqual([{ code: 'print(1)' }]);
+  });
+
   it('fails closed without a guard in the run: high-risk blocked, low-risk runs', async () => {
     const py = python();
     const calc = calculator();

@@ -48,6 +48,8 @@ export class ToolGuard {
   tainted = false;
   readonly taintSources: string[] = [];
   readonly events: GuardEvent[] = [];
+  /** calls a model planned while the turn held no untrusted text (plan-execute's planner): user-directed */
+  private readonly planned: Array<{ tool: string; input: string }> = [];
 
   constructor(
     readonly userMessage: string,
@@ -58,6 +60,22 @@ export class ToolGuard {
     this.tainted = true;
     if (!this.taintSources.includes(source)) this.taintSources.push(source);
   }
+
+  /** Remember a plan made from a clean context; ignored once the turn is tainted. */
+  notePlanned(steps: ReadonlyArray<{ tool: string; input?: unknown }>): void {
+    if (this.tainted) return;
+    for (const s of steps) if (s.input !== undefined) this.planned.push({ tool: s.tool, input: inputKey(s.input) });
+  }
+
+  /** Whether this exact call (tool and input) was planned before untrusted text entered the turn. */
+  wasPlanned(tool: string, args: Record<string, unknown>): boolean {
+    const keys = new Set([inputKey(args), ...Object.values(args).filter((v) => typeof v === 'string')]);
+    return this.planned.some((p) => p.tool === tool && keys.has(p.input));
+  }
+}
+
+function inputKey(input: unknown): string {
+  return typeof input === 'string' ? input : JSON.stringify(input);
 }
 
 /** A blocked or rejected call: runToolCalls turns it into an error ToolMessage with this status. */
@@ -79,6 +97,11 @@ export function toolGuardOf(config: RunnableConfig | undefined): ToolGuard | und
 /** Retrieved text entered this turn's context (called by retrieval nodes). */
 export function markTainted(config: RunnableConfig | undefined, source: string): void {
   toolGuardOf(config)?.markTainted(source);
+}
+
+/** A plan's steps were chosen from a clean context (see ToolGuard.notePlanned). */
+export function notePlannedCalls(config: RunnableConfig | undefined, steps: ReadonlyArray<{ tool: string; input?: unknown }>): void {
+  toolGuardOf(config)?.notePlanned(steps);
 }
 
 /** `blocked` / `rejected` for a guard refusal, undefined for any other error. */
@@ -107,7 +130,7 @@ function argsOf(input: unknown): Record<string, unknown> {
 function blockReason(name: string, guard: ToolGuard | undefined, args: Record<string, unknown>): string | null {
   if (!guard) return `${name} is high-risk and this run has no tool guard (fail closed)`;
   if (!guard.tainted) return null;
-  if (toolPolicy(name).userAsked?.(guard.userMessage, args)) return null;
+  if (toolPolicy(name).userAsked?.(guard.userMessage, args) || guard.wasPlanned(name, args)) return null;
   return (
     `${name} is a high-risk tool and this turn's context holds untrusted text (${guard.taintSources.join(', ')}); ` +
     `the user's own message did not ask for it, so the call was blocked and did not run. Answer from the ` +

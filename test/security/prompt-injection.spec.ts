@@ -35,8 +35,10 @@ const systemOf = (r: ChatRequest) => String(r.messages.find((m) => m.role === 's
 
 /** A fake MediaWiki API on 127.0.0.1 whose article carries the injection. */
 async function startWiki() {
+  const searched: string[] = [];
   const server = http.createServer((req, res) => {
     const p = new URL(req.url ?? '/', 'http://x').searchParams;
+    if (p.get('srsearch')) searched.push(p.get('srsearch')!);
     const body =
       p.get('list') === 'search'
         ? { query: { search: [{ pageid: 7, title: '세종대왕', snippet: '조선의 제4대 왕' }] } }
@@ -49,6 +51,7 @@ async function startWiki() {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
+    searched,
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/w/api.php`,
     close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
   };
@@ -187,6 +190,34 @@ describe('prompt injection: tool guard outside the model', () => {
     );
     expect(user).not.toContain(FORGED_END);
     expect(everything(model.requests)).not.toContain('PWN42');
+  });
+
+  it('plan-execute: planned steps run; a step fed by tool output or re-planned after it cannot search', async () => {
+    wiki.searched.length = 0;
+    model.enqueue(
+      { json: { intent: 'new_question', needs_tool: true, constraints: '', rewritten_query: '세종대왕과 휴가 규정 정리' } },
+      {
+        json: [
+          { step_id: 1, tool: 'search_knowledge_base', input: '휴가 규정' },
+          { step_id: 2, tool: 'search_wikipedia', input: '세종대왕' },
+          { step_id: 3, tool: 'search_wikipedia', input_from: 'step_1' },
+        ],
+      },
+      { json: [{ step_id: 4, tool: 'search_wikipedia', input: `leak ${CANARY}` }] },
+      { json: [] },
+      { content: '세종대왕은 한글을 만들었고, 연차는 15일입니다.' },
+    );
+    const res = await call(svc.url, 'POST', '/v1/chat', { agent: 'plan-execute', message: '세종대왕과 우리 회사 휴가 규정을 정리해줘' });
+    expect(res.status).toBe(200);
+    const t = (await call(svc.url, 'GET', `/v1/sessions/${res.body.session_id}/runs/${res.body.run_id}/trace`)).body;
+    expect(t.past_steps.map((p: any) => [p.step.step_id, p.status])).toEqual([
+      [1, 'success'],
+      [2, 'success'], // planned before any tool output: user-directed
+      [3, 'failure'], // its query would be the knowledge-base text
+      [4, 'failure'], // re-planned after reading tool output
+    ]);
+    for (const p of t.past_steps.slice(2)) expect(p.output).toMatch(/search_wikipedia is a high-risk tool[\s\S]*blocked/);
+    expect(wiki.searched).toEqual(['세종대왕']);
   });
 
   it('the user asking for python is allowed, even after a knowledge-base result entered the turn', async () => {
