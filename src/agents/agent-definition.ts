@@ -6,7 +6,8 @@ import type { ScopeSpec } from '../scope/scope.types';
 export interface ToolCallRecord {
   name: string;
   args: Record<string, unknown>;
-  status: 'success' | 'error';
+  /** `blocked` / `rejected`: stopped by the tool guard or an operator before it ran (tools/tool-guard.ts) */
+  status: 'success' | 'error' | 'blocked' | 'rejected';
   agent?: string;
 }
 

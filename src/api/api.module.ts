@@ -9,7 +9,9 @@ import { HttpMetricsMiddleware } from '../observability/http-metrics.middleware'
 import { MetricsController } from '../observability/metrics.controller';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { RunsModule } from '../runs/runs.module';
+import { ToolApprovalService } from '../tools/tool-approval.service';
 import { ToolsModule } from '../tools/tools.module';
+import { ApprovalsController } from './controllers/approvals.controller';
 import { CatalogController } from './controllers/catalog.controller';
 import { ChatController } from './controllers/chat.controller';
 import { ContractsController } from './controllers/contracts.controller';
@@ -27,6 +29,7 @@ export class ApiModule implements NestModule {
       controllers: [
         ChatController,
         JobsController,
+        ApprovalsController,
         SessionsController,
         CatalogController,
         DocumentsController,
@@ -34,7 +37,7 @@ export class ApiModule implements NestModule {
         HealthController,
         MetricsController,
       ],
-      providers: [HttpMetricsMiddleware, TurnGate],
+      providers: [HttpMetricsMiddleware, TurnGate, ToolApprovalService],
     };
   }
 

@@ -56,6 +56,23 @@ export class RunAlreadyFinishedException extends DomainException {
   }
 }
 
+export class RunNotInterruptedException extends DomainException {
+  constructor(id: string, status: string) {
+    super('JOB_NOT_INTERRUPTED', `job ${id} is not waiting for a tool approval (status "${status}")`, 409);
+  }
+}
+
+export class SessionAwaitingApprovalException extends DomainException {
+  constructor(sessionId: string, jobId: string) {
+    super(
+      'SESSION_AWAITING_APPROVAL',
+      `session ${sessionId} waits for an operator's decision on job ${jobId}: approve or reject that job first`,
+      409,
+      { job_id: jobId },
+    );
+  }
+}
+
 export class QueueUnavailableException extends DomainException {
   constructor(reason: string) {
     super('QUEUE_UNAVAILABLE', `the run queue is unreachable: ${reason}`, 503);

@@ -91,6 +91,8 @@ const schema = z.object({
   READ_FILE_ROOT: optionalString,
   PYTHON_REPL_ENABLED: bool(false),
   PYTHON_REPL_TIMEOUT_MS: int(10_000, 100),
+  // injection: tools that pause the run for an operator's approval (comma-separated tool names)
+  TOOL_APPROVAL: optionalString,
 });
 
 export interface ToolSettings {
@@ -221,6 +223,8 @@ export class AppConfig {
   readonly knowledge: { backend: 'postgres' | 'opensearch'; opensearchUrl: string; opensearchIndex: string };
   /** OpenAI-compatible embeddings for vector search; unset → full-text + trigram only */
   readonly embeddings?: { baseUrl?: string; apiKey?: string; model: string };
+  /** injection: TOOL_APPROVAL — calls of these tools wait for POST /v1/jobs/{id}/approve | reject */
+  readonly toolApproval: ReadonlySet<string>;
 
   constructor(env: Record<string, string | undefined>) {
     const parsed = schema.safeParse(env);
@@ -307,6 +311,13 @@ export class AppConfig {
       readFileRoot: e.READ_FILE_ROOT,
       pythonRepl: { enabled: e.PYTHON_REPL_ENABLED, timeoutMs: e.PYTHON_REPL_TIMEOUT_MS },
     };
+    // injection
+    this.toolApproval = new Set(
+      (e.TOOL_APPROVAL ?? '')
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    );
   }
 
   /** A model is configured when a base URL or a model name is given (OpenAI itself needs only a key + model). */

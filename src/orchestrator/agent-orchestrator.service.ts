@@ -8,6 +8,7 @@ import { DEFAULT_TENANT, isServerIssuedId, runInTenant, threadIdOf } from '../au
 import {
   MessageTooLargeException,
   SessionAgentMismatchException,
+  SessionAwaitingApprovalException,
   SessionBusyException,
   SessionNotFoundException,
   UnknownAgentException,
@@ -18,6 +19,17 @@ import { LlmService } from '../llm/llm.service';
 import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
 import { ScopeValidator } from '../scope/scope-validator.service';
+import {
+  ApprovalPending,
+  approvalRequestOf,
+  createRunToolGuard,
+  interruptsOf,
+  pendingApprovalResult,
+  resumeAfterDecision,
+  TOOL_GUARD_KEY,
+  toPendingApproval,
+} from '../tools/tool-approval';
+import { ToolApprovalStore } from '../tools/tool-approval.store';
 import type { ChatResult } from './chat-result';
 import { type RunEnd, RunRecords } from './run-records.service';
 import { SessionsService } from './sessions.service';
@@ -73,6 +85,7 @@ export class AgentOrchestrator {
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
     private readonly scope: ScopeValidator,
+    private readonly approvals: ToolApprovalStore,
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
@@ -101,6 +114,9 @@ export class AgentOrchestrator {
     if (req.session_id && !session && isServerIssuedId(req.session_id)) throw new SessionNotFoundException(req.session_id);
     const agent = req.agent ?? session?.agent ?? this.config.defaultAgent;
     if (!this.agents.get(agent)) throw new UnknownAgentException(agent, this.agents.names());
+    if (session && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
+    const waiting = session && (await this.approvals.waitingRun(session.id, tenantId));
+    if (session && waiting) throw new SessionAwaitingApprovalException(session.id, waiting);
     session ??= req.session_id
       ? (await this.sessions.open(tenantId, req.session_id, agent)).session
       : await this.sessions.create(agent, tenantId);
@@ -147,6 +163,7 @@ export class AgentOrchestrator {
       const outcome = agent.toOutcome(values, turn);
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
+      if (err instanceof ApprovalPending) return await this.pause(run, started, usage, err, log);
       const code = timeout.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
       return this.end(run, started, usage, this.failure(code, (err as Error).message), { log, turn });
@@ -168,8 +185,16 @@ export class AgentOrchestrator {
     };
     // a retried run (worker crash) resumes from its last checkpoint instead of starting the turn again
     const resume = run.attempts > 1 && (await agent.graph.getState({ configurable })).next.length > 0;
-    const stream = await agent.graph.stream(resume ? null : agent.buildInput(turn), {
-      configurable,
+    // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
+    const approval = resumeAfterDecision(run, usage);
+    if (approval) await this.approvals.consume(run.id); // a decision answers one pause, never a later one
+    const guard = await createRunToolGuard(agent.graph, configurable, {
+      message: turn.message,
+      approvalTools: this.config.toolApproval,
+      resumed: resume || Boolean(approval),
+    });
+    const stream = await agent.graph.stream(approval ?? (resume ? null : agent.buildInput(turn)), {
+      configurable: { ...configurable, [TOOL_GUARD_KEY]: guard },
       signal: opts.signal,
       streamMode: opts.onToken ? ['updates', 'values', 'messages'] : ['updates', 'values'],
       durability: agent.durability ?? 'async',
@@ -179,7 +204,12 @@ export class AgentOrchestrator {
     });
     let step = 0;
     let values: Record<string, unknown> | undefined;
+    let interrupts: unknown[] | undefined;
     for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
+      if (mode !== 'messages' && interruptsOf(chunk)) {
+        interrupts = interruptsOf(chunk);
+        continue;
+      }
       if (mode === 'values') {
         values = chunk;
         continue;
@@ -193,8 +223,26 @@ export class AgentOrchestrator {
       step += 1;
       opts.onProgress?.({ run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step });
     }
+    if (interrupts) throw new ApprovalPending(approvalRequestOf(interrupts));
     // the last `values` chunk is the final state: no need to read the checkpoint back
     return values ?? ((await agent.graph.getState({ configurable })).values as Record<string, unknown>);
+  }
+
+  /** A tool call waits for an operator (TOOL_APPROVAL): `interrupted` until approve/reject re-queues the run. */
+  private async pause(
+    run: RunEntity,
+    started: number,
+    usage: UsageCollector,
+    { request }: ApprovalPending,
+    log: Record<string, string>,
+  ): Promise<ChatResult> {
+    const pending = toPendingApproval(request, usage.calls);
+    const paused = await this.approvals.pause(run.id, pending, { waiting_for: 'approval', tool: pending.tool });
+    this.sessions.notifyReleased(run.sessionId);
+    this.logger.log({ msg: 'run waits for tool approval', ...log, tool: pending.tool, tool_call_id: pending.tool_call_id });
+    if (!paused) return this.storedResult(run.id);
+    const ms = Date.now() - started;
+    return pendingApprovalResult(run, pending, { ms, llmCalls: usage.totals.calls, model: this.llm.modelName });
   }
 
   /** Out-of-scope messages get the agent's polite refusal without running the graph. */

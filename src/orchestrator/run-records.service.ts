@@ -187,6 +187,7 @@ function fromRow(r: Record<string, unknown>): Partial<RunEntity> {
     error: r.error as RunEntity['error'],
     trace: r.trace as RunEntity['trace'],
     progress: r.progress as RunEntity['progress'],
+    pendingApproval: (r.pending_approval ?? null) as RunEntity['pendingApproval'],
     llmCalls: r.llm_calls as number,
     promptTokens: r.prompt_tokens as number,
     completionTokens: r.completion_tokens as number,

@@ -88,7 +88,7 @@ export class SessionsService {
             AND (s.active_run_id IS NULL OR s.active_run_id = $2 OR s.lease_expires_at < now())
             AND NOT EXISTS (
               SELECT 1 FROM runs r, runs me
-               WHERE me.id = $2 AND r.session_id = $1 AND r.tenant_id = me.tenant_id AND r.id <> $2 AND r.status IN ('queued', 'running')
+               WHERE me.id = $2 AND r.session_id = $1 AND r.tenant_id = me.tenant_id AND r.id <> $2 AND r.status IN ('queued', 'running', 'interrupted')
                  AND (r.created_at, r.id) < (me.created_at, me.id))
           RETURNING s.id`,
           [sessionId, runId, String(leaseMs)],

@@ -4,6 +4,7 @@ import { RunAlreadyFinishedException } from '../common/domain.exception';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { AgentOrchestrator, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
 import { RunRecords } from '../orchestrator/run-records.service';
+import { pendingCallView } from '../tools/tool-approval';
 import { RunCancellation } from './run-cancellation.service';
 import { RunQueue } from './run-queue';
 
@@ -15,6 +16,8 @@ export interface JobView {
   progress: Record<string, unknown> | null;
   result?: Record<string, unknown>;
   error?: { code: string; message: string };
+  /** status `interrupted`: the tool call waiting for POST /v1/jobs/{id}/approve | reject */
+  pending_approval?: ReturnType<typeof pendingCallView>;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -94,6 +97,7 @@ export function toJobView(run: RunEntity): JobView {
     progress: run.progress,
     ...(run.result ? { result: run.result } : {}),
     ...(run.error ? { error: run.error } : {}),
+    ...(run.status === 'interrupted' && run.pendingApproval ? { pending_approval: pendingCallView(run.pendingApproval) } : {}),
     created_at: run.createdAt.toISOString(),
     started_at: run.startedAt?.toISOString() ?? null,
     finished_at: run.finishedAt?.toISOString() ?? null,

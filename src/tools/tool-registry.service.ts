@@ -7,12 +7,16 @@ import { calculatorTool } from './basic/calculator.tool';
 import { datetimeTool } from './basic/datetime.tool';
 import { createKnowledgeBaseTool } from './basic/knowledge-base.tool';
 import { createGeneralTools } from './general';
+import { guardTool } from './tool-guard';
+import { type ToolRisk, toolRisk } from './tool-risk';
 
 export interface ToolInfo {
   name: string;
   description: string;
   available: boolean;
   reason?: string;
+  /** `high`: blocked in a turn holding retrieved or tool-produced text unless the user asked (tool-risk.ts) */
+  risk: ToolRisk;
 }
 
 /** Every tool the service knows, and which of them an agent may use (per-agent allow-lists). */
@@ -52,17 +56,31 @@ export class ToolRegistry {
     if (!this.tools.has(name)) this.unavailable.set(name, reason);
   }
 
-  /** The available tools among `names`, in the order asked; unknown or unavailable names are skipped. */
+  /**
+   * The available tools among `names`, in the order asked; unknown or unavailable names are skipped. Each is
+   * wrapped in the tool guard (risk levels, taint, approval, untrusted output as data — tool-guard.ts).
+   */
   pick(names: readonly string[]): StructuredToolInterface[] {
     return names.flatMap((n) => {
       const t = this.tools.get(n);
-      return t ? [t] : [];
+      return t ? [guardTool(t)] : [];
     });
   }
 
   list(): ToolInfo[] {
-    const available = [...this.tools.values()].map((t) => ({ name: t.name, description: t.description, available: true }));
-    const missing = [...this.unavailable].map(([name, reason]) => ({ name, description: '', available: false, reason }));
+    const available = [...this.tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      available: true,
+      risk: toolRisk(t.name),
+    }));
+    const missing = [...this.unavailable].map(([name, reason]) => ({
+      name,
+      description: '',
+      available: false,
+      reason,
+      risk: toolRisk(name),
+    }));
     return [...available, ...missing].sort((a, b) => a.name.localeCompare(b.name));
   }
 }

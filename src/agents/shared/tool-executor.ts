@@ -1,7 +1,9 @@
 import { type AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import { isGraphInterrupt } from '@langchain/langgraph';
 
+import { guardStatusOf, withToolCallId } from '../../tools/tool-guard';
 import type { ToolCallRecord } from '../agent-definition';
 
 const MAX_TOOL_OUTPUT = 8000;
@@ -21,22 +23,22 @@ export async function runToolCalls(
       const id = call.id ?? `call_${call.name}`;
       const t = byName.get(call.name);
       let content: string;
-      let status: 'success' | 'error' = 'success';
+      let status: ToolCallRecord['status'] = 'success';
       if (!t) {
         content = `Error: unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(', ')}`;
         status = 'error';
       } else {
         try {
-          const out: unknown = await t.invoke(call.args, config);
+          const out: unknown = await t.invoke(call.args, withToolCallId(config, id));
           content = (typeof out === 'string' ? out : JSON.stringify(out)).slice(0, MAX_TOOL_OUTPUT);
         } catch (err) {
-          if (config.signal?.aborted) throw err;
+          if (config.signal?.aborted || isGraphInterrupt(err)) throw err; // an approval pause is not a tool error
           content = `Error: ${(err as Error).message}`;
-          status = 'error';
+          status = guardStatusOf(err) ?? 'error';
         }
       }
       return {
-        message: new ToolMessage({ content, tool_call_id: id, name: call.name, status }),
+        message: new ToolMessage({ content, tool_call_id: id, name: call.name, status: status === 'success' ? 'success' : 'error' }),
         record: { name: call.name, args: call.args, status } satisfies ToolCallRecord,
       };
     }),

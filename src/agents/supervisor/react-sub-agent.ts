@@ -4,6 +4,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Annotation, END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 
 import { bindToolsForMode, type ToolCallingMode } from '../../llm/tool-binding';
+import { untrustedBodies } from '../../tools/untrusted';
 import type { ToolCallRecord } from '../agent-definition';
 import { ruleToolCall } from '../react/rules';
 import { runToolCalls } from '../shared/tool-executor';
@@ -79,7 +80,7 @@ export type ReactSubAgent = ReturnType<typeof createReactSubAgent>;
 
 function withoutModel(messages: BaseMessage[]): AIMessage {
   const last = messages[messages.length - 1];
-  if (last.getType() === 'tool') return new AIMessage(String(last.content));
+  if (last.getType() === 'tool') return new AIMessage(untrustedBodies(String(last.content)));
   const call = ruleToolCall(String(last.content));
   return call ? new AIMessage({ content: '', tool_calls: [call] }) : new AIMessage('언어 모델이 없어 이 작업을 처리할 수 없습니다.');
 }

@@ -1,6 +1,9 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
-export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+import type { ModelCallRecord } from '../../llm/usage-collector';
+
+/** `interrupted`: waiting for an operator to approve or reject a tool call (TOOL_APPROVAL) */
+export const RUN_STATUSES = ['queued', 'running', 'interrupted', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const FINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
 export type RunMode = 'sync' | 'async';
@@ -9,6 +12,17 @@ export interface RunInput {
   message: string;
   contract_id?: string;
   metadata?: Record<string, unknown>;
+}
+
+/** The tool call an interrupted run waits on (see tools/tool-guard.ts), and the operator's decision once given. */
+export interface PendingApproval {
+  tool: string;
+  args: Record<string, unknown>;
+  tool_call_id: string;
+  requested_at: string;
+  decision?: { approved: boolean; at: string };
+  /** the model calls made before the pause, counted again into the resumed run's usage */
+  model_calls_before?: ModelCallRecord[];
 }
 
 export interface RunError {
@@ -54,6 +68,9 @@ export class RunEntity {
 
   @Column({ type: 'jsonb', nullable: true })
   progress: Record<string, unknown> | null;
+
+  @Column({ type: 'jsonb', name: 'pending_approval', nullable: true })
+  pendingApproval: PendingApproval | null;
 
   @Column({ type: 'int', name: 'llm_calls', default: 0 })
   llmCalls: number;

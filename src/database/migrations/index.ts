@@ -4,6 +4,7 @@ import { Documents1763890000000 } from './1763890000000-documents';
 import { Vectors1763900000000 } from './1763900000000-vectors';
 import { TenantSessions1763920000000 } from './1763920000000-tenant-sessions';
 import { ApiKeys1763920000001 } from './1763920000001-api-keys';
+import { RunApproval1763960000000 } from './1763960000000-run-approval';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Vectors1763900000000,
   TenantSessions1763920000000,
   ApiKeys1763920000001,
+  RunApproval1763960000000,
 ];

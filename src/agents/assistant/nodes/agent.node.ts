@@ -5,6 +5,7 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import { bindToolsForMode } from '../../../llm/tool-binding';
 import { buildSystemPrompt } from '../../../memory/memory.node';
+import { untrustedBodies } from '../../../tools/untrusted';
 import { ruleToolCall } from '../../react/rules';
 import { ASSISTANT_SYSTEM_PROMPT, NO_MODEL_ANSWER } from '../prompts';
 import type { AssistantStateType, AssistantUpdate } from '../state';
@@ -51,9 +52,9 @@ export function createAgentNode(deps: AgentNodeDeps) {
 /** No model: a rule-chosen tool, then its output; or the retrieved passages; or what the service can do. */
 function withoutModel(state: AssistantStateType): AssistantUpdate {
   const last = state.messages[state.messages.length - 1];
-  if (last?.getType() === 'tool') return { next_action: 'end', messages: [new AIMessage(String(last.content))] };
+  if (last?.getType() === 'tool') return { next_action: 'end', messages: [new AIMessage(untrustedBodies(String(last.content)))] };
   const call = ruleToolCall(state.user_message);
   if (call) return { next_action: 'tools', messages: [new AIMessage({ content: '', tool_calls: [call] })] };
-  if (state.context) return { next_action: 'end', messages: [new AIMessage(`관련 문서 내용입니다:\n\n${state.context}`)] };
+  if (state.context) return { next_action: 'end', messages: [new AIMessage(`관련 문서 내용입니다:\n\n${untrustedBodies(state.context)}`)] };
   return { next_action: 'end', messages: [new AIMessage(NO_MODEL_ANSWER)] };
 }

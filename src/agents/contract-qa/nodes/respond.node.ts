@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { asUntrustedData } from '../../../tools/untrusted';
 import type { Source } from '../../agent-definition';
 import { DIRECT_REPLY, fill, NO_CONTRACT, RESPOND_SYSTEM, RESPOND_USER } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate } from '../state';
@@ -36,7 +37,7 @@ export function createRespond(deps: { model: (o: { temperature: number; maxToken
 }
 
 async function ask(model: BaseChatModel, question: string, context: string, config: LangGraphRunnableConfig): Promise<string> {
-  const user = context ? fill(RESPOND_USER, { context, question }) : question;
+  const user = context ? fill(RESPOND_USER, { context: asUntrustedData(context, { source: 'contract' }), question }) : question;
   return String((await model.invoke([new SystemMessage(RESPOND_SYSTEM), new HumanMessage(user)], config)).content);
 }
 

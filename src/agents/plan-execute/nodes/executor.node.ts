@@ -1,5 +1,6 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import { isGraphInterrupt } from '@langchain/langgraph';
 import { z } from 'zod';
 
 import type { PlanStep } from '../plan-schema';
@@ -22,7 +23,7 @@ export function createExecutor(deps: { tools: () => StructuredToolInterface[]; s
       output = await withTimeout(tool.invoke(toolArgs(tool, input), config), deps.stepTimeoutMs, step.tool);
       output = typeof output === 'string' ? output : JSON.stringify(output);
     } catch (err) {
-      if (config.signal?.aborted) throw err;
+      if (config.signal?.aborted || isGraphInterrupt(err)) throw err; // an approval pause is not a failure
       status = 'failure';
       output = `Error: ${(err as Error).message}`;
     }

@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { untrustedBodies } from '../../../tools/untrusted';
 import { ERROR_MESSAGES, fill, FINAL_ANSWER_PROMPT, GENERAL_CONVERSATION_PROMPT } from '../prompts';
 import type { PlanExecuteStateType, PlanExecuteUpdate } from '../state';
 
@@ -13,7 +14,7 @@ export function createFinalAnswer(deps: { model: () => BaseChatModel | null }) {
     let result: string;
     if (!model) {
       result = results.length
-        ? results.map((r) => r.output).join('\n')
+        ? results.map((r) => untrustedBodies(r.output)).join('\n')
         : '언어 모델이 설정되어 있지 않아 도구로 처리할 수 있는 요청(계산, 현재 시간)에만 답할 수 있습니다.';
     } else if (results.length) {
       const text = results.map((r) => `[step ${r.step.step_id}: ${r.step.tool}]\n${r.output}`).join('\n\n');

@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { notePlannedCalls } from '../../../tools/tool-guard';
 import { ruleToolCall } from '../../react/rules';
 import { validatePlan } from '../plan-schema';
 import { fill, PLANNER_PROMPT } from '../prompts';
@@ -27,6 +28,7 @@ export function createPlanner(deps: PlannerDeps) {
     const checked = validatePlan(String(reply.content), deps.toolNames());
     if ('error' in checked)
       return { error: checked.error, plan: [], decision_log: [...state.decision_log, { node: 'planner', error: checked.error.code }] };
+    notePlannedCalls(config, checked.plan); // steps chosen before any tool output: the guard lets them run
     return { plan: checked.plan, decision_log: [...state.decision_log, { node: 'planner', steps: checked.plan.length, by: 'model' }] };
   };
 }

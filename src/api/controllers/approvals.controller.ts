@@ -1,0 +1,31 @@
+import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+
+import { Tenant } from '../../auth/tenant.guard';
+import { RunNotFoundException } from '../../common/domain.exception';
+import type { JobView } from '../../runs/runs.service';
+import { ToolApprovalService } from '../../tools/tool-approval.service';
+import { isUuid } from './ids';
+
+/**
+ * Human-in-the-loop for TOOL_APPROVAL: a run paused before a tool call (status `interrupted`, the call in
+ * `pending_approval` on GET /v1/jobs/{id}) resumes when an operator approves or rejects it. 409 when the run
+ * is not waiting for a decision.
+ */
+@Controller('v1/jobs')
+export class ApprovalsController {
+  constructor(private readonly approvals: ToolApprovalService) {}
+
+  @Post(':id/approve')
+  @HttpCode(200)
+  approve(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
+    if (!isUuid(id)) throw new RunNotFoundException(id);
+    return this.approvals.decide(id, true, tenantId);
+  }
+
+  @Post(':id/reject')
+  @HttpCode(200)
+  reject(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
+    if (!isUuid(id)) throw new RunNotFoundException(id);
+    return this.approvals.decide(id, false, tenantId);
+  }
+}

@@ -1,0 +1,120 @@
+import { Command } from '@langchain/langgraph';
+
+import type { RunnableGraph } from '../agents/agent-definition';
+import type { PendingApproval, RunEntity } from '../database/entities';
+import type { ModelCallRecord, UsageCollector } from '../llm/usage-collector';
+import type { ChatResult } from '../orchestrator/chat-result';
+import { type ApprovalRequest, TOOL_GUARD_KEY, ToolGuard } from './tool-guard';
+
+/**
+ * The orchestrator's side of the tool guard and of tool approval (TOOL_APPROVAL): the per-run guard put into
+ * `configurable`, the pause seen in the graph's stream, the resume `Command` after an operator's decision,
+ * and the answer a sync request gets while its run waits.
+ */
+export { TOOL_GUARD_KEY };
+
+/** A graph run stopped at `interrupt()` on a tool call that needs an operator's approval. */
+export class ApprovalPending extends Error {
+  constructor(readonly request: ApprovalRequest) {
+    super(`waiting for approval of ${request.tool}`);
+    this.name = 'ApprovalPending';
+  }
+}
+
+interface MessageLike {
+  getType?: () => string;
+  _getType?: () => string;
+}
+
+function isToolMessage(m: unknown): boolean {
+  const msg = m as MessageLike | null;
+  return (msg?.getType ?? msg?._getType)?.call(msg) === 'tool';
+}
+
+/**
+ * The run's guard. Tainted from the start when the thread's history already holds tool output (an earlier
+ * turn's results stay in the model's context) or when the run resumes mid-turn (retrieval may have happened
+ * before the pause).
+ */
+export async function createRunToolGuard(
+  graph: RunnableGraph,
+  configurable: Record<string, unknown>,
+  opts: { message: string; approvalTools: ReadonlySet<string>; resumed: boolean },
+): Promise<ToolGuard> {
+  const guard = new ToolGuard(opts.message, opts.approvalTools);
+  if (opts.resumed) guard.markTainted('this turn before it paused');
+  const state = (await graph.getState({ configurable })).values as { messages?: unknown[] } | undefined;
+  if (Array.isArray(state?.messages) && state.messages.some(isToolMessage)) guard.markTainted('tool output of earlier turns');
+  return guard;
+}
+
+/**
+ * After an operator's decision: the Command that resumes the paused graph with it (LangGraph
+ * human-in-the-loop). The model calls made before the pause go back into `usage`, so the run counts them all.
+ */
+export function resumeAfterDecision(run: RunEntity, usage: UsageCollector): Command | undefined {
+  const decision = run.pendingApproval?.decision;
+  if (!decision) return undefined;
+  for (const call of run.pendingApproval?.model_calls_before ?? []) usage.record(call);
+  return new Command({ resume: { approved: decision.approved } });
+}
+
+/** `__interrupt__` in a stream chunk (modes `updates` and `values` both carry it). */
+export function interruptsOf(chunk: unknown): unknown[] | undefined {
+  const value = chunk && typeof chunk === 'object' ? (chunk as Record<string, unknown>).__interrupt__ : undefined;
+  return Array.isArray(value) ? value : undefined;
+}
+
+/** The tool-approval request among a paused graph's interrupts; throws for any other kind of interrupt. */
+export function approvalRequestOf(interrupts: unknown[]): ApprovalRequest {
+  for (const i of interrupts) {
+    const value = (i as { value?: Partial<ApprovalRequest> } | null)?.value;
+    if (value?.type === 'tool_approval' && typeof value.tool === 'string') return value as ApprovalRequest;
+  }
+  throw new Error('the graph paused on an interrupt that is not a tool approval');
+}
+
+export function toPendingApproval(request: ApprovalRequest, modelCalls: readonly ModelCallRecord[]): PendingApproval {
+  return {
+    tool: request.tool,
+    args: request.args,
+    tool_call_id: request.tool_call_id,
+    requested_at: new Date().toISOString(),
+    model_calls_before: [...modelCalls],
+  };
+}
+
+/** The call as shown on GET /v1/jobs/{id}. */
+export function pendingCallView({ tool, args, tool_call_id, requested_at }: PendingApproval) {
+  return { tool, args, tool_call_id, requested_at };
+}
+
+/** What `POST /v1/chat` answers while its run waits for an operator. */
+export function pendingApprovalResult(
+  run: RunEntity,
+  pending: PendingApproval,
+  usage: { ms: number; llmCalls: number; model: string | null },
+): ChatResult {
+  return {
+    response:
+      `도구 실행(${pending.tool})에 운영자 승인이 필요합니다. 승인 후 처리가 계속됩니다. ` +
+      `(The ${pending.tool} call waits for an operator: POST /v1/jobs/${run.id}/approve or /reject.)`,
+    session_id: run.sessionId,
+    run_id: run.id,
+    agent: run.agent,
+    tools_used: [],
+    tool_calls: [],
+    sources: [],
+    execution_time_ms: usage.ms,
+    llm_calls: usage.llmCalls,
+    error: null,
+    metadata: {
+      thread_id: run.sessionId,
+      model: usage.model,
+      status: 'interrupted',
+      approval_pending: true,
+      job_id: run.id,
+      pending_approval: pendingCallView(pending),
+    },
+  };
+}
