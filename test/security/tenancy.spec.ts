@@ -120,6 +120,8 @@ describe('tenants and API keys', () => {
     await notFound(await globex('GET', `/v1/jobs/${job.body.job_id}`), 'JOB_NOT_FOUND');
     await notFound(await globex('GET', `/v1/jobs/${job.body.job_id}/events`), 'JOB_NOT_FOUND');
     await notFound(await globex('POST', `/v1/jobs/${job.body.job_id}/cancel`), 'JOB_NOT_FOUND');
+    await notFound(await globex('POST', `/v1/jobs/${job.body.job_id}/approve`), 'JOB_NOT_FOUND');
+    await notFound(await globex('POST', `/v1/jobs/${job.body.job_id}/reject`), 'JOB_NOT_FOUND');
     // globex's own session cannot reach acme's run through the trace route either
     const own = await globex('POST', '/v1/chat', { message: 'my own turn', agent: 'react' });
     await notFound(await globex('GET', `/v1/sessions/${own.body.session_id}/runs/${rid}/trace`), 'RUN_NOT_FOUND');
