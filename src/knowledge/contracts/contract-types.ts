@@ -35,6 +35,9 @@ export type ContractArticle = Article & { contract_id: string };
 /** A search hit: the article and its fused rank score. */
 export type ScoredArticle = ContractArticle & { score: number };
 
+/** An article named by a search hit, with a short snippet of its text (what a search tool reports). */
+export type ArticleHit = Pick<Article, 'number' | 'index' | 'title'> & { snippet: string };
+
 export type ContractKind = 'user' | 'standard';
 
 /** A stored contract with its articles and exhibits, in document order. */
