@@ -12,12 +12,16 @@ import { AppModule } from './app.module';
 import { ApiKeyAuth } from './auth/api-key-auth.service';
 import { authMiddleware } from './auth/auth.middleware';
 import { AppConfig } from './config/app-config';
+import { type Env, resolveConfig } from './config/config-source';
 import { createLogger } from './observability/app-logger';
 
-/** Builds the HTTP application (used by main.ts, the e2e tests and the benchmarks). */
-export async function createApp(env: Record<string, string | undefined> = process.env): Promise<INestApplication> {
-  const config = new AppConfig(env);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(env), {
+/**
+ * Builds the HTTP application (used by main.ts, the e2e tests and the benchmarks): from the process's AppConfig,
+ * or from an environment (tests), read once here and passed down.
+ */
+export async function createApp(source: AppConfig | Env = process.env): Promise<INestApplication> {
+  const config = resolveConfig(source);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     logger: createLogger(config),
     bodyParser: false,
     abortOnError: false,

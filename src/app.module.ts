@@ -3,6 +3,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ApiModule } from './api/api.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { type Env, resolveConfig } from './config/config-source';
 import { DatabaseModule } from './database/database.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { RunsModule } from './runs/runs.module';
@@ -10,11 +11,11 @@ import { RunsModule } from './runs/runs.module';
 @Module({})
 export class AppModule {
   /** The HTTP service (with an in-process worker unless RUN_WORKER=false). */
-  static forRoot(env: Record<string, string | undefined> = process.env): DynamicModule {
-    const config = new AppConfig(env);
+  static forRoot(source: AppConfig | Env = process.env): DynamicModule {
+    const config = resolveConfig(source);
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(env), ObservabilityModule, DatabaseModule, ApiModule.register(config)],
+      imports: [ConfigModule.forRoot(config), ObservabilityModule, DatabaseModule, ApiModule.register(config)],
     };
   }
 }
@@ -22,11 +23,11 @@ export class AppModule {
 @Module({})
 export class WorkerModule {
   /** A worker process only: consumes queued runs; needs REDIS_URL and a shared DATABASE_URL. */
-  static forRoot(env: Record<string, string | undefined> = process.env): DynamicModule {
-    const config = new AppConfig(env);
+  static forRoot(source: AppConfig | Env = process.env): DynamicModule {
+    const config = resolveConfig(source);
     return {
       module: WorkerModule,
-      imports: [ConfigModule.forRoot(env), ObservabilityModule, DatabaseModule, RunsModule.register(config, true)],
+      imports: [ConfigModule.forRoot(config), ObservabilityModule, DatabaseModule, RunsModule.register(config, true)],
     };
   }
 }

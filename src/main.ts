@@ -5,7 +5,7 @@ import { AppConfig } from './config/app-config';
 
 async function main(): Promise<void> {
   const config = new AppConfig(process.env);
-  const app = await createApp(process.env);
+  const app = await createApp(config);
   await app.listen(config.port, config.host);
   new Logger('Main').log(
     `listening on http://${config.host}:${config.port} — database: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded'}, ` +

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   if (!config.redisUrl || !config.databaseUrl) {
     throw new Error('worker.ts needs REDIS_URL and DATABASE_URL (shared with the API)');
   }
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(process.env), { logger: createLogger(config) });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: createLogger(config) });
   app.enableShutdownHooks();
   new Logger('Worker').log(`consuming runs with concurrency ${config.workerConcurrency}`);
 }

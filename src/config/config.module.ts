@@ -5,11 +5,11 @@ import { AppConfig } from './app-config';
 @Global()
 @Module({})
 export class ConfigModule {
-  /** `env` defaults to `process.env`; tests and benchmarks pass their own. */
-  static forRoot(env: Record<string, string | undefined> = process.env): DynamicModule {
+  /** Provides the process's one AppConfig (built by the entry point, see config-source.ts) to every module. */
+  static forRoot(config: AppConfig): DynamicModule {
     return {
       module: ConfigModule,
-      providers: [{ provide: AppConfig, useValue: new AppConfig(env) }],
+      providers: [{ provide: AppConfig, useValue: config }],
       exports: [AppConfig],
     };
   }

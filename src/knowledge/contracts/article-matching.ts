@@ -3,12 +3,10 @@
  * exhibit references ('제5조랑 제7조', '10조', '별지 2') out of a user's question.
  */
 
-/** The fields matching needs; parser `Article`s fit, and so does anything with a number and a title. */
-export interface MatchableArticle {
-  number: string;
-  title: string;
-  clauses?: readonly string[];
-}
+import type { Article } from './contract-types';
+
+/** The fields of an `Article` matching needs: articles (parsed or stored) fit, and so does anything with a number and a title. */
+export type MatchableArticle = Pick<Article, 'number' | 'title'> & { clauses?: readonly string[] };
 
 export interface ArticleMatch<U extends MatchableArticle, S extends MatchableArticle> {
   user: U;

@@ -29,6 +29,34 @@ export interface Exhibit {
   content: string;
 }
 
+/** An article as stored and returned (API, tools, agent state): the parsed `Article` and the contract it is in. */
+export type ContractArticle = Article & { contract_id: string };
+
+/** A search hit: the article and its fused rank score. */
+export type ScoredArticle = ContractArticle & { score: number };
+
+/** An article named by a search hit, with a short snippet of its text (what a search tool reports). */
+export type ArticleHit = Pick<Article, 'number' | 'index' | 'title'> & { snippet: string };
+
+export type ContractKind = 'user' | 'standard';
+
+/** A stored contract with its articles and exhibits, in document order. */
+export interface ContractView {
+  contract_id: string;
+  title: string;
+  kind: ContractKind;
+  articles: ContractArticle[];
+  exhibits: Exhibit[];
+}
+
+export interface ContractSummary {
+  contract_id: string;
+  title: string;
+  kind: ContractKind;
+  /** How many articles it has. */
+  articles: number;
+}
+
 export interface ParsedContract {
   /** Text before the first article: title, parties, recitals. */
   preamble: string;

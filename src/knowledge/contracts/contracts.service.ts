@@ -1,42 +1,17 @@
 import { randomUUID } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 
 import { isServerIssuedId } from '../../auth/tenant';
 import { DomainException } from '../../common/domain.exception';
-import { rowsOf } from '../../database/query-rows';
-import { prefixTsQuery, searchTerms } from '../documents/search-query';
+import { textQuery } from '../search/hybrid-search';
 import { VectorSearch } from '../vectors/vector-search.service';
 import { matchArticles } from './article-matching';
 import { parseContract } from './contract-parser';
+import type { ContractArticle, ContractKind, ContractSummary, ContractView, Exhibit, ScoredArticle } from './contract-types';
+import { ContractsRepository } from './contracts.repository';
 
-export type ContractKind = 'user' | 'standard';
-
-export interface ArticleView {
-  contract_id: string;
-  number: string;
-  index: number;
-  sub_index: number | null;
-  title: string;
-  clauses: string[];
-  text: string;
-}
-
-export interface ExhibitView {
-  number: string;
-  index: number;
-  title: string;
-  content: string;
-}
-
-export interface ContractView {
-  contract_id: string;
-  title: string;
-  kind: ContractKind;
-  articles: ArticleView[];
-  exhibits: ExhibitView[];
-}
+export type { ContractArticle, ContractKind, ContractSummary, ContractView, Exhibit, ScoredArticle } from './contract-types';
 
 export class ContractNotFoundException extends DomainException {
   constructor(id: string) {
@@ -50,14 +25,14 @@ export class ContractTooLargeException extends DomainException {
   }
 }
 
-const RRF_K = 60;
-const ARTICLE_COLUMNS = `contract_id, number, idx AS index, sub_index, title, clauses, text`;
-
-/** Contracts as data: parsed into articles and exhibits, stored in one statement, searched hybrid (FTS + trigram, RRF). */
+/**
+ * Contracts as data: parsed into articles and exhibits, stored (ContractsRepository), searched hybrid (FTS +
+ * trigram + vectors, RRF; search/hybrid-search.ts). Ids that are not UUIDs cannot exist and never reach SQL.
+ */
 @Injectable()
 export class ContractsService {
   constructor(
-    private readonly db: DataSource,
+    private readonly repo: ContractsRepository,
     private readonly vectors: VectorSearch,
   ) {}
 
@@ -65,139 +40,53 @@ export class ContractsService {
     if (input.content.length > maxChars) throw new ContractTooLargeException(maxChars);
     const parsed = parseContract(input.content); // ContractParseError → 422, nothing written
     const id = randomUUID();
-    const kind = input.kind ?? 'user';
-    const articles = parsed.articles.map((a, position) => ({
-      position,
-      number: a.number,
-      idx: a.index,
-      sub_index: a.sub_index,
-      title: a.title,
-      clauses: a.clauses,
-      text: a.text,
-    }));
-    const exhibits = parsed.exhibits.map((e) => ({ number: e.number, idx: e.index, title: e.title, content: e.content }));
-    await this.db.query(
-      `WITH c AS (
-         INSERT INTO contracts (id, tenant_id, title, kind, preamble, closing) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id),
-       a AS (
-         INSERT INTO contract_articles (contract_id, position, number, idx, sub_index, title, clauses, text)
-         SELECT c.id, x.position, x.number, x.idx, x.sub_index, x.title, x.clauses, x.text
-           FROM c, jsonb_to_recordset($7::jsonb) AS x(position int, number text, idx int, sub_index int, title text, clauses jsonb, text text))
-       INSERT INTO contract_exhibits (contract_id, number, idx, title, content)
-       SELECT c.id, e.number, e.idx, e.title, e.content FROM c, jsonb_to_recordset($8::jsonb) AS e(number text, idx int, title text, content text)`,
-      [id, tenantId, input.title, kind, parsed.preamble, parsed.closing, JSON.stringify(articles), JSON.stringify(exhibits)],
-    );
-    if (this.vectors.enabled) {
-      const rows = (await this.db.query(`SELECT id, title || E'\n' || text AS text FROM contract_articles WHERE contract_id = $1`, [
-        id,
-      ])) as Array<{ id: string; text: string }>;
-      await this.vectors.index('contract_articles', rows);
-    }
+    await this.repo.insert({ id, tenantId, title: input.title, kind: input.kind ?? 'user', parsed });
+    if (this.vectors.enabled) await this.vectors.index('contract_articles', await this.repo.articleTexts(id, tenantId), tenantId);
     return this.get(id, tenantId);
   }
 
   /** CONTRACT_NOT_FOUND unless the tenant has this contract (any id that is not a UUID cannot exist). */
   async assertExists(id: string, tenantId: string): Promise<void> {
-    if (!isServerIssuedId(id)) throw new ContractNotFoundException(id.slice(0, 128));
-    const rows = rowsOf(await this.db.query(`SELECT 1 FROM contracts WHERE id = $1 AND tenant_id = $2`, [id, tenantId]));
-    if (rows.length === 0) throw new ContractNotFoundException(id);
+    if (!(await this.owns(id, tenantId))) throw new ContractNotFoundException(id.slice(0, 128));
   }
 
   async get(id: string, tenantId: string): Promise<ContractView> {
-    if (!isServerIssuedId(id)) throw new ContractNotFoundException(id.slice(0, 128));
-    const [c] = (await this.db.query(`SELECT id, title, kind FROM contracts WHERE id = $1 AND tenant_id = $2`, [id, tenantId])) as Array<{
-      id: string;
-      title: string;
-      kind: ContractKind;
-    }>;
-    if (!c) throw new ContractNotFoundException(id);
-    const [articles, exhibits] = await Promise.all([
-      this.db.query(`SELECT ${ARTICLE_COLUMNS} FROM contract_articles WHERE contract_id = $1 ORDER BY position`, [id]),
-      this.exhibits(id, null, tenantId),
-    ]);
-    return { contract_id: c.id, title: c.title, kind: c.kind, articles: articles as ArticleView[], exhibits };
+    const c = isServerIssuedId(id) ? await this.repo.header(id, tenantId) : undefined;
+    if (!c) throw new ContractNotFoundException(id.slice(0, 128));
+    const [articles, exhibits] = await Promise.all([this.repo.articles(id, tenantId, null), this.repo.exhibits(id, tenantId, null)]);
+    return { contract_id: c.id, title: c.title, kind: c.kind, articles, exhibits };
   }
 
-  async list(
-    kind: ContractKind | undefined,
-    tenantId: string,
-  ): Promise<Array<{ contract_id: string; title: string; kind: ContractKind; articles: number }>> {
-    return this.db.query(
-      `SELECT c.id AS contract_id, c.title, c.kind, count(a.id)::int AS articles FROM contracts c LEFT JOIN contract_articles a ON a.contract_id = c.id
-        WHERE c.tenant_id = $1 AND ($2::text IS NULL OR c.kind = $2) GROUP BY c.id ORDER BY c.created_at DESC`,
-      [tenantId, kind ?? null],
-    );
+  async list(kind: ContractKind | undefined, tenantId: string): Promise<ContractSummary[]> {
+    return this.repo.list(tenantId, kind);
   }
 
   async delete(id: string, tenantId: string): Promise<void> {
-    const rows = rowsOf(await this.db.query(`DELETE FROM contracts WHERE id = $1 AND tenant_id = $2 RETURNING id`, [id, tenantId]));
-    if (rows.length === 0) throw new ContractNotFoundException(id);
+    if (!isServerIssuedId(id) || !(await this.repo.delete(id, tenantId))) throw new ContractNotFoundException(id.slice(0, 128));
   }
 
   /**
    * Hybrid search over a contract's articles: full-text (title weighs more), trigram similarity and — when
    * embeddings and pgvector are there — vector similarity, fused by reciprocal-rank fusion.
    */
-  async searchArticles(
-    contractId: string,
-    query: string,
-    limit: number,
-    tenantId: string,
-  ): Promise<Array<ArticleView & { score: number }>> {
+  async searchArticles(contractId: string, query: string, limit: number, tenantId: string): Promise<ScoredArticle[]> {
     if (!(await this.owns(contractId, tenantId))) return [];
-    const terms = searchTerms(query);
-    const tsq = prefixTsQuery(terms) ?? '';
+    const text = textQuery(query);
     const vector = await this.vectors.queryVector(query);
-    if (!tsq && !vector) return [];
-    return this.db.query(
-      `WITH fts AS (
-         SELECT id, row_number() OVER (ORDER BY ts_rank(tsv, to_tsquery('simple', $2)) DESC) AS r
-           FROM contract_articles WHERE contract_id = $1 AND $2 <> '' AND tsv @@ to_tsquery('simple', $2) LIMIT 50),
-       tri AS (
-         SELECT id, row_number() OVER (ORDER BY greatest(word_similarity($3, title) * 1.5, word_similarity($3, text)) DESC) AS r
-           FROM contract_articles WHERE contract_id = $1 AND ($3 <% title OR $3 <% text) LIMIT 50),
-       ${
-         vector
-           ? `vec AS (
-         SELECT id, row_number() OVER (ORDER BY embedding <=> $5::vector) AS r
-           FROM contract_articles WHERE contract_id = $1 AND embedding IS NOT NULL ORDER BY embedding <=> $5::vector LIMIT 20),`
-           : ''
-       }
-       fused AS (SELECT id, sum(1.0 / (${RRF_K} + r)) AS score
-                   FROM (SELECT * FROM fts UNION ALL SELECT * FROM tri${vector ? ' UNION ALL SELECT * FROM vec' : ''}) x GROUP BY id)
-       SELECT ${ARTICLE_COLUMNS}, f.score::float AS score FROM fused f JOIN contract_articles a ON a.id = f.id
-        ORDER BY f.score DESC, a.position LIMIT $4`,
-      [contractId, tsq, terms.join(' '), limit, ...(vector ? [vector] : [])],
-    );
+    if (!text.tsQuery && !vector) return [];
+    return this.repo.search(contractId, { tenantId, ...text, vector, limit });
   }
 
-  async articles(contractId: string, indexes: number[], tenantId: string): Promise<ArticleView[]> {
-    if (!(await this.owns(contractId, tenantId))) return [];
-    return this.db.query(`SELECT ${ARTICLE_COLUMNS} FROM contract_articles WHERE contract_id = $1 AND idx = ANY($2) ORDER BY position`, [
-      contractId,
-      indexes,
-    ]);
+  async articles(contractId: string, indexes: number[], tenantId: string): Promise<ContractArticle[]> {
+    return isServerIssuedId(contractId) ? this.repo.articles(contractId, tenantId, indexes) : [];
   }
 
-  async exhibits(contractId: string, indexes: number[] | null, tenantId: string): Promise<ExhibitView[]> {
-    if (!(await this.owns(contractId, tenantId))) return [];
-    return this.db.query(
-      `SELECT number, idx AS index, title, content FROM contract_exhibits WHERE contract_id = $1 AND ($2::int[] IS NULL OR idx = ANY($2)) ORDER BY idx`,
-      [contractId, indexes],
-    );
+  async exhibits(contractId: string, indexes: number[] | null, tenantId: string): Promise<Exhibit[]> {
+    return isServerIssuedId(contractId) ? this.repo.exhibits(contractId, tenantId, indexes) : [];
   }
 
-  async articlesByTitle(contractId: string, titles: string[], tenantId: string): Promise<ArticleView[]> {
-    if (!(await this.owns(contractId, tenantId))) return [];
-    return this.db.query(
-      `SELECT DISTINCT ON (a.position) ${ARTICLE_COLUMNS.split(', ')
-        .map((c) => `a.${c}`)
-        .join(', ')}
-         FROM contract_articles a, unnest($2::text[]) t(q)
-        WHERE a.contract_id = $1 AND (a.title ILIKE '%' || t.q || '%' OR word_similarity(t.q, a.title) > 0.4)
-        ORDER BY a.position`,
-      [contractId, titles],
-    );
+  async articlesByTitle(contractId: string, titles: string[], tenantId: string): Promise<ContractArticle[]> {
+    return isServerIssuedId(contractId) ? this.repo.articlesByTitle(contractId, tenantId, titles) : [];
   }
 
   /** The standard contract's articles matching the user's articles (by title similarity) or a topic. */
@@ -208,7 +97,7 @@ export class ContractsService {
   ): Promise<{
     standard_contract_id: string;
     title: string;
-    matches: Array<{ user_article: string | null; standard: ArticleView; score: number }>;
+    matches: Array<{ user_article: string | null; standard: ContractArticle; score: number }>;
   } | null> {
     const standards = await this.list('standard', tenantId);
     if (standards.length === 0 || !(await this.owns(contractId, tenantId))) return null;
@@ -230,9 +119,8 @@ export class ContractsService {
     };
   }
 
-  /** Whether the contract is the tenant's: every read of articles and exhibits goes through this. */
+  /** Whether the contract is the tenant's. */
   private async owns(contractId: string, tenantId: string): Promise<boolean> {
-    if (!isServerIssuedId(contractId)) return false;
-    return rowsOf(await this.db.query(`SELECT 1 FROM contracts WHERE id = $1 AND tenant_id = $2`, [contractId, tenantId])).length > 0;
+    return isServerIssuedId(contractId) && this.repo.exists(contractId, tenantId);
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
 import { VectorsModule } from '../vectors/vectors.module';
+import { DocumentsRepository } from './documents.repository';
 import { DocumentsService } from './documents.service';
 import { OpenSearchRetrieval } from './opensearch-retrieval';
 import { PostgresRetrieval } from './postgres-retrieval';
@@ -11,6 +12,7 @@ import { RetrievalBackend } from './retrieval-backend';
 @Module({
   imports: [VectorsModule],
   providers: [
+    DocumentsRepository,
     DocumentsService,
     PostgresRetrieval,
     {

@@ -1,10 +1,8 @@
 import { OpenAIEmbeddings } from '@langchain/openai';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../../config/app-config';
-
-type VectorTable = 'contract_articles' | 'document_chunks';
+import { VectorsRepository, type VectorTable } from './vectors.repository';
 
 /**
  * Vector similarity for hybrid search: on when embeddings are configured (EMBEDDINGS_*) and the database has
@@ -19,16 +17,13 @@ export class VectorSearch implements OnModuleInit {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly db: DataSource,
+    private readonly repo: VectorsRepository,
   ) {}
 
   async onModuleInit(): Promise<void> {
     const e = this.config.embeddings;
     if (!e) return;
-    const [row] = (await this.db.query(
-      `SELECT count(*)::int AS n FROM information_schema.columns WHERE column_name = 'embedding' AND table_name IN ('contract_articles', 'document_chunks')`,
-    )) as Array<{ n: number }>;
-    this.available = row.n === 2;
+    this.available = await this.repo.hasEmbeddingColumns();
     if (!this.available) {
       this.logger.warn('EMBEDDINGS_* set but the database has no pgvector: search stays full-text + trigram');
       return;
@@ -45,14 +40,15 @@ export class VectorSearch implements OnModuleInit {
     return this.available && Boolean(this.embeddings);
   }
 
-  /** Embeds rows (id → text) and stores the vectors. */
-  async index(table: VectorTable, rows: Array<{ id: string | number; text: string }>): Promise<void> {
+  /** Embeds rows (id → text) of the tenant and stores the vectors. */
+  async index(table: VectorTable, rows: Array<{ id: string | number; text: string }>, tenantId: string): Promise<void> {
     if (!this.enabled || rows.length === 0) return;
     try {
       const vectors = await this.embeddings!.embedDocuments(rows.map((r) => r.text.slice(0, 8000)));
-      await this.db.query(
-        `UPDATE ${table} t SET embedding = v.e::vector FROM jsonb_to_recordset($1::jsonb) AS v(id bigint, e text) WHERE t.id = v.id`,
-        [JSON.stringify(rows.map((r, i) => ({ id: r.id, e: JSON.stringify(vectors[i]) })))],
+      await this.repo.store(
+        table,
+        rows.map((r, i) => ({ id: r.id, vector: vectors[i] })),
+        tenantId,
       );
     } catch (err) {
       this.logger.warn(`embedding failed; rows stay searchable by text: ${(err as Error).message}`);

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 
 import { VectorSearch } from './vector-search.service';
+import { VectorsRepository } from './vectors.repository';
 
-@Module({ providers: [VectorSearch], exports: [VectorSearch] })
+@Module({ providers: [VectorsRepository, VectorSearch], exports: [VectorSearch] })
 export class VectorsModule {}
