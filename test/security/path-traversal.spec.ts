@@ -94,8 +94,9 @@ describe('path traversal through read_file, over HTTP', () => {
     ['symlink inside the root to a file outside', () => 'link.txt', /resolves outside the workspace root/],
     ['symlinked directory pointing outside', () => 'linkdir/secret.txt', /resolves outside the workspace root/],
     ['symlink to the look-alike sibling rootX', () => 'sib/secret.txt', /resolves outside the workspace root/],
-    ['a path just under the schema limit (1024)', () => `${'a/'.repeat(511)}x`, /file not found|ENAMETOOLONG|cannot read/],
-    ['a path over the schema limit', () => `${'../'.repeat(700)}etc/passwd`, /1024|too long|too_big|schema/i],
+    ['a path just under the schema limit (1024)', () => `${'a/'.repeat(511)}x`, /file not found/],
+    ['a file name longer than NAME_MAX', () => 'a'.repeat(300), /ENAMETOOLONG/],
+    ['a path over the schema limit', () => `${'../'.repeat(700)}etc/passwd`, /did not match expected schema/],
   ];
 
   it.each(attacks.map(([name, path, why, asked]) => ({ name, path, why, asked })))('refuses $name', async ({ path, why, asked }) => {
