@@ -215,10 +215,10 @@ describe('held guarantees over HTTP (inline runs)', () => {
     for (let i = 1; i < sorted.length; i++) expect(sorted[i].start).toBeGreaterThanOrEqual(sorted[i - 1].end!);
 
     const session = await call(svc.url, 'GET', `/v1/sessions/${sid}`);
-    const messages: Array<{ role: string; content: string }> = session.body.messages;
+    const messages: Array<{ role: string; content: string; run_id: string }> = session.body.messages;
     expect(messages).toHaveLength(60);
-    const accepted = [...session.body.runs].sort((a, b) => a.created_at.localeCompare(b.created_at));
-    expect(accepted.map((r: { status: string }) => r.status)).toEqual(turns.map(() => 'completed'));
+    const runs = new Map<string, { status: string; finished_at: string }>(session.body.runs.map((r: { run_id: string }) => [r.run_id, r]));
+    expect([...runs.values()].map((r) => r.status)).toEqual(turns.map(() => 'completed'));
     // in acceptance order, each answer right after its question, each turn seeing every earlier one
     for (let k = 0; k < 30; k++) {
       const [q, a] = [messages[2 * k], messages[2 * k + 1]];
@@ -231,7 +231,8 @@ describe('held guarantees over HTTP (inline runs)', () => {
         .map((m) => m.content)
         .sort(),
     ).toEqual(turns);
-    const finished = accepted.map((r: { finished_at: string }) => Date.parse(r.finished_at));
+    // the runs finished in the order their turns stand in the history (the server's acceptance order)
+    const finished = messages.filter((m) => m.role === 'user').map((m) => Date.parse(runs.get(m.run_id)!.finished_at));
     for (let i = 1; i < finished.length; i++) expect(finished[i]).toBeGreaterThanOrEqual(finished[i - 1]);
   });
 
