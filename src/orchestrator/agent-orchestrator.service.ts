@@ -13,6 +13,7 @@ import {
 import { AppConfig } from '../config/app-config';
 import type { RunEntity, RunError, RunMode } from '../database/entities';
 import { LlmService } from '../llm/llm.service';
+import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
 import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
 import { ScopeValidator } from '../scope/scope-validator.service';
@@ -51,6 +52,7 @@ const LEASE_GRACE_MS = 30_000;
 const FAILURE_TEXT: Record<string, string> = {
   RUN_TIMEOUT: '처리 시간이 초과되었습니다. (The run took too long and was stopped.)',
   CANCELLED: '요청이 취소되었습니다. (The run was cancelled.)',
+  BUDGET_EXCEEDED: '이 요청에 허용된 사용량을 초과하여 중단했습니다. (The run used up its budget of model or tool calls and was stopped.)',
   SESSION_BUSY: '이전 요청을 처리하는 중입니다. 잠시 후 다시 시도해 주세요. (An earlier turn of this session is still running.)',
   INTERNAL_ERROR: '요청을 처리하는 중 오류가 발생했습니다. (Something went wrong while handling the request.)',
 };
@@ -123,8 +125,9 @@ export class AgentOrchestrator {
       metadata: run.input.metadata ?? {},
     };
     const timeout = AbortSignal.timeout(this.config.runTimeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     const usage = new UsageCollector();
+    const budget = new RunBudget(this.config.runBudget);
+    const signal = AbortSignal.any([timeout, budget.signal, ...(opts.signal ? [opts.signal] : [])]);
     const log = { run_id: run.id, session_id: run.sessionId, agent: run.agent };
 
     const deadline = started + this.config.runTimeoutMs;
@@ -135,15 +138,16 @@ export class AgentOrchestrator {
     }
     try {
       if (!agent) throw new Error(`agent ${run.agent} is no longer registered`);
-      const refusal = await this.checkScope(agent, turn, { signal, usage });
+      const refusal = await this.checkScope(agent, turn, { signal, usage, budget });
       if (refusal) return await this.end(run, started, usage, { status: 'completed', outcome: refusal }, { log, turn });
-      const values = await this.runGraph(agent, run, turn, { ...opts, signal }, usage);
+      const values = await this.runGraph(agent, run, turn, { ...opts, signal }, usage, budget);
+      budget.throwIfExceeded(); // a node that swallowed the budget's error in the graph's last step
       const outcome = agent.toOutcome(values, turn);
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
-      const code = timeout.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';
+      const code = budget.exceeded ? 'BUDGET_EXCEEDED' : timeout.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
-      return this.end(run, started, usage, this.failure(code, (err as Error).message), { log, turn });
+      return this.end(run, started, usage, this.failure(code, (budget.exceeded ?? (err as Error)).message), { log, turn });
     }
   }
 
@@ -153,8 +157,9 @@ export class AgentOrchestrator {
     turn: TurnContext,
     opts: ExecuteOptions,
     usage: UsageCollector,
+    budget: RunBudget,
   ): Promise<Record<string, unknown>> {
-    const configurable = { thread_id: run.sessionId, run_id: run.id, [USAGE_KEY]: usage };
+    const configurable = { thread_id: run.sessionId, run_id: run.id, [USAGE_KEY]: usage, [BUDGET_KEY]: budget };
     // a retried run (worker crash) resumes from its last checkpoint instead of starting the turn again
     const resume = run.attempts > 1 && (await agent.graph.getState({ configurable })).next.length > 0;
     const stream = await agent.graph.stream(resume ? null : agent.buildInput(turn), {
@@ -190,10 +195,11 @@ export class AgentOrchestrator {
   private async checkScope(
     agent: AgentDefinition,
     turn: TurnContext,
-    { signal, usage }: { signal: AbortSignal; usage: UsageCollector },
+    { signal, usage, budget }: { signal: AbortSignal; usage: UsageCollector; budget: RunBudget },
   ): Promise<AgentOutcome | null> {
     if (!agent.scope) return null;
-    const verdict = await this.scope.validate(turn.message, agent.scope, { signal, configurable: { [USAGE_KEY]: usage } });
+    const configurable = { [USAGE_KEY]: usage, [BUDGET_KEY]: budget };
+    const verdict = await this.scope.validate(turn.message, agent.scope, { signal, configurable });
     if (verdict.is_valid) return null;
     return {
       response: agent.scope.refusal,
