@@ -29,11 +29,17 @@ describe('RunBudget', () => {
     expect(budget.used.model_calls).toBe(2);
   });
 
-  it('charges a whole batch of tool calls or none of it', () => {
+  it('charges a whole batch of tool calls or none of it; the refusal aborts the run at its next charge', () => {
     const budget = new RunBudget(limits({ toolCalls: 3 }));
-    budget.chargeToolCalls(2);
-    expect(thrown(() => budget.chargeToolCalls(2))).toMatchObject({ budget: 'tool_calls', limit: 3, used: 2 });
+    expect(budget.tryChargeToolCalls(2)).toBe(true);
+    expect(budget.tryChargeToolCalls(2)).toBe(false);
     expect(budget.used.tool_calls).toBe(2);
+    expect(budget.exceeded).toMatchObject({ budget: 'tool_calls', limit: 3, used: 2 });
+    // the node answering "not run" can still finish: the signal fires with the next charge
+    expect(budget.signal.aborted).toBe(false);
+    expect(budget.tryChargeToolCalls(1)).toBe(false);
+    expect(thrown(() => budget.chargeModelCall())).toBe(budget.exceeded);
+    expect(budget.signal.aborted).toBe(true);
   });
 
   it('ends on the call whose reported tokens go over the limit', () => {
@@ -44,14 +50,16 @@ describe('RunBudget', () => {
   });
 
   it('is final: aborts its signal with the error, and every later charge throws the same error', () => {
-    const budget = new RunBudget(limits({ toolCalls: 1 }));
+    const budget = new RunBudget(limits({ modelCalls: 1 }));
+    budget.chargeModelCall();
     expect(budget.signal.aborted).toBe(false);
-    const err = thrown(() => budget.chargeToolCalls(2));
+    const err = thrown(() => budget.chargeModelCall());
     expect(budget.signal.aborted).toBe(true);
     expect(budget.signal.reason).toBe(err);
     expect(budget.exceeded).toBe(err);
     expect(thrown(() => budget.chargeModelCall())).toBe(err);
     expect(thrown(() => budget.chargeTokens(1))).toBe(err);
+    expect(budget.tryChargeToolCalls(1)).toBe(false);
     expect(thrown(() => budget.throwIfExceeded())).toBe(err);
   });
 
@@ -59,7 +67,7 @@ describe('RunBudget', () => {
     const budget = new RunBudget(limits());
     for (let i = 0; i < 1000; i++) {
       budget.chargeModelCall();
-      budget.chargeToolCalls(3);
+      expect(budget.tryChargeToolCalls(3)).toBe(true);
       budget.chargeTokens(10_000);
     }
     expect(budget.used).toEqual({ model_calls: 1000, tool_calls: 3000, model_tokens: 10_000_000 });

@@ -1,3 +1,5 @@
+import type { ToolCallRecord } from '../agents/agent-definition';
+
 /** What a run may spend; 0 = unlimited. Wall time is RUN_TIMEOUT_MS (the run's abort signal), not counted here. */
 export interface BudgetLimits {
   /** calls that reach the model endpoint (LLM-cache hits are free) */
@@ -32,11 +34,17 @@ export class BudgetExceededError extends Error {
  * called (MeteredChatOpenAI, runToolCalls), never by the agents themselves. Going over a limit is final for the
  * run: every later charge throws the same error, and the budget's `signal` aborts, so that nodes which catch
  * model or tool errors (and rethrow only on abort) stop instead of taking a fallback path.
+ *
+ * Tool calls over the budget are the exception to throwing at once: they are answered "not run" (see
+ * tool-budget.ts), so the history keeps a result for every tool call the model made and the session's next turn
+ * is well formed; the run then ends at its next charge (the model call that would read those answers), or when
+ * the graph returns.
  */
 export class RunBudget {
   private readonly spent: Record<BudgetKind, number> = { model_calls: 0, model_tokens: 0, tool_calls: 0 };
   private readonly controller = new AbortController();
   private error?: BudgetExceededError;
+  private readonly executed: ToolCallRecord[] = [];
 
   constructor(readonly limits: BudgetLimits) {}
 
@@ -68,14 +76,40 @@ export class RunBudget {
     if (limit > 0 && this.spent.model_tokens > limit) this.exceed('model_tokens', limit, this.spent.model_tokens);
   }
 
-  /** Before executing tool calls: all of them fit in the budget, or none is run. */
-  chargeToolCalls(count: number): void {
-    this.chargeBefore('tool_calls', this.limits.toolCalls, count);
+  /**
+   * Before executing tool calls: all of them fit in the budget (charged, true), or none is to run (false; the
+   * budget is now exceeded, the signal aborts at the next charge so the node refusing them can still finish).
+   */
+  tryChargeToolCalls(count: number): boolean {
+    if (this.error) return false;
+    const limit = this.limits.toolCalls;
+    if (limit > 0 && this.spent.tool_calls + count > limit) {
+      this.error = new BudgetExceededError('tool_calls', limit, this.spent.tool_calls);
+      return false;
+    }
+    this.spent.tool_calls += count;
+    return true;
   }
 
-  /** Throws the run's BudgetExceededError if a budget was exceeded earlier. */
+  /** The tool calls run so far (kept here too, so that a run ended by its budget still shows them). */
+  recordToolCalls(records: ToolCallRecord[]): void {
+    this.executed.push(...records);
+  }
+
+  get toolCalls(): ToolCallRecord[] {
+    return [...this.executed];
+  }
+
+  /** limits and use, for the run's trace and metadata */
+  report(): { limits: BudgetLimits; used: Record<BudgetKind, number>; exceeded: BudgetKind | null } {
+    return { limits: { ...this.limits }, used: this.used, exceeded: this.error?.budget ?? null };
+  }
+
+  /** Throws the run's BudgetExceededError (and aborts the signal) if a budget was exceeded earlier. */
   throwIfExceeded(): void {
-    if (this.error) throw this.error;
+    if (!this.error) return;
+    this.controller.abort(this.error);
+    throw this.error;
   }
 
   static of(config: { configurable?: Record<string, unknown> } | undefined): RunBudget | undefined {
@@ -85,15 +119,14 @@ export class RunBudget {
 
   private chargeBefore(kind: BudgetKind, limit: number, count: number): void {
     this.throwIfExceeded();
-    if (count <= 0) return;
     if (limit > 0 && this.spent[kind] + count > limit) this.exceed(kind, limit, this.spent[kind]);
     this.spent[kind] += count;
   }
 
   private exceed(kind: BudgetKind, limit: number, used: number): never {
     this.error = new BudgetExceededError(kind, limit, used);
-    this.controller.abort(this.error);
-    throw this.error;
+    this.throwIfExceeded();
+    throw this.error; // unreachable: for the type checker
   }
 }
 

@@ -17,6 +17,7 @@ import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
 import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
 import { ScopeValidator } from '../scope/scope-validator.service';
+import { withBudgetReport } from './budget-outcome';
 import type { ChatResult } from './chat-result';
 import { type RunEnd, RunRecords } from './run-records.service';
 import { SessionsService } from './sessions.service';
@@ -147,7 +148,8 @@ export class AgentOrchestrator {
     } catch (err) {
       const code = budget.exceeded ? 'BUDGET_EXCEEDED' : timeout.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
-      return this.end(run, started, usage, this.failure(code, (budget.exceeded ?? (err as Error)).message), { log, turn });
+      const failure = withBudgetReport(this.failure(code, (budget.exceeded ?? (err as Error)).message), budget);
+      return this.end(run, started, usage, failure, { log, turn });
     }
   }
 

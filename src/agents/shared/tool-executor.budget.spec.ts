@@ -1,4 +1,5 @@
-import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
+import { AIMessage, type AIMessageChunk, HumanMessage, type ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { MemorySaver } from '@langchain/langgraph';
 import { z } from 'zod';
@@ -21,6 +22,14 @@ function countingCalculator() {
   return { calc, counter };
 }
 
+/** The fake model, charging the run's budget before each call as MeteredChatOpenAI does. */
+class BudgetedFakeModel extends FakeChatModel {
+  override async invoke(input: BaseLanguageModelInput, options?: Parameters<FakeChatModel['invoke']>[1]): Promise<AIMessageChunk> {
+    RunBudget.of(options as { configurable?: Record<string, unknown> })?.chargeModelCall();
+    return super.invoke(input, options);
+  }
+}
+
 const callCalculator = (id: string, n = 1) =>
   new AIMessage({
     content: '',
@@ -35,21 +44,26 @@ const callCalculator = (id: string, n = 1) =>
 const limits = (toolCalls: number) => ({ modelCalls: 0, modelTokens: 0, toolCalls });
 
 describe('runToolCalls with a run budget', () => {
-  it('runs calls while they fit, then refuses the whole next message without running any of it', async () => {
+  it('runs calls while they fit, then answers a whole message "not run" without running any of it', async () => {
     const { calc, counter } = countingCalculator();
     const budget = new RunBudget(limits(3));
     const config = { configurable: { [BUDGET_KEY]: budget } };
     const first = await runToolCalls(callCalculator('a', 2), [calc], config);
     expect(first.records.map((r) => r.status)).toEqual(['success', 'success']);
-    await expect(runToolCalls(callCalculator('b', 2), [calc], config)).rejects.toMatchObject({
-      code: 'BUDGET_EXCEEDED',
-      budget: 'tool_calls',
-      limit: 3,
-      used: 2,
-    });
+
+    const refused = await runToolCalls(callCalculator('b', 2), [calc], config);
     expect(counter.runs).toBe(2);
-    // a spent budget is not an error result for the model: it propagates, also for a later single call
-    await expect(runToolCalls(callCalculator('c'), [calc], config)).rejects.toBeInstanceOf(BudgetExceededError);
+    expect(refused.messages.map((m) => [m.tool_call_id, m.status])).toEqual([
+      ['b_0', 'error'],
+      ['b_1', 'error'],
+    ]);
+    expect(String(refused.messages[0].content)).toMatch(/not run: run budget exceeded: tool_calls \(limit 3, used 2\)/);
+    expect(budget.exceeded).toBeInstanceOf(BudgetExceededError);
+    // what ran is kept by the budget (refusals are not executions)
+    expect(budget.toolCalls).toHaveLength(2);
+    expect((await runToolCalls(callCalculator('c'), [calc], config)).records).toEqual([
+      { name: 'calculator', args: { expression: '1+1' }, status: 'error' },
+    ]);
     expect(counter.runs).toBe(2);
   });
 
@@ -59,11 +73,12 @@ describe('runToolCalls with a run budget', () => {
     expect(counter.runs).toBe(5);
   });
 
-  it('stops a react loop that calls the calculator forever after exactly the budgeted executions', async () => {
+  it('ends a react loop that calls the calculator forever after exactly the budgeted executions, history well formed', async () => {
     const { calc, counter } = countingCalculator();
     // the model never stops asking for the calculator (more than the iteration limit allows)
-    const model = new FakeChatModel(Array.from({ length: 20 }, (_, i) => callCalculator(`loop${i}`)));
-    const graph = buildReactGraph({ model: () => model, tools: [calc], toolCalling: () => 'native' }, new MemorySaver());
+    const model = new BudgetedFakeModel(Array.from({ length: 20 }, (_, i) => callCalculator(`loop${i}`)));
+    const checkpointer = new MemorySaver();
+    const graph = buildReactGraph({ model: () => model, tools: [calc], toolCalling: () => 'native' }, checkpointer);
     const budget = new RunBudget(limits(3));
     const input = {
       messages: [new HumanMessage('keep calculating')],
@@ -76,10 +91,19 @@ describe('runToolCalls with a run budget', () => {
       response: '',
       fast_path: false,
     };
-    const config = { configurable: { thread_id: 'budget-loop', [BUDGET_KEY]: budget }, signal: budget.signal };
-    await expect(graph.invoke(input, config)).rejects.toBeDefined();
+    const configurable = { thread_id: 'budget-loop', [BUDGET_KEY]: budget };
+    // the react node maps model errors to MODEL_UNAVAILABLE, but rethrows once the budget's signal has fired
+    await expect(graph.invoke(input, { configurable, signal: budget.signal })).rejects.toBeDefined();
     expect(budget.exceeded).toMatchObject({ budget: 'tool_calls', limit: 3, used: 3 });
     expect(counter.runs).toBe(3);
-    expect(model.calls).toHaveLength(4);
+    expect(model.calls).toHaveLength(4); // the 5th call was refused before reaching the model
+
+    const saved = (await graph.getState({ configurable: { thread_id: 'budget-loop' } })).values as {
+      messages: Array<AIMessage | ToolMessage>;
+    };
+    const answered = new Set(saved.messages.flatMap((m) => (m.getType() === 'tool' ? [(m as ToolMessage).tool_call_id] : [])));
+    const asked = saved.messages.flatMap((m) => (m as AIMessage).tool_calls?.map((c) => c.id) ?? []);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.filter((id) => !answered.has(id!))).toEqual([]);
   });
 });

@@ -2,22 +2,23 @@ import { type AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 
-import { RunBudget } from '../../llm/run-budget';
 import type { ToolCallRecord } from '../agent-definition';
+import { recordToolRuns, refuseOverBudget } from './tool-budget';
 
 const MAX_TOOL_OUTPUT = 8000;
 
 /**
  * Runs an AI message's tool calls in parallel. A failing tool, an unknown tool or bad arguments become an
- * error ToolMessage for the model (the run goes on); only cancellation and a spent run budget propagate.
+ * error ToolMessage for the model (the run goes on); only cancellation propagates. Calls over the run's
+ * tool-call budget are not run (answered "not run"; the run then ends with BUDGET_EXCEEDED).
  */
 export async function runToolCalls(
   ai: AIMessage,
   tools: StructuredToolInterface[],
   config: RunnableConfig,
 ): Promise<{ messages: ToolMessage[]; records: ToolCallRecord[] }> {
-  // the run's tool-call budget: all of this message's calls fit, or none runs (BudgetExceededError)
-  RunBudget.of(config)?.chargeToolCalls(ai.tool_calls?.length ?? 0);
+  const refused = refuseOverBudget(ai, config);
+  if (refused) return refused;
   const byName = new Map(tools.map((t) => [t.name, t]));
   const results = await Promise.all(
     (ai.tool_calls ?? []).map(async (call) => {
@@ -43,6 +44,10 @@ export async function runToolCalls(
         record: { name: call.name, args: call.args, status } satisfies ToolCallRecord,
       };
     }),
+  );
+  recordToolRuns(
+    config,
+    results.map((r) => r.record),
   );
   return { messages: results.map((r) => r.message), records: results.map((r) => r.record) };
 }
