@@ -31,3 +31,13 @@ export function refuseOverBudget(ai: AIMessage, config: RunnableConfig): ToolRes
 export function recordToolRuns(config: RunnableConfig, records: ToolCallRecord[]): void {
   RunBudget.of(config)?.recordToolCalls(records);
 }
+
+/**
+ * For executors that call one tool directly (plan-execute steps, contract-qa lookups): charges one tool call,
+ * or throws the run's BudgetExceededError without running it. Those executors turn a thrown error into a failed
+ * step; the run then ends at its next model call.
+ */
+export function chargeToolCall(config: RunnableConfig): void {
+  const budget = RunBudget.of(config);
+  if (budget && !budget.tryChargeToolCalls(1)) throw budget.exceeded;
+}

@@ -6,6 +6,8 @@ import { z } from 'zod';
 
 import { FakeChatModel } from '../../../test/support/fake-chat-model';
 import { BUDGET_KEY, BudgetExceededError, RunBudget } from '../../llm/run-budget';
+import { createExecutor } from '../plan-execute/nodes/executor.node';
+import type { PlanExecuteStateType } from '../plan-execute/state';
 import { buildReactGraph } from '../react/graph';
 import { runToolCalls } from './tool-executor';
 
@@ -105,5 +107,21 @@ describe('runToolCalls with a run budget', () => {
     const asked = saved.messages.flatMap((m) => (m as AIMessage).tool_calls?.map((c) => c.id) ?? []);
     expect(asked.length).toBeGreaterThan(0);
     expect(asked.filter((id) => !answered.has(id!))).toEqual([]);
+  });
+});
+
+describe('executors calling one tool directly, with a run budget', () => {
+  it('plan-execute: a step over the budget fails without running its tool', async () => {
+    const { calc, counter } = countingCalculator();
+    const executor = createExecutor({ tools: () => [calc], stepTimeoutMs: 5000 });
+    const budget = new RunBudget(limits(1));
+    const config = { configurable: { [BUDGET_KEY]: budget } };
+    const plan = [1, 2].map((step_id) => ({ step_id, tool: 'calculator', input: '1+1' }));
+    let state = { plan, past_steps: [] } as unknown as PlanExecuteStateType;
+    for (let i = 0; i < 2; i++) state = { ...state, ...(await executor(state, config)) } as PlanExecuteStateType;
+    expect(state.past_steps.map((p) => p.status)).toEqual(['success', 'failure']);
+    expect(state.past_steps[1].output).toMatch(/run budget exceeded: tool_calls \(limit 1, used 1\)/);
+    expect(counter.runs).toBe(1);
+    expect(budget.exceeded?.budget).toBe('tool_calls');
   });
 });
