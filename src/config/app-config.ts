@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import type { BudgetLimits } from '../llm/run-budget';
 import { DEFAULT_SUB_AGENTS } from './defaults';
 
 /**
@@ -63,6 +64,11 @@ const schema = z.object({
   LLM_BREAKER_WINDOW_MS: int(60_000, 100),
   LLM_BREAKER_COOLDOWN_MS: int(30_000, 10),
   // --- end llm ---
+  // --- budgets (per-run limits; 0 = unlimited; wall time is RUN_TIMEOUT_MS) ---
+  RUN_MAX_MODEL_CALLS: int(50),
+  RUN_MAX_MODEL_TOKENS: int(200_000),
+  RUN_MAX_TOOL_CALLS: int(50),
+  // --- end budgets ---
   KNOWLEDGE_BACKEND: z.enum(['postgres', 'opensearch']).default('postgres'),
   OPENSEARCH_URL: z.string().default('http://127.0.0.1:9200'),
   OPENSEARCH_INDEX: z.string().default('agents-documents'),
@@ -195,6 +201,8 @@ export class AppConfig {
   readonly runLockMs: number;
   readonly runStalledCheckMs: number;
   readonly maxIterations: number;
+  /** per-run budgets (0 = unlimited): model calls reaching the endpoint, model tokens, tool calls */
+  readonly runBudget: BudgetLimits;
   readonly maxMessageChars: number;
   readonly maxBodyBytes: number;
   readonly maxContractChars: number;
@@ -249,6 +257,7 @@ export class AppConfig {
     this.runLockMs = e.RUN_LOCK_MS;
     this.runStalledCheckMs = e.RUN_STALLED_CHECK_MS;
     this.maxIterations = e.MAX_ITERATIONS;
+    this.runBudget = { modelCalls: e.RUN_MAX_MODEL_CALLS, modelTokens: e.RUN_MAX_MODEL_TOKENS, toolCalls: e.RUN_MAX_TOOL_CALLS };
     this.maxMessageChars = e.MAX_MESSAGE_CHARS;
     this.maxBodyBytes = e.MAX_BODY_BYTES;
     this.maxContractChars = e.MAX_CONTRACT_CHARS;

@@ -1,12 +1,20 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
-import type { AIMessageChunk } from '@langchain/core/messages';
+import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
+import type { ChatGenerationChunk, ChatResult } from '@langchain/core/outputs';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 
 import { breakerFor, type BreakerSettings, type CircuitBreaker } from './circuit-breaker';
 import { isAbortError, isModelUnavailable, ModelUnavailableError, statusOf } from './model-errors';
+import { isBudgetExceeded, RunBudget } from './run-budget';
 import { UsageCollector } from './usage-collector';
 
 type Fields = ConstructorParameters<typeof ChatOpenAI>[0] & { rateLimitRetries?: number; breaker?: BreakerSettings };
+
+/** The run budget of the `invoke` in progress: `_generate` (reached only on an LLM-cache miss) charges it. */
+const callBudget = new AsyncLocalStorage<RunBudget | undefined>();
 
 /** A rate limit asking to wait longer than this is not waited for (LangChain already waits up to 60 s itself): the call fails and counts for the breaker. */
 const MAX_RETRY_AFTER_MS = 30_000;
@@ -20,6 +28,8 @@ export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
  * for more than a minute), with exponential backoff (at least the `retry-after` asked for, at most 30 s), at
  * most `rateLimitRetries` times. The endpoint's circuit breaker (per base URL, shared by the process) sees
  * each call's outcome after the retries; while it is open calls fail at once with ModelUnavailableError.
+ * The run's RunBudget (`configurable[BUDGET_KEY]`) is charged a model call before each request to the
+ * endpoint (cache hits are free) and the reported tokens after it; a spent budget throws BudgetExceededError.
  * `bindTools`, `withStructuredOutput` and the prompt-mode wrapper all end in this `invoke`.
  */
 export class MeteredChatOpenAI extends ChatOpenAI {
@@ -69,22 +79,14 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     const usage = UsageCollector.of(options as { configurable?: Record<string, unknown> });
     const metadata = (options as { metadata?: Record<string, unknown> } | undefined)?.metadata;
     const node = nodeOf(metadata);
+    const budget = RunBudget.of(options as { configurable?: Record<string, unknown> });
     const started = performance.now();
+    let out: AIMessageChunk;
     try {
-      const out = await this.invokeThroughBreaker(input, options);
-      const u = out.usage_metadata;
-      const cached = out.response_metadata?.cache_hit === true;
-      usage?.record({
-        node,
-        ms: Math.round(performance.now() - started),
-        prompt_tokens: u?.input_tokens ?? 0,
-        completion_tokens: u?.output_tokens ?? 0,
-        ...(cached ? { cached } : {}),
-      });
-      return out;
+      out = await callBudget.run(budget, () => this.invokeThroughBreaker(input, options));
     } catch (err) {
-      // refused by the open breaker: no call reached the endpoint, nothing to meter
-      if (err instanceof ModelUnavailableError && err.breakerOpen) throw err;
+      // refused by the open breaker or the spent budget: no call reached the endpoint, nothing to meter
+      if ((err instanceof ModelUnavailableError && err.breakerOpen) || isBudgetExceeded(err)) throw err;
       usage?.record({
         node,
         ms: Math.round(performance.now() - started),
@@ -94,6 +96,42 @@ export class MeteredChatOpenAI extends ChatOpenAI {
       });
       throw err;
     }
+    const u = out.usage_metadata;
+    const cached = out.response_metadata?.cache_hit === true;
+    const tokens = { prompt_tokens: u?.input_tokens ?? 0, completion_tokens: u?.output_tokens ?? 0 };
+    usage?.record({ node, ms: Math.round(performance.now() - started), ...tokens, ...(cached ? { cached } : {}) });
+    if (!cached) budget?.chargeTokens(tokens.prompt_tokens + tokens.completion_tokens);
+    return out;
+  }
+
+  /** A request to the endpoint (LangChain calls this only on an LLM-cache miss): charged to the run's budget first. */
+  override async _generate(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    callBudget.getStore()?.chargeModelCall();
+    return super._generate(messages, options, runManager);
+  }
+
+  /** The streaming form of the request (used instead of `_generate` when tokens are streamed). */
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    callBudget.getStore()?.chargeModelCall();
+    yield* super._streamResponseChunks(messages, options, runManager);
+  }
+
+  /** The event-streaming form (used when a callback prefers chat-model stream events, e.g. LangGraph's `messages` mode). */
+  override async *_streamChatModelEvents(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): ReturnType<ChatOpenAI['_streamChatModelEvents']> {
+    callBudget.getStore()?.chargeModelCall();
+    yield* super._streamChatModelEvents(messages, options, runManager);
   }
 
   private async invokeThroughBreaker(input: BaseLanguageModelInput, options?: ChatOpenAICallOptions): Promise<AIMessageChunk> {

@@ -1,3 +1,5 @@
+import { isBudgetExceeded } from './run-budget';
+
 /**
  * Typed model failures. Every model call that could not produce an answer (after the client's own retries,
  * or refused at once by an open circuit breaker) ends in a ModelUnavailableError, so agents can take their
@@ -61,9 +63,9 @@ export function isAbortError(err: unknown, signal?: AbortSignal): boolean {
   return e.name === 'AbortError' || cls === 'APIUserAbortError' || (typeof e.message === 'string' && e.message.startsWith('AbortError'));
 }
 
-/** The error an agent should see: aborts unchanged, everything else as a ModelUnavailableError. */
+/** The error an agent should see: aborts and spent run budgets unchanged, everything else as a ModelUnavailableError. */
 export function toModelUnavailable(err: unknown, signal?: AbortSignal): unknown {
-  if (err instanceof ModelUnavailableError || isAbortError(err, signal)) return err;
+  if (err instanceof ModelUnavailableError || isAbortError(err, signal) || isBudgetExceeded(err)) return err;
   const message = err instanceof Error ? err.message : String(err);
   return new ModelUnavailableError(`model call failed: ${message.slice(0, 300)}`, { cause: err });
 }

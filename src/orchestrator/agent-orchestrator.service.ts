@@ -16,6 +16,7 @@ import {
 import { AppConfig } from '../config/app-config';
 import type { RunEntity, RunError, RunMode } from '../database/entities';
 import { LlmService } from '../llm/llm.service';
+import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
 import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
 import { ScopeValidator } from '../scope/scope-validator.service';
@@ -30,6 +31,7 @@ import {
   toPendingApproval,
 } from '../tools/tool-approval';
 import { ToolApprovalStore } from '../tools/tool-approval.store';
+import { withBudgetReport } from './budget-outcome';
 import type { ChatResult } from './chat-result';
 import { type RunEnd, RunRecords } from './run-records.service';
 import { SessionsService } from './sessions.service';
@@ -65,6 +67,7 @@ const LEASE_GRACE_MS = 30_000;
 const FAILURE_TEXT: Record<string, string> = {
   RUN_TIMEOUT: '처리 시간이 초과되었습니다. (The run took too long and was stopped.)',
   CANCELLED: '요청이 취소되었습니다. (The run was cancelled.)',
+  BUDGET_EXCEEDED: '이 요청에 허용된 사용량을 초과하여 중단했습니다. (The run used up its budget of model or tool calls and was stopped.)',
   SESSION_BUSY: '이전 요청을 처리하는 중입니다. 잠시 후 다시 시도해 주세요. (An earlier turn of this session is still running.)',
   INTERNAL_ERROR: '요청을 처리하는 중 오류가 발생했습니다. (Something went wrong while handling the request.)',
 };
@@ -145,8 +148,9 @@ export class AgentOrchestrator {
       metadata: run.input.metadata ?? {},
     };
     const timeout = AbortSignal.timeout(this.config.runTimeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     const usage = new UsageCollector();
+    const budget = new RunBudget(this.config.runBudget);
+    const signal = AbortSignal.any([timeout, budget.signal, ...(opts.signal ? [opts.signal] : [])]);
     const log = { run_id: run.id, session_id: run.sessionId, agent: run.agent };
 
     const deadline = started + this.config.runTimeoutMs;
@@ -157,16 +161,18 @@ export class AgentOrchestrator {
     }
     try {
       if (!agent) throw new Error(`agent ${run.agent} is no longer registered`);
-      const refusal = await runInTenant(run.tenantId, () => this.checkScope(agent, turn, { signal, usage }));
+      const refusal = await runInTenant(run.tenantId, () => this.checkScope(agent, turn, { signal, usage, budget }));
       if (refusal) return await this.end(run, started, usage, { status: 'completed', outcome: refusal }, { log, turn });
-      const values = await runInTenant(run.tenantId, () => this.runGraph(agent, run, turn, { ...opts, signal }, usage));
+      const values = await runInTenant(run.tenantId, () => this.runGraph(agent, run, turn, { ...opts, signal }, usage, budget));
+      budget.throwIfExceeded(); // a node that swallowed the budget's error in the graph's last step
       const outcome = agent.toOutcome(values, turn);
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
       if (err instanceof ApprovalPending) return await this.pause(run, started, usage, err, log);
-      const code = timeout.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';
+      const code = budget.exceeded ? 'BUDGET_EXCEEDED' : timeout.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
-      return this.end(run, started, usage, this.failure(code, (err as Error).message), { log, turn });
+      const failure = withBudgetReport(this.failure(code, (budget.exceeded ?? (err as Error)).message), budget);
+      return this.end(run, started, usage, failure, { log, turn });
     }
   }
 
@@ -176,12 +182,14 @@ export class AgentOrchestrator {
     turn: TurnContext,
     opts: ExecuteOptions,
     usage: UsageCollector,
+    budget: RunBudget,
   ): Promise<Record<string, unknown>> {
     const configurable = {
       thread_id: threadIdOf(run.tenantId, run.sessionId),
       tenant_id: run.tenantId,
       run_id: run.id,
       [USAGE_KEY]: usage,
+      [BUDGET_KEY]: budget,
     };
     // a retried run (worker crash) resumes from its last checkpoint instead of starting the turn again
     const resume = run.attempts > 1 && (await agent.graph.getState({ configurable })).next.length > 0;
@@ -249,10 +257,11 @@ export class AgentOrchestrator {
   private async checkScope(
     agent: AgentDefinition,
     turn: TurnContext,
-    { signal, usage }: { signal: AbortSignal; usage: UsageCollector },
+    { signal, usage, budget }: { signal: AbortSignal; usage: UsageCollector; budget: RunBudget },
   ): Promise<AgentOutcome | null> {
     if (!agent.scope) return null;
-    const verdict = await this.scope.validate(turn.message, agent.scope, { signal, configurable: { [USAGE_KEY]: usage } });
+    const configurable = { [USAGE_KEY]: usage, [BUDGET_KEY]: budget };
+    const verdict = await this.scope.validate(turn.message, agent.scope, { signal, configurable });
     if (verdict.is_valid) return null;
     return {
       response: agent.scope.refusal,

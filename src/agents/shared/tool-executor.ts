@@ -5,18 +5,22 @@ import { isGraphInterrupt } from '@langchain/langgraph';
 
 import { guardStatusOf, withToolCallId } from '../../tools/tool-guard';
 import type { ToolCallRecord } from '../agent-definition';
+import { recordToolRuns, refuseOverBudget } from './tool-budget';
 
 const MAX_TOOL_OUTPUT = 8000;
 
 /**
  * Runs an AI message's tool calls in parallel. A failing tool, an unknown tool or bad arguments become an
- * error ToolMessage for the model (the run goes on); only cancellation propagates.
+ * error ToolMessage for the model (the run goes on); only cancellation propagates. Calls over the run's
+ * tool-call budget are not run (answered "not run"; the run then ends with BUDGET_EXCEEDED).
  */
 export async function runToolCalls(
   ai: AIMessage,
   tools: StructuredToolInterface[],
   config: RunnableConfig,
 ): Promise<{ messages: ToolMessage[]; records: ToolCallRecord[] }> {
+  const refused = refuseOverBudget(ai, config);
+  if (refused) return refused;
   const byName = new Map(tools.map((t) => [t.name, t]));
   const results = await Promise.all(
     (ai.tool_calls ?? []).map(async (call) => {
@@ -42,6 +46,10 @@ export async function runToolCalls(
         record: { name: call.name, args: call.args, status } satisfies ToolCallRecord,
       };
     }),
+  );
+  recordToolRuns(
+    config,
+    results.map((r) => r.record),
   );
   return { messages: results.map((r) => r.message), records: results.map((r) => r.record) };
 }

@@ -1,6 +1,7 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { chargeToolCall } from '../../shared/tool-budget';
 import { mapToolParameters, toolSignature } from '../contract-tools';
 import type { CollectedInfo, ContractQaStateType, ContractQaUpdate, PlannedTool, ToolHistoryEntry } from '../state';
 
@@ -20,6 +21,7 @@ export function createExecutors(tools: StructuredToolInterface[]) {
     let lastError = '';
     for (let attempt = 1; attempt <= MAX_RETRIES + 1; attempt++) {
       try {
+        chargeToolCall(config); // the run's tool-call budget (throws when spent: an error entry)
         const info = (await byName.get(call.tool)!.invoke({ ...args, contract_id: contractId }, config)) as CollectedInfo;
         return {
           entry: { tool: call.tool, args: call.args, signature, status: 'success', summary: info.summary, attempts: attempt },

@@ -3,6 +3,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { isGraphInterrupt } from '@langchain/langgraph';
 import { z } from 'zod';
 
+import { chargeToolCall } from '../../shared/tool-budget';
 import type { PlanStep } from '../plan-schema';
 import type { PastStep, PlanExecuteStateType, PlanExecuteUpdate } from '../state';
 
@@ -20,6 +21,7 @@ export function createExecutor(deps: { tools: () => StructuredToolInterface[]; s
       const tool = deps.tools().find((t) => t.name === step.tool);
       if (!tool) throw new Error(`tool "${step.tool}" is not available`);
       const input = resolveInput(step, state.past_steps);
+      chargeToolCall(config); // the run's tool-call budget (throws when spent: a failed step)
       output = await withTimeout(tool.invoke(toolArgs(tool, input), config), deps.stepTimeoutMs, step.tool);
       output = typeof output === 'string' ? output : JSON.stringify(output);
     } catch (err) {
