@@ -1,22 +1,27 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 import { Injectable, Logger } from '@nestjs/common';
 
 import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
 import {
+  IdempotencyKeyReusedException,
   MessageTooLargeException,
   SessionAgentMismatchException,
   SessionBusyException,
   UnknownAgentException,
 } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
-import type { RunEntity, RunError, RunMode } from '../database/entities';
+import { FINAL_STATUSES, type RunEntity, type RunError, type RunMode } from '../database/entities';
 import { LlmService } from '../llm/llm.service';
-import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
+import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
+import { TOOL_LEDGER_KEY } from '../runs/tool-ledger';
 import { ScopeValidator } from '../scope/scope-validator.service';
 import type { ChatResult } from './chat-result';
+import { isTransientDbError, withDbRetry } from './db-retry';
+import { DurableRuns } from './durable-runs.repository';
+import { PersistentUsageCollector } from './persistent-usage';
 import { type RunEnd, RunRecords } from './run-records.service';
 import { SessionsService } from './sessions.service';
 
@@ -27,6 +32,8 @@ export interface TurnRequest {
   contract_id?: string;
   metadata?: Record<string, unknown>;
   tenant_id?: string;
+  /** `Idempotency-Key`: a repeat (same tenant, same key) returns the first run instead of starting another */
+  idempotency_key?: string;
 }
 
 export interface ProgressEvent {
@@ -45,14 +52,40 @@ export interface ExecuteOptions {
   onProgress?: (e: ProgressEvent) => void;
   /** model tokens as they arrive (graph stream mode `messages`) */
   onToken?: (e: TokenEvent) => void;
+  /**
+   * `block` (default): wait in this call until the session's earlier turns are done (sync requests).
+   * `defer`: when the session is busy, throw SessionLeaseBusy at once, so a queue can park the job without
+   * holding a worker slot.
+   */
+  leaseWait?: 'block' | 'defer';
+  /** aborted → the turn stops and is handed back (status `queued`, resumes from its last checkpoint) */
+  handBack?: AbortSignal;
 }
 
-const LEASE_GRACE_MS = 30_000;
+/** The session is busy with an earlier turn; the run stays `queued`. */
+export class SessionLeaseBusy extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} is busy with an earlier turn`);
+  }
+}
+
+/** The turn was stopped at a step boundary and queued again (shutdown, database outage); not an end. */
+export class RunHandedBack extends Error {
+  constructor(
+    readonly runId: string,
+    readonly reason: string,
+  ) {
+    super(`run ${runId} handed back: ${reason}`);
+  }
+}
+
+const LEASE_POLL_MS = 50;
 const FAILURE_TEXT: Record<string, string> = {
   RUN_TIMEOUT: '처리 시간이 초과되었습니다. (The run took too long and was stopped.)',
   CANCELLED: '요청이 취소되었습니다. (The run was cancelled.)',
   SESSION_BUSY: '이전 요청을 처리하는 중입니다. 잠시 후 다시 시도해 주세요. (An earlier turn of this session is still running.)',
   INTERNAL_ERROR: '요청을 처리하는 중 오류가 발생했습니다. (Something went wrong while handling the request.)',
+  RUN_ATTEMPTS_EXHAUSTED: '요청을 처리하지 못했습니다. (The run failed on every attempt.)',
 };
 
 /**
@@ -71,6 +104,7 @@ export class AgentOrchestrator {
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
     private readonly scope: ScopeValidator,
+    private readonly durable: DurableRuns,
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
@@ -86,10 +120,43 @@ export class AgentOrchestrator {
   /** A sync turn: accept, then execute in the request. */
   async chat(req: TurnRequest): Promise<ChatResult> {
     const run = await this.accept(req, 'sync');
+    if (run.status !== 'queued') return this.resultOf(run.id); // an idempotent repeat of a started run
     return this.execute(run.id);
   }
 
   async accept(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
+    const key = req.idempotency_key;
+    if (!key) return this.acceptNew(req, mode);
+    // a repeat returns the first run; a different request under the same key is refused
+    const tenantId = req.tenant_id ?? 'default';
+    const hash = requestHash(req, mode);
+    const first = await this.durable.findByIdempotencyKey(tenantId, key);
+    if (first) return this.repeatOf(first, hash, key);
+    const run = await this.acceptNew(req, mode);
+    if (await this.durable.claimIdempotencyKey(run.id, key, hash)) return run;
+    await this.durable.discard(run.id, req.session_id ? null : run.sessionId);
+    const winner = await this.durable.findByIdempotencyKey(tenantId, key);
+    if (!winner) throw new Error('idempotency key lost and not found');
+    return this.repeatOf(winner, hash, key);
+  }
+
+  private async repeatOf(first: { id: string; requestHash: string | null }, hash: string, key: string): Promise<RunEntity> {
+    if (first.requestHash !== hash) throw new IdempotencyKeyReusedException(key);
+    return this.runs.get(first.id);
+  }
+
+  /** A sync repeat of an idempotent request: the first run's result, once it has one. */
+  async resultOf(runId: string): Promise<ChatResult> {
+    const deadline = Date.now() + this.config.runTimeoutMs * 2;
+    for (;;) {
+      const run = await this.runs.get(runId);
+      if (FINAL_STATUSES.includes(run.status)) return this.storedResult(runId);
+      if (Date.now() > deadline) throw new SessionBusyException(run.sessionId);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  private async acceptNew(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
     if (req.message.length > this.config.maxMessageChars) {
       throw new MessageTooLargeException(this.config.maxMessageChars, req.message.length);
     }
@@ -109,11 +176,100 @@ export class AgentOrchestrator {
     });
   }
 
-  /** Runs an accepted run to a final, recorded state. Safe to call twice: an ended run returns its stored result. */
+  /**
+   * Runs an accepted run to a final, recorded state. Safe to call twice: an ended run returns its stored result.
+   * The run stays `queued` until it holds its session's lease; `started_at` is when its graph started.
+   */
   async execute(runId: string, opts: ExecuteOptions = {}): Promise<ChatResult> {
     const started = Date.now();
-    const run = await this.runs.markRunning(runId);
-    if (!run) return this.storedResult(runId);
+    const retries = this.config.durability.dbWriteRetries;
+    const pending = await withDbRetry('read run', retries, () => this.runs.get(runId));
+    if (FINAL_STATUSES.includes(pending.status)) return this.storedResult(runId);
+    const timer = new AbortController();
+    const timeout = setTimeout(() => timer.abort(new Error('run timeout')), this.config.runTimeoutMs);
+    const signals = [timer.signal, opts.signal, opts.handBack].filter((x): x is AbortSignal => Boolean(x));
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : timer.signal;
+    const log = { run_id: pending.id, session_id: pending.sessionId, agent: pending.agent };
+    const leaseMs = this.config.runLockMs;
+    let heartbeat: NodeJS.Timeout | undefined;
+    try {
+      const leased = await this.takeLease(pending, started, signal, opts.leaseWait ?? 'block');
+      if (!leased) {
+        const code = signal.aborted && !timer.signal.aborted ? 'CANCELLED' : 'SESSION_BUSY';
+        const usage = new PersistentUsageCollector(totalsOf(pending), () => Promise.resolve());
+        return await this.end(pending, started, usage, this.failure(code, 'the session stayed busy with an earlier turn'), { log });
+      }
+      const run = await withDbRetry('start run', retries, () => this.runs.markRunning(runId));
+      if (!run) {
+        await this.durable.releaseLease(pending.sessionId, runId);
+        return await this.storedResult(runId);
+      }
+      heartbeat = setInterval(() => void this.renew(run, leaseMs), Math.max(100, Math.floor(leaseMs / 3)));
+      const usage = new PersistentUsageCollector(totalsOf(run), (t) => this.durable.saveUsage(run.id, t));
+      if (run.attempts > this.config.durability.maxAttempts) {
+        const last = run.error?.message ?? 'the worker running it stopped every time';
+        const msg = `started ${run.attempts - 1} times without finishing (RUN_MAX_ATTEMPTS=${this.config.durability.maxAttempts}); last: ${last}`;
+        return await this.end(run, started, usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', msg), { log });
+      }
+      return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log });
+    } finally {
+      clearTimeout(timeout);
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** The run row, or null when it does not exist. */
+  async peek(runId: string): Promise<RunEntity | null> {
+    return this.runs.get(runId).catch(() => null);
+  }
+
+  /**
+   * Ends an unfinished run as `failed` because its job used up its attempts (or crashed its workers every
+   * time). Nothing happens to a run that has already ended.
+   */
+  async abandon(runId: string, message: string): Promise<void> {
+    const run = await this.peek(runId);
+    if (!run || FINAL_STATUSES.includes(run.status)) return;
+    const usage = new PersistentUsageCollector(totalsOf(run), () => Promise.resolve());
+    const log = { run_id: run.id, session_id: run.sessionId, agent: run.agent };
+    await this.end(run, Date.now(), usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', `failed on every attempt: ${message}`), { log });
+  }
+
+  /** Wait (block) or not (defer) for the session's lease; false when the deadline passes or the run is cancelled. */
+  private async takeLease(run: RunEntity, started: number, signal: AbortSignal, mode: 'block' | 'defer'): Promise<boolean> {
+    const retries = this.config.durability.dbWriteRetries;
+    const deadline = started + this.config.runTimeoutMs;
+    for (;;) {
+      if (await withDbRetry('take lease', retries, () => this.durable.tryLease(run.sessionId, run.id, this.config.runLockMs))) return true;
+      if (mode === 'defer') {
+        const now = await this.runs.get(run.id);
+        if (FINAL_STATUSES.includes(now.status) || now.cancelRequested) return false;
+        throw new SessionLeaseBusy(run.sessionId);
+      }
+      if (Date.now() >= deadline || signal.aborted) return false;
+      await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
+    }
+  }
+
+  private async renew(run: RunEntity, leaseMs: number): Promise<void> {
+    try {
+      if (!(await this.durable.renewLease(run.sessionId, run.id, leaseMs))) {
+        this.logger.warn({ msg: 'session lease lost while running', run_id: run.id });
+      }
+    } catch (err) {
+      this.logger.warn({ msg: 'session lease not renewed', run_id: run.id, err: (err as Error).message });
+    }
+  }
+
+  private async executeLeased(
+    run: RunEntity,
+    started: number,
+    opts: ExecuteOptions & { signal: AbortSignal },
+    usage: PersistentUsageCollector,
+    ctx: { timer: AbortSignal; log: Record<string, string> },
+  ): Promise<ChatResult> {
+    const { signal } = opts;
+    const { log } = ctx;
     const agent = this.agents.get(run.agent);
     const turn: TurnContext = {
       runId: run.id,
@@ -122,26 +278,22 @@ export class AgentOrchestrator {
       contractId: run.input.contract_id,
       metadata: run.input.metadata ?? {},
     };
-    const timeout = AbortSignal.timeout(this.config.runTimeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-    const usage = new UsageCollector();
-    const log = { run_id: run.id, session_id: run.sessionId, agent: run.agent };
-
-    const deadline = started + this.config.runTimeoutMs;
-    const leased = await this.sessions.acquireLease(run.sessionId, run.id, this.config.runTimeoutMs + LEASE_GRACE_MS, deadline, signal);
-    if (!leased) {
-      const code = signal.aborted && !timeout.aborted ? 'CANCELLED' : 'SESSION_BUSY';
-      return this.end(run, started, usage, this.failure(code, 'the session stayed busy with an earlier turn'), { log });
-    }
     try {
       if (!agent) throw new Error(`agent ${run.agent} is no longer registered`);
       const refusal = await this.checkScope(agent, turn, { signal, usage });
       if (refusal) return await this.end(run, started, usage, { status: 'completed', outcome: refusal }, { log, turn });
-      const values = await this.runGraph(agent, run, turn, { ...opts, signal }, usage);
+      const values = await this.runGraph(agent, run, turn, opts, usage);
       const outcome = agent.toOutcome(values, turn);
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
-      const code = timeout.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';
+      if (err instanceof RunHandedBack) throw err;
+      const handBack = opts.handBack?.aborted && !ctx.timer.aborted ? 'shutdown' : isTransientDbError(err) ? 'database unavailable' : null;
+      if (handBack) {
+        await withDbRetry('hand back', this.config.durability.dbWriteRetries, () => this.durable.handBack(run.sessionId, run.id));
+        this.logger.warn({ msg: 'run handed back', ...log, reason: handBack });
+        throw new RunHandedBack(run.id, handBack);
+      }
+      const code = ctx.timer.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
       return this.end(run, started, usage, this.failure(code, (err as Error).message), { log, turn });
     }
@@ -152,16 +304,20 @@ export class AgentOrchestrator {
     run: RunEntity,
     turn: TurnContext,
     opts: ExecuteOptions,
-    usage: UsageCollector,
+    usage: PersistentUsageCollector,
   ): Promise<Record<string, unknown>> {
-    const configurable = { thread_id: run.sessionId, run_id: run.id, [USAGE_KEY]: usage };
-    // a retried run (worker crash) resumes from its last checkpoint instead of starting the turn again
-    const resume = run.attempts > 1 && (await agent.graph.getState({ configurable })).next.length > 0;
+    const configurable = {
+      thread_id: run.sessionId,
+      run_id: run.id,
+      [USAGE_KEY]: usage,
+      [TOOL_LEDGER_KEY]: this.durable.toolLedger(run.id),
+    };
+    const resume = run.attempts > 1 && (await this.checkpointOfThisRun(agent, configurable, run.id));
     const stream = await agent.graph.stream(resume ? null : agent.buildInput(turn), {
       configurable,
       signal: opts.signal,
       streamMode: opts.onToken ? ['updates', 'values', 'messages'] : ['updates', 'values'],
-      durability: agent.durability ?? 'async',
+      durability: this.durabilityOf(agent, run),
       recursionLimit: 100,
       runName: `${agent.name}:${run.id}`,
       metadata: { run_id: run.id, session_id: run.sessionId },
@@ -184,6 +340,22 @@ export class AgentOrchestrator {
     }
     // the last `values` chunk is the final state: no need to read the checkpoint back
     return values ?? ((await agent.graph.getState({ configurable })).values as Record<string, unknown>);
+  }
+
+  /**
+   * A retried run (worker crash, hand-back) resumes from its last checkpoint when the thread's latest
+   * checkpoint belongs to it (LangGraph stores the run id in the checkpoint's metadata): no second copy of the
+   * user's message; a turn whose graph had already finished just returns its final state.
+   */
+  private async checkpointOfThisRun(agent: AgentDefinition, configurable: Record<string, unknown>, runId: string): Promise<boolean> {
+    const state = (await agent.graph.getState({ configurable })) as { next: readonly string[]; metadata?: Record<string, unknown> };
+    return state.metadata?.run_id === runId;
+  }
+
+  /** Queued runs checkpoint after every step (RUN_CHECKPOINTS=step), so a crash resumes mid-turn. */
+  private durabilityOf(agent: AgentDefinition, run: RunEntity): 'exit' | 'async' | 'sync' {
+    if (this.config.durability.checkpoints === 'step' && run.mode === 'async') return 'sync';
+    return agent.durability ?? 'async';
   }
 
   /** Out-of-scope messages get the agent's polite refusal without running the graph. */
@@ -217,11 +389,12 @@ export class AgentOrchestrator {
   private async end(
     run: RunEntity,
     started: number,
-    usage: UsageCollector,
+    usage: PersistentUsageCollector,
     { status, outcome }: { status: RunEnd['status']; outcome: AgentOutcome },
     ctx: { log: Record<string, string>; turn?: TurnContext },
   ): Promise<ChatResult> {
-    const totals = usage.totals;
+    await usage.flushed();
+    const totals = usage.runTotals;
     const result: ChatResult = {
       response: outcome.response,
       session_id: run.sessionId,
@@ -240,15 +413,17 @@ export class AgentOrchestrator {
         ...outcome.metadata,
       },
     };
-    const recorded = await this.runs.finish(run, {
-      status,
-      result,
-      error: outcome.error,
-      trace: { ...outcome.trace, model_calls: usage.calls },
-      usage: totals,
-      messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
-      summary: outcome.summary || null,
-    });
+    const recorded = await withDbRetry('finish run', this.config.durability.dbWriteRetries, () =>
+      this.runs.finish(run, {
+        status,
+        result,
+        error: outcome.error,
+        trace: { ...outcome.trace, model_calls: usage.calls, attempts: run.attempts },
+        usage: totals,
+        messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
+        summary: outcome.summary || null,
+      }),
+    );
     this.sessions.notifyReleased(run.sessionId);
     if (recorded) {
       this.metrics.recordRun({
@@ -283,4 +458,16 @@ export class AgentOrchestrator {
       metadata: { thread_id: run.sessionId },
     };
   }
+}
+
+function totalsOf(run: RunEntity) {
+  return { calls: run.llmCalls ?? 0, promptTokens: run.promptTokens ?? 0, completionTokens: run.completionTokens ?? 0 };
+}
+
+/** What makes two requests under one idempotency key the same request. */
+function requestHash(req: TurnRequest, mode: RunMode): string {
+  const { message, session_id, agent, contract_id, metadata } = req;
+  return createHash('sha256')
+    .update(JSON.stringify([mode, message, session_id, agent, contract_id, metadata]))
+    .digest('hex');
 }

@@ -1,8 +1,11 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
+import { SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
 import { RunExecutor } from './run-executor.service';
 import { RunQueue } from './run-queue';
+
+const PARKED_MS = 100;
 
 /**
  * No Redis: queued runs execute in this process, at most WORKER_CONCURRENCY at a time, with the same
@@ -15,6 +18,8 @@ export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
   private readonly waiting: string[] = [];
   private readonly active = new Set<string>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** runs whose session is busy: they wait here, not in a slot, and try again shortly */
+  private readonly parked = new Map<string, NodeJS.Timeout>();
   private closed = false;
 
   constructor(
@@ -25,7 +30,7 @@ export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
   }
 
   async enqueue(runId: string): Promise<void> {
-    if (this.closed || this.active.has(runId) || this.waiting.includes(runId)) return;
+    if (this.closed || this.active.has(runId) || this.waiting.includes(runId) || this.parked.has(runId)) return;
     this.waiting.push(runId);
     setImmediate(() => this.pump());
   }
@@ -36,19 +41,39 @@ export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
   }
 
   isLocal(runId: string): boolean {
-    return this.active.has(runId) || this.waiting.includes(runId);
+    return this.active.has(runId) || this.waiting.includes(runId) || this.parked.has(runId);
   }
 
   async ready(): Promise<boolean> {
     return !this.closed;
   }
 
+  async wake(): Promise<void> {
+    /* inline runs wait for their session inside the executor */
+  }
+
+  async jobState(runId: string): Promise<'missing' | 'pending'> {
+    return this.isLocal(runId) ? 'pending' : 'missing';
+  }
+
   /** Let running turns finish (bounded); unstarted ones stay queued in Postgres for the next start. */
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
     this.waiting.length = 0;
+    for (const t of this.parked.values()) clearTimeout(t);
+    this.parked.clear();
     const timeout = new Promise((r) => setTimeout(r, 10_000).unref());
     await Promise.race([Promise.allSettled([...this.inFlight]), timeout]);
+  }
+
+  private park(runId: string): void {
+    const timer = setTimeout(() => {
+      this.parked.delete(runId);
+      if (this.closed) return;
+      this.waiting.push(runId);
+      this.pump();
+    }, PARKED_MS);
+    this.parked.set(runId, timer);
   }
 
   private pump(): void {
@@ -56,8 +81,11 @@ export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
       const runId = this.waiting.shift()!;
       this.active.add(runId);
       const p = this.executor
-        .execute(runId)
-        .catch((err: Error) => this.logger.error({ msg: 'queued run could not be executed', run_id: runId, err: err.message }))
+        .execute(runId, { leaseWait: 'defer' })
+        .catch((err: Error) => {
+          if (err instanceof SessionLeaseBusy) return this.park(runId);
+          this.logger.error({ msg: 'queued run could not be executed', run_id: runId, err: err.message });
+        })
         .finally(() => {
           this.active.delete(runId);
           this.inFlight.delete(p);

@@ -2,6 +2,7 @@ import { type AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 
+import { toolLedgerOf } from '../../runs/tool-ledger';
 import type { ToolCallRecord } from '../agent-definition';
 
 const MAX_TOOL_OUTPUT = 8000;
@@ -16,13 +17,17 @@ export async function runToolCalls(
   config: RunnableConfig,
 ): Promise<{ messages: ToolMessage[]; records: ToolCallRecord[] }> {
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const ledger = toolLedgerOf(config); // durability: a resumed run gets recorded results instead of a second execution
   const results = await Promise.all(
     (ai.tool_calls ?? []).map(async (call) => {
       const id = call.id ?? `call_${call.name}`;
       const t = byName.get(call.name);
       let content: string;
       let status: 'success' | 'error' = 'success';
-      if (!t) {
+      const recorded = call.id ? await ledger?.lookup(call.id) : null;
+      if (recorded) {
+        ({ content, status } = recorded);
+      } else if (!t) {
         content = `Error: unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(', ')}`;
         status = 'error';
       } else {
@@ -34,6 +39,7 @@ export async function runToolCalls(
           content = `Error: ${(err as Error).message}`;
           status = 'error';
         }
+        if (call.id) await ledger?.record(call.id, call.name, call.args, { content, status });
       }
       return {
         message: new ToolMessage({ content, tool_call_id: id, name: call.name, status }),

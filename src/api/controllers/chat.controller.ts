@@ -1,8 +1,9 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import type { ChatResult } from '../../orchestrator/chat-result';
+import { idempotencyKey } from '../../runs/idempotency-key';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { SseStream } from '../sse';
 
@@ -13,8 +14,8 @@ export class ChatController {
   /** One turn, answered in the request. */
   @Post()
   @HttpCode(200)
-  chat(@Body() body: ChatRequestDto): Promise<ChatResult> {
-    return this.orchestrator.chat(body);
+  chat(@Body() body: ChatRequestDto, @Headers('idempotency-key') key?: string): Promise<ChatResult> {
+    return this.orchestrator.chat({ ...body, idempotency_key: idempotencyKey(key) });
   }
 
   /**

@@ -2,6 +2,13 @@ import { Init1763870000000 } from './1763870000000-init';
 import { Contracts1763880000000 } from './1763880000000-contracts';
 import { Documents1763890000000 } from './1763890000000-documents';
 import { Vectors1763900000000 } from './1763900000000-vectors';
+import { ToolLedger1763960000000 } from './1763960000000-tool-ledger';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
-export const MIGRATIONS = [Init1763870000000, Contracts1763880000000, Documents1763890000000, Vectors1763900000000];
+export const MIGRATIONS = [
+  Init1763870000000,
+  Contracts1763880000000,
+  Documents1763890000000,
+  Vectors1763900000000,
+  ToolLedger1763960000000,
+];
