@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 
+import { HumanMessage } from '@langchain/core/messages';
 import { Injectable, Logger } from '@nestjs/common';
 
 import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent-definition';
@@ -64,7 +65,11 @@ export interface ExecuteOptions {
 
 /** The session is busy with an earlier turn; the run stays `queued`. */
 export class SessionLeaseBusy extends Error {
-  constructor(readonly sessionId: string) {
+  constructor(
+    readonly sessionId: string,
+    /** when to look again: soon when the lease still held is this run's own (a takeover after a crash) */
+    readonly retryInMs?: number,
+  ) {
     super(`session ${sessionId} is busy with an earlier turn`);
   }
 }
@@ -199,18 +204,20 @@ export class AgentOrchestrator {
         const usage = new PersistentUsageCollector(totalsOf(pending), () => Promise.resolve());
         return await this.end(pending, started, usage, this.failure(code, 'the session stayed busy with an earlier turn'), { log });
       }
+      const max = this.config.durability.maxAttempts;
+      if (pending.attempts >= max) {
+        // every earlier start ended without a result (its worker died): a poison run, not started again
+        const usage = new PersistentUsageCollector(totalsOf(pending), () => Promise.resolve());
+        const msg = `started ${pending.attempts} times without finishing (RUN_MAX_ATTEMPTS=${max}); its worker stopped every time`;
+        return await this.end(pending, started, usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', msg), { log });
+      }
       const run = await withDbRetry('start run', retries, () => this.runs.markRunning(runId));
       if (!run) {
         await this.durable.releaseLease(pending.sessionId, runId);
         return await this.storedResult(runId);
       }
-      heartbeat = setInterval(() => void this.renew(run, leaseMs), Math.max(100, Math.floor(leaseMs / 3)));
+      heartbeat = setInterval(() => void this.renew(run, leaseMs), Math.max(100, Math.floor(leaseMs / 4)));
       const usage = new PersistentUsageCollector(totalsOf(run), (t) => this.durable.saveUsage(run.id, t));
-      if (run.attempts > this.config.durability.maxAttempts) {
-        const last = run.error?.message ?? 'the worker running it stopped every time';
-        const msg = `started ${run.attempts - 1} times without finishing (RUN_MAX_ATTEMPTS=${this.config.durability.maxAttempts}); last: ${last}`;
-        return await this.end(run, started, usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', msg), { log });
-      }
       return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log });
     } finally {
       clearTimeout(timeout);
@@ -244,7 +251,8 @@ export class AgentOrchestrator {
       if (mode === 'defer') {
         const now = await this.runs.get(run.id);
         if (FINAL_STATUSES.includes(now.status) || now.cancelRequested) return false;
-        throw new SessionLeaseBusy(run.sessionId);
+        const holder = await this.durable.leaseHolder(run.sessionId);
+        throw new SessionLeaseBusy(run.sessionId, holder?.runId === run.id ? Math.min(holder.remainingMs + 50, 1000) : undefined);
       }
       if (Date.now() >= deadline || signal.aborted) return false;
       await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
@@ -313,7 +321,7 @@ export class AgentOrchestrator {
       [TOOL_LEDGER_KEY]: this.durable.toolLedger(run.id),
     };
     const resume = run.attempts > 1 && (await this.checkpointOfThisRun(agent, configurable, run.id));
-    const stream = await agent.graph.stream(resume ? null : agent.buildInput(turn), {
+    const stream = await agent.graph.stream(resume ? null : tagTurnInput(agent.buildInput(turn), run.id), {
       configurable,
       signal: opts.signal,
       streamMode: opts.onToken ? ['updates', 'values', 'messages'] : ['updates', 'values'],
@@ -344,12 +352,15 @@ export class AgentOrchestrator {
 
   /**
    * A retried run (worker crash, hand-back) resumes from its last checkpoint when the thread's latest
-   * checkpoint belongs to it (LangGraph stores the run id in the checkpoint's metadata): no second copy of the
-   * user's message; a turn whose graph had already finished just returns its final state.
+   * checkpoint already holds this turn — its user message carries the run id as its message id — so the
+   * history gets no second copy of the message; a turn whose graph had finished just returns its final state.
+   * Agents without a `messages` channel resume when the checkpoint has steps left.
    */
   private async checkpointOfThisRun(agent: AgentDefinition, configurable: Record<string, unknown>, runId: string): Promise<boolean> {
-    const state = (await agent.graph.getState({ configurable })) as { next: readonly string[]; metadata?: Record<string, unknown> };
-    return state.metadata?.run_id === runId;
+    const state = await agent.graph.getState({ configurable });
+    const messages = (state.values as { messages?: unknown } | undefined)?.messages;
+    if (Array.isArray(messages)) return messages.some((m: { id?: string }) => m?.id === runId);
+    return state.next.length > 0;
   }
 
   /** Queued runs checkpoint after every step (RUN_CHECKPOINTS=step), so a crash resumes mid-turn. */
@@ -458,6 +469,18 @@ export class AgentOrchestrator {
       metadata: { thread_id: run.sessionId },
     };
   }
+}
+
+/** The turn's user message gets the run id as its id: a resumed run can find out that its turn is in the checkpoint. */
+function tagTurnInput(input: Record<string, unknown>, runId: string): Record<string, unknown> {
+  const messages = input.messages;
+  if (!Array.isArray(messages)) return input;
+  const human = messages.filter((m): m is HumanMessage => m instanceof HumanMessage && !m.id);
+  if (human.length !== 1) return input;
+  const [m] = human;
+  // a new message, not an assignment: checkpoints serialize the constructor's fields
+  const tagged = new HumanMessage({ content: m.content, name: m.name, additional_kwargs: m.additional_kwargs, id: runId });
+  return { ...input, messages: messages.map((x) => (x === m ? tagged : x)) };
 }
 
 function totalsOf(run: RunEntity) {

@@ -51,6 +51,18 @@ export class DurableRuns {
     return rows.length > 0;
   }
 
+  /** Who holds the session's live lease, and for how much longer. */
+  async leaseHolder(sessionId: string): Promise<{ runId: string; remainingMs: number } | null> {
+    const rows = rowsOf<{ active_run_id: string; ms: number }>(
+      await this.db.query(
+        `SELECT active_run_id, GREATEST(0, EXTRACT(EPOCH FROM (lease_expires_at - now())) * 1000)::int AS ms
+           FROM sessions WHERE id = $1 AND active_run_id IS NOT NULL AND lease_expires_at > now()`,
+        [sessionId],
+      ),
+    );
+    return rows[0] ? { runId: rows[0].active_run_id, remainingMs: rows[0].ms } : null;
+  }
+
   /** Heartbeat of the worker running the turn. False when the lease is no longer this run's. */
   async renewLease(sessionId: string, runId: string, leaseMs: number): Promise<boolean> {
     const rows = rowsOf(

@@ -67,7 +67,7 @@ export class RunProcessor implements OnApplicationBootstrap, BeforeApplicationSh
       const result = await this.executor.execute(runId, { leaseWait: 'defer', handBack: this.handBack.signal });
       return { status: result.error ? 'failed' : 'completed' };
     } catch (err) {
-      if (err instanceof SessionLeaseBusy) return this.park(job, token, PARKED_MS);
+      if (err instanceof SessionLeaseBusy) return this.park(job, token, err.retryInMs ?? PARKED_MS);
       if (err instanceof RunHandedBack)
         return this.park(job, token, err.reason === 'shutdown' ? HANDED_BACK_MS.shutdown : HANDED_BACK_MS.other);
       throw err;
