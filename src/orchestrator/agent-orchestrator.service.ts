@@ -130,6 +130,10 @@ export class AgentOrchestrator {
   }
 
   async accept(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
+    return withDbRetry('accept run', this.config.durability.dbWriteRetries, () => this.acceptOnce(req, mode));
+  }
+
+  private async acceptOnce(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
     const key = req.idempotency_key;
     if (!key) return this.acceptNew(req, mode);
     // a repeat returns the first run; a different request under the same key is refused

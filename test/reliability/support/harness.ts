@@ -25,12 +25,15 @@ export class Harness {
   api!: RunningApp;
   env!: Record<string, string>;
 
-  async start(label: string, extra: Record<string, string> = {}, apiEnv: Record<string, string> = {}): Promise<this> {
+  /** `dbVia`: the port of a proxy in front of Postgres, which API and workers then connect through. */
+  async start(label: string, extra: Record<string, string> = {}, apiEnv: Record<string, string> = {}, dbVia?: number): Promise<this> {
     await this.model.start();
     await this.weather.start();
     this.db = await createTestDatabase(label);
+    const dbUrl = new URL(this.db.url);
+    if (dbVia) dbUrl.port = String(dbVia);
     this.env = {
-      DATABASE_URL: this.db.url,
+      DATABASE_URL: dbUrl.toString(),
       REDIS_URL: TEST_REDIS_URL,
       QUEUE_PREFIX: uniqueQueuePrefix(label),
       LLM_BASE_URL: this.model.baseUrl,
