@@ -35,7 +35,9 @@ describe('worker stopped with SIGTERM', () => {
 
     const termAt = Date.now();
     worker.kill('SIGTERM');
-    await waitFor(async () => ((await h.query(`SELECT 1 FROM runs WHERE id = $1 AND status = 'completed'`, [quick.job_id])).length ? true : undefined));
+    await waitFor(async () =>
+      (await h.query(`SELECT 1 FROM runs WHERE id = $1 AND status = 'completed'`, [quick.job_id])).length ? true : undefined,
+    );
     const late = (await h.submit('submitted during shutdown')).body;
     await worker.exited;
     const exitMs = Date.now() - termAt;

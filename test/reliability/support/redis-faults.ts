@@ -55,7 +55,13 @@ export async function killRedisClientsOf(pid: number): Promise<number> {
     for (const c of clients) {
       const addr = c.match(/ addr=(\S+)/)?.[1];
       const port = Number(addr?.split(':').pop());
-      if (addr && ports.has(port)) killed += Number(await r.call('CLIENT', 'KILL', 'ADDR', addr).then(() => 1, () => 0));
+      if (addr && ports.has(port))
+        killed += Number(
+          await r.call('CLIENT', 'KILL', 'ADDR', addr).then(
+            () => 1,
+            () => 0,
+          ),
+        );
     }
   } finally {
     r.disconnect();
