@@ -22,6 +22,7 @@ import { ScopeValidator } from '../scope/scope-validator.service';
 import type { ChatResult } from './chat-result';
 import { isTransientDbError, withDbRetry } from './db-retry';
 import { DurableRuns } from './durable-runs.repository';
+import { linkSignals } from './linked-signal';
 import { PersistentUsageCollector } from './persistent-usage';
 import { type RunEnd, RunRecords } from './run-records.service';
 import { SessionsService } from './sessions.service';
@@ -196,8 +197,9 @@ export class AgentOrchestrator {
     if (FINAL_STATUSES.includes(pending.status)) return this.storedResult(runId);
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(new Error('run timeout')), this.config.runTimeoutMs);
-    const signals = [timer.signal, opts.signal, opts.handBack].filter((x): x is AbortSignal => Boolean(x));
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : timer.signal;
+    // not AbortSignal.any: the worker's long-lived hand-back signal must not keep finished runs alive
+    const linked = linkSignals([timer.signal, opts.signal, opts.handBack]);
+    const signal = linked.signal;
     const log = { run_id: pending.id, session_id: pending.sessionId, agent: pending.agent };
     const leaseMs = this.config.runLockMs;
     let heartbeat: NodeJS.Timeout | undefined;
@@ -226,6 +228,7 @@ export class AgentOrchestrator {
     } finally {
       clearTimeout(timeout);
       clearInterval(heartbeat);
+      linked.dispose();
     }
   }
 

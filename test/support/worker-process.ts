@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -12,8 +13,8 @@ export class WorkerProcess {
   readonly exited: Promise<number | string>;
   private output = '';
 
-  private constructor(env: Record<string, string>) {
-    this.child = spawn(process.execPath, ['-r', path.join(__dirname, 'swc-register.js'), path.join(ROOT, 'src', 'worker.ts')], {
+  private constructor(env: Record<string, string>, entry = 'worker.ts') {
+    this.child = spawn(process.execPath, ['-r', path.join(__dirname, 'swc-register.js'), path.join(ROOT, 'src', entry)], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'log', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -27,10 +28,18 @@ export class WorkerProcess {
   }
 
   /** Starts a worker and waits until it consumes runs. */
-  static async start(env: Record<string, string>, timeoutMs = 30_000): Promise<WorkerProcess> {
-    const w = new WorkerProcess(env);
+  static start(env: Record<string, string>, timeoutMs = 30_000): Promise<WorkerProcess> {
+    return WorkerProcess.launch(new WorkerProcess(env), 'consuming runs', timeoutMs);
+  }
+
+  /** The HTTP service (`src/main.ts`) as a process of its own; give it PORT. */
+  static startApi(env: Record<string, string>, timeoutMs = 30_000): Promise<WorkerProcess> {
+    return WorkerProcess.launch(new WorkerProcess(env, 'main.ts'), 'listening on', timeoutMs);
+  }
+
+  private static async launch(w: WorkerProcess, ready: string, timeoutMs: number): Promise<WorkerProcess> {
     const deadline = Date.now() + timeoutMs;
-    while (!w.output.includes('consuming runs')) {
+    while (!w.output.includes(ready)) {
       if (w.child.exitCode !== null || w.child.signalCode !== null) throw new Error(`worker exited at start:\n${w.output}`);
       if (Date.now() > deadline) {
         w.child.kill('SIGKILL');
@@ -47,6 +56,16 @@ export class WorkerProcess {
 
   get logs(): string {
     return this.output;
+  }
+
+  /** Resident set size in MB (Linux /proc). */
+  rssMb(): number {
+    try {
+      const kb = Number(readFileSync(`/proc/${this.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0);
+      return Math.round(kb / 1024);
+    } catch {
+      return 0;
+    }
   }
 
   get alive(): boolean {
