@@ -255,9 +255,10 @@ export class AgentOrchestrator {
     const deadline = started + this.config.runTimeoutMs;
     for (;;) {
       if (await withDbRetry('take lease', retries, () => this.durable.tryLease(run.sessionId, run.id, this.config.runLockMs))) return true;
+      // ended or cancelled meanwhile (e.g. by another executor of an idempotent repeat): its stored result answers
+      const now = await this.runs.get(run.id);
+      if (FINAL_STATUSES.includes(now.status) || now.cancelRequested) return false;
       if (mode === 'defer') {
-        const now = await this.runs.get(run.id);
-        if (FINAL_STATUSES.includes(now.status) || now.cancelRequested) return false;
         const holder = await this.durable.leaseHolder(run.sessionId);
         throw new SessionLeaseBusy(run.sessionId, holder?.runId === run.id ? Math.min(holder.remainingMs + 50, 1000) : undefined);
       }
