@@ -215,6 +215,7 @@ export class AgentOrchestrator {
         // every earlier start ended without a result (its worker died): a poison run, not started again
         const usage = new PersistentUsageCollector(totalsOf(pending), () => Promise.resolve());
         const msg = `started ${pending.attempts} times without finishing (RUN_MAX_ATTEMPTS=${max}); its worker stopped every time`;
+        this.metrics.runRecoveries.inc({ event: 'exhausted' });
         return await this.end(pending, started, usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', msg), { log });
       }
       const run = await withDbRetry('start run', retries, () => this.runs.markRunning(runId));
@@ -223,6 +224,7 @@ export class AgentOrchestrator {
         return await this.storedResult(runId);
       }
       heartbeat = setInterval(() => void this.renew(run, leaseMs), Math.max(100, Math.floor(leaseMs / 4)));
+      if (run.attempts > 1) this.metrics.runRecoveries.inc({ event: 'resumed' });
       const usage = new PersistentUsageCollector(totalsOf(run), (t) => this.durable.saveUsage(run.id, t));
       return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log });
     } finally {
@@ -303,10 +305,14 @@ export class AgentOrchestrator {
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
       if (err instanceof RunHandedBack) throw err;
-      const handBack = opts.handBack?.aborted && !ctx.timer.aborted ? 'shutdown' : isTransientDbError(err) ? 'database unavailable' : null;
+      // a queued run (not a request waiting for its answer) goes back to the queue instead of failing
+      const queued = opts.leaseWait === 'defer';
+      const handBack =
+        opts.handBack?.aborted && !ctx.timer.aborted ? 'shutdown' : queued && isTransientDbError(err) ? 'database unavailable' : null;
       if (handBack) {
         await withDbRetry('hand back', this.config.durability.dbWriteRetries, () => this.durable.handBack(run.sessionId, run.id));
         this.logger.warn({ msg: 'run handed back', ...log, reason: handBack });
+        this.metrics.runRecoveries.inc({ event: 'handed_back' });
         throw new RunHandedBack(run.id, handBack);
       }
       const code = ctx.timer.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';

@@ -1,7 +1,7 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
-import { SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
+import { RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
 import { RunExecutor } from './run-executor.service';
 import { RunQueue } from './run-queue';
 
@@ -12,7 +12,7 @@ const PARKED_MS = 100;
  * records and API as the BullMQ path. Runs left unfinished by a crash are picked up again by RunRecovery.
  */
 @Injectable()
-export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
+export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdown {
   readonly kind = 'inline' as const;
   private readonly logger = new Logger(InlineRunQueue.name);
   private readonly waiting: string[] = [];
@@ -21,6 +21,7 @@ export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
   /** runs whose session is busy: they wait here, not in a slot, and try again shortly */
   private readonly parked = new Map<string, NodeJS.Timeout>();
   private closed = false;
+  private readonly handBack = new AbortController();
 
   constructor(
     private readonly executor: RunExecutor,
@@ -56,14 +57,21 @@ export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
     return this.isLocal(runId) ? 'pending' : 'missing';
   }
 
-  /** Let running turns finish (bounded); unstarted ones stay queued in Postgres for the next start. */
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Let running turns finish for RUN_SHUTDOWN_GRACE_MS, then hand the rest back (`queued`, resumed from their
+   * last checkpoint at the next start); unstarted ones stay queued in Postgres.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.closed = true;
     this.waiting.length = 0;
     for (const t of this.parked.values()) clearTimeout(t);
     this.parked.clear();
-    const timeout = new Promise((r) => setTimeout(r, 10_000).unref());
-    await Promise.race([Promise.allSettled([...this.inFlight]), timeout]);
+    const grace = setTimeout(() => this.handBack.abort(new Error('shutdown')), this.config.durability.shutdownGraceMs);
+    try {
+      await Promise.allSettled([...this.inFlight]);
+    } finally {
+      clearTimeout(grace);
+    }
   }
 
   private park(runId: string): void {
@@ -81,9 +89,10 @@ export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
       const runId = this.waiting.shift()!;
       this.active.add(runId);
       const p = this.executor
-        .execute(runId, { leaseWait: 'defer' })
+        .execute(runId, { leaseWait: 'defer', handBack: this.handBack.signal })
         .catch((err: Error) => {
           if (err instanceof SessionLeaseBusy) return this.park(runId);
+          if (err instanceof RunHandedBack) return this.closed ? undefined : this.park(runId);
           this.logger.error({ msg: 'queued run could not be executed', run_id: runId, err: err.message });
         })
         .finally(() => {

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
+import { MetricsService } from '../observability/metrics.service';
 import { AgentOrchestrator } from '../orchestrator/agent-orchestrator.service';
 import { DurableRuns } from '../orchestrator/durable-runs.repository';
 import { RunRecords } from '../orchestrator/run-records.service';
@@ -30,6 +31,7 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly orchestrator: AgentOrchestrator,
     private readonly queue: RunQueue,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -63,6 +65,7 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
           if (state === 'completed' && this.queue instanceof BullRunQueue) await this.queue.forget(run.id);
           await this.queue.enqueue(run.id);
         }
+        this.metrics.runRecoveries.inc({ event: state === 'failed' ? 'exhausted' : 'reconciled' });
         fixed++;
       }
       if (fixed) this.logger.warn({ msg: 'reconciled runs without a job', count: fixed });
