@@ -20,6 +20,8 @@ const RUNS = Number(process.env.SOAK_RUNS ?? 10_000);
 const KILL_EVERY_MS = Number(process.env.SOAK_KILL_EVERY_MS ?? 15_000);
 const IN_FLIGHT = Number(process.env.SOAK_IN_FLIGHT ?? 40);
 const MODEL_LATENCY_MS = Number(process.env.SOAK_MODEL_LATENCY_MS ?? 40);
+/** cap each process's V8 old space (MB): a leak then ends in an out-of-memory crash instead of slow growth */
+const HEAP_MB = process.env.SOAK_HEAP_MB;
 const LOCK_MS = process.env.RUN_LOCK_MS ?? '5000';
 const STALL_MS = process.env.RUN_STALLED_CHECK_MS ?? '2500';
 
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
     RUN_LOCK_MS: LOCK_MS,
     RUN_STALLED_CHECK_MS: STALL_MS,
     LOG_LEVEL: 'warn',
+    ...(HEAP_MB ? { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` } : {}),
   };
   const port = 3900 + Math.floor(Math.random() * 90);
   const api = await WorkerProcess.startApi({ ...env, PORT: String(port), HOST: '127.0.0.1', RUN_WORKER: 'false', LOG_LEVEL: 'log' });
@@ -65,13 +68,25 @@ async function main(): Promise<void> {
   await pg.connect();
 
   const started = Date.now();
-  const rss: Array<{ done: number; s: number; api: number; worker: number }> = [];
+  const rss: Array<{ done: number; s: number; api: number; apiHeap: number; worker: number }> = [];
   const recoveries: number[] = [];
   let submitted = 0;
   let done = 0;
 
-  const sample = () => rss.push({ done, s: round((Date.now() - started) / 1000), api: api.rssMb(), worker: steady.rssMb() });
-  const sampler = setInterval(sample, 10_000);
+  /** The API's V8 heap in use (from /metrics), next to RSS: RSS holds on to memory a collected heap no longer uses. */
+  const apiHeapMb = async () => {
+    const text = await fetch(`${base}/metrics`).then(
+      (r) => r.text(),
+      () => '',
+    );
+    const bytes = Number(text.match(/^nodejs_heap_size_used_bytes (\S+)$/m)?.[1] ?? 0);
+    return Math.round(bytes / 1048576);
+  };
+  const sample = async () => {
+    const apiHeap = await apiHeapMb();
+    rss.push({ done, s: round((Date.now() - started) / 1000), api: api.rssMb(), apiHeap, worker: steady.rssMb() });
+  };
+  const sampler = setInterval(() => void sample(), 10_000);
 
   /**
    * Kill the victim. Recovery time: from the kill until the last of the runs it was executing (those started
@@ -122,7 +137,7 @@ async function main(): Promise<void> {
   clearInterval(killer);
   clearInterval(sampler);
   await killing;
-  sample();
+  await sample();
   const elapsed = (Date.now() - started) / 1000;
 
   const statuses = (await pg.query(`SELECT status, count(*)::int AS n FROM runs GROUP BY status`)).rows;
@@ -149,9 +164,12 @@ async function main(): Promise<void> {
   console.log(
     `| time to take over a killed worker's runs (p50 / max) | ${recoveries.length ? `${round(percentile(recoveries, 50) / 1000)} s / ${round(Math.max(...recoveries) / 1000)} s` : '—'} | ≤ lock + stall = ${(Number(LOCK_MS) + Number(STALL_MS)) / 1000} s |`,
   );
+  console.log(
+    `| steady worker and API still alive${HEAP_MB ? ` (old space capped at ${HEAP_MB} MB)` : ''} | ${steady.alive && api.alive} | true |`,
+  );
   console.log(`| throughput | ${round(RUNS / elapsed)} runs/s over ${round(elapsed)} s | — |`);
-  console.log('\nRSS (MB) over time:\n\n| runs done | s | API | worker (never killed) |\n|---|---|---|---|');
-  for (const r of rss) console.log(`| ${r.done} | ${r.s} | ${r.api} | ${r.worker} |`);
+  console.log('\nMemory (MB) over time:\n\n| runs done | s | API RSS | API heap used | worker RSS (never killed) |\n|---|---|---|---|---|');
+  for (const r of rss) console.log(`| ${r.done} | ${r.s} | ${r.api} | ${r.apiHeap} | ${r.worker} |`);
 
   await pg.end();
   for (const p of [victim, steady, api]) await p.stop();

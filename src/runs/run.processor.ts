@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, type Job, Worker } from 'bullmq';
 
+import { RunNotFoundException } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
 import { AgentOrchestrator, RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
@@ -70,6 +71,7 @@ export class RunProcessor implements OnApplicationBootstrap, BeforeApplicationSh
       if (err instanceof SessionLeaseBusy) return this.park(job, token, err.retryInMs ?? PARKED_MS);
       if (err instanceof RunHandedBack)
         return this.park(job, token, err.reason === 'shutdown' ? HANDED_BACK_MS.shutdown : HANDED_BACK_MS.other);
+      if (err instanceof RunNotFoundException) return { status: 'gone' }; // its session was deleted: nothing to run
       throw err;
     } finally {
       void this.wakeNext(runId);
