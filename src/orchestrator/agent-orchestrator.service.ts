@@ -23,7 +23,7 @@ import type { ChatResult } from './chat-result';
 import { isTransientDbError, withDbRetry } from './db-retry';
 import { DurableRuns } from './durable-runs.repository';
 import { linkSignals } from './linked-signal';
-import { PersistentUsageCollector } from './persistent-usage';
+import { PersistentUsageCollector, type RunUsage } from './persistent-usage';
 import { type RunEnd, RunRecords } from './run-records.service';
 import { SessionsService } from './sessions.service';
 
@@ -207,13 +207,13 @@ export class AgentOrchestrator {
       const leased = await this.takeLease(pending, started, signal, opts.leaseWait ?? 'block');
       if (!leased) {
         const code = signal.aborted && !timer.signal.aborted ? 'CANCELLED' : 'SESSION_BUSY';
-        const usage = new PersistentUsageCollector(totalsOf(pending), () => Promise.resolve());
+        const usage = PersistentUsageCollector.unwritten(await this.usageOf(pending), pending.attempts);
         return await this.end(pending, started, usage, this.failure(code, 'the session stayed busy with an earlier turn'), { log });
       }
       const max = this.config.durability.maxAttempts;
       if (pending.attempts >= max) {
         // every earlier start ended without a result (its worker died): a poison run, not started again
-        const usage = new PersistentUsageCollector(totalsOf(pending), () => Promise.resolve());
+        const usage = PersistentUsageCollector.unwritten(await this.usageOf(pending), pending.attempts);
         const msg = `started ${pending.attempts} times without finishing (RUN_MAX_ATTEMPTS=${max}); its worker stopped every time`;
         this.metrics.runRecoveries.inc({ event: 'exhausted' });
         return await this.end(pending, started, usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', msg), { log });
@@ -225,7 +225,7 @@ export class AgentOrchestrator {
       }
       heartbeat = setInterval(() => void this.renew(run, leaseMs), Math.max(100, Math.floor(leaseMs / 4)));
       if (run.attempts > 1) this.metrics.runRecoveries.inc({ event: 'resumed' });
-      const usage = new PersistentUsageCollector(totalsOf(run), (t) => this.durable.saveUsage(run.id, t));
+      const usage = new PersistentUsageCollector(await this.usageOf(run), run.attempts, (u) => this.durable.saveUsage(run.id, u));
       return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log });
     } finally {
       clearTimeout(timeout);
@@ -246,9 +246,16 @@ export class AgentOrchestrator {
   async abandon(runId: string, message: string): Promise<void> {
     const run = await this.peek(runId);
     if (!run || FINAL_STATUSES.includes(run.status)) return;
-    const usage = new PersistentUsageCollector(totalsOf(run), () => Promise.resolve());
+    const usage = PersistentUsageCollector.unwritten(await this.usageOf(run), run.attempts);
     const log = { run_id: run.id, session_id: run.sessionId, agent: run.agent };
     await this.end(run, Date.now(), usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', `failed on every attempt: ${message}`), { log });
+  }
+
+  /** What earlier attempts of the run recorded (nothing to read for a first attempt). */
+  private async usageOf(run: RunEntity): Promise<RunUsage> {
+    const totals = { calls: run.llmCalls ?? 0, promptTokens: run.promptTokens ?? 0, completionTokens: run.completionTokens ?? 0 };
+    if (run.attempts <= 1 && totals.calls === 0) return { totals, calls: [] };
+    return { totals, calls: await this.durable.modelCalls(run.id).catch(() => []) };
   }
 
   /** Wait (block) or not (defer) for the session's lease; false when the deadline passes or the run is cancelled. */
@@ -443,7 +450,7 @@ export class AgentOrchestrator {
         status,
         result,
         error: outcome.error,
-        trace: { ...outcome.trace, model_calls: usage.calls, attempts: run.attempts },
+        trace: { ...outcome.trace, model_calls: usage.runCalls, attempts: run.attempts },
         usage: totals,
         messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
         summary: outcome.summary || null,
@@ -495,10 +502,6 @@ function tagTurnInput(input: Record<string, unknown>, runId: string): Record<str
   // a new message, not an assignment: checkpoints serialize the constructor's fields
   const tagged = new HumanMessage({ content: m.content, name: m.name, additional_kwargs: m.additional_kwargs, id: runId });
   return { ...input, messages: messages.map((x) => (x === m ? tagged : x)) };
-}
-
-function totalsOf(run: RunEntity) {
-  return { calls: run.llmCalls ?? 0, promptTokens: run.promptTokens ?? 0, completionTokens: run.completionTokens ?? 0 };
 }
 
 /** What makes two requests under one idempotency key the same request. */

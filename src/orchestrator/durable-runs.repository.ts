@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 
 import { rowsOf } from '../database/query-rows';
 import { PgToolLedger, type ToolLedger } from '../runs/tool-ledger';
+import type { AttemptCallRecord, RunUsage } from './persistent-usage';
 
 export interface UsageTotals {
   calls: number;
@@ -93,13 +94,19 @@ export class DurableRuns {
   }
 
   /** Usage so far (all attempts): written after every model call, so a crashed attempt's calls still count. */
-  async saveUsage(runId: string, u: UsageTotals): Promise<void> {
-    await this.db.query(`UPDATE runs SET llm_calls = $2, prompt_tokens = $3, completion_tokens = $4 WHERE id = $1 AND status = 'running'`, [
-      runId,
-      u.calls,
-      u.promptTokens,
-      u.completionTokens,
-    ]);
+  async saveUsage(runId: string, u: RunUsage): Promise<void> {
+    await this.db.query(
+      `UPDATE runs SET llm_calls = $2, prompt_tokens = $3, completion_tokens = $4, model_calls = $5 WHERE id = $1 AND status = 'running'`,
+      [runId, u.totals.calls, u.totals.promptTokens, u.totals.completionTokens, JSON.stringify(u.calls)],
+    );
+  }
+
+  /** The model calls earlier attempts of a run recorded. */
+  async modelCalls(runId: string): Promise<AttemptCallRecord[]> {
+    const rows = rowsOf<{ model_calls: AttemptCallRecord[] | null }>(
+      await this.db.query(`SELECT model_calls FROM runs WHERE id = $1`, [runId]),
+    );
+    return rows[0]?.model_calls ?? [];
   }
 
   async findByIdempotencyKey(tenantId: string, key: string): Promise<{ id: string; requestHash: string | null } | null> {

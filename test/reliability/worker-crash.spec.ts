@@ -64,6 +64,7 @@ describe('worker killed mid-run (SIGKILL)', () => {
     // three requests reached the model: the tool decision (attempt 1), the hung one, the answer (attempt 2)
     expect(h.model.callCount).toBe(3);
     expect(run.llm_calls).toBe(2);
+    expect(run.trace.model_calls.map((c: { attempt: number }) => c.attempt)).toEqual([1, 2]); // the crashed attempt's call is kept
     const resumed = historyOf(lastRequestOf(message));
     expect(resumed.user).toEqual([message]);
     expect(resumed.toolCallIds).toHaveLength(1);
