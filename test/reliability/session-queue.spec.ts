@@ -1,3 +1,4 @@
+import { http, startApp } from '../support/test-app';
 import { Harness, weatherResponder } from './support/harness';
 
 /**
@@ -54,5 +55,33 @@ describe('many turns on one session', () => {
     expect(lastOfSession).toBeGreaterThan(tenthOfSession);
     const history = await h.messages(first.session_id);
     expect(history.filter((m) => m.startsWith('user:'))).toEqual(same.map((_, i) => `user:turn ${i}`));
+  });
+
+  it('without Redis (in-process queue) too: waiting turns do not hold the WORKER_CONCURRENCY slots', async () => {
+    const inline = await startApp({
+      DATABASE_URL: h.db.url,
+      LLM_BASE_URL: h.model.baseUrl,
+      LLM_MODEL: 'm',
+      LLM_CACHE: 'false',
+      WORKER_CONCURRENCY: '2',
+      DEFAULT_AGENT: 'react',
+    });
+    try {
+      const post = (body: Record<string, unknown>) => http(inline.url, 'POST', '/v1/jobs', body).then((r) => r.body);
+      const first = await post({ message: 'inline turn 0' });
+      const same = [first];
+      for (let i = 1; i < 6; i++) same.push(await post({ message: `inline turn ${i}`, session_id: first.session_id }));
+      const others = [await post({ message: 'inline other 0' }), await post({ message: 'inline other 1' })];
+      const rows = await h.allEnded([...same, ...others].map((j) => j.job_id));
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      expect(rows.every((r) => r.status === 'completed')).toBe(true);
+      const thirdOfSession = byId.get(same[2].job_id).finished_at.getTime();
+      for (const o of others) expect(byId.get(o.job_id).finished_at.getTime()).toBeLessThan(thirdOfSession);
+      for (let i = 1; i < same.length; i++) {
+        expect(byId.get(same[i].job_id).started_at.getTime()).toBeGreaterThanOrEqual(byId.get(same[i - 1].job_id).finished_at.getTime());
+      }
+    } finally {
+      await inline.close();
+    }
   });
 });
