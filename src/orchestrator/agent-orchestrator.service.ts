@@ -24,6 +24,9 @@ import { isTransientDbError, withDbRetry } from './db-retry';
 import { DurableRuns } from './durable-runs.repository';
 import { linkSignals } from './linked-signal';
 import { PersistentUsageCollector, type RunUsage } from './persistent-usage';
+import { TurnLease } from './turn-lease.service';
+
+export { SessionLeaseBusy } from './turn-lease.service';
 import { type RunEnd, RunRecords } from './run-records.service';
 import { SessionsService } from './sessions.service';
 
@@ -64,17 +67,6 @@ export interface ExecuteOptions {
   handBack?: AbortSignal;
 }
 
-/** The session is busy with an earlier turn; the run stays `queued`. */
-export class SessionLeaseBusy extends Error {
-  constructor(
-    readonly sessionId: string,
-    /** when to look again: soon when the lease still held is this run's own (a takeover after a crash) */
-    readonly retryInMs?: number,
-  ) {
-    super(`session ${sessionId} is busy with an earlier turn`);
-  }
-}
-
 /** The turn was stopped at a step boundary and queued again (shutdown, database outage); not an end. */
 export class RunHandedBack extends Error {
   constructor(
@@ -85,7 +77,6 @@ export class RunHandedBack extends Error {
   }
 }
 
-const LEASE_POLL_MS = 50;
 const FAILURE_TEXT: Record<string, string> = {
   RUN_TIMEOUT: '처리 시간이 초과되었습니다. (The run took too long and was stopped.)',
   CANCELLED: '요청이 취소되었습니다. (The run was cancelled.)',
@@ -111,6 +102,7 @@ export class AgentOrchestrator {
     private readonly metrics: MetricsService,
     private readonly scope: ScopeValidator,
     private readonly durable: DurableRuns,
+    private readonly lease: TurnLease,
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
@@ -201,10 +193,9 @@ export class AgentOrchestrator {
     const linked = linkSignals([timer.signal, opts.signal, opts.handBack]);
     const signal = linked.signal;
     const log = { run_id: pending.id, session_id: pending.sessionId, agent: pending.agent };
-    const leaseMs = this.config.runLockMs;
-    let heartbeat: NodeJS.Timeout | undefined;
+    let stopRenewing: (() => void) | undefined;
     try {
-      const leased = await this.takeLease(pending, started, signal, opts.leaseWait ?? 'block');
+      const leased = await this.lease.take(pending, started + this.config.runTimeoutMs, signal, opts.leaseWait ?? 'block');
       if (!leased) {
         const code = signal.aborted && !timer.signal.aborted ? 'CANCELLED' : 'SESSION_BUSY';
         const usage = PersistentUsageCollector.unwritten(await this.usageOf(pending), pending.attempts);
@@ -220,16 +211,16 @@ export class AgentOrchestrator {
       }
       const run = await withDbRetry('start run', retries, () => this.runs.markRunning(runId));
       if (!run) {
-        await this.durable.releaseLease(pending.sessionId, runId);
+        await this.lease.release(pending);
         return await this.storedResult(runId);
       }
-      heartbeat = setInterval(() => void this.renew(run, leaseMs), Math.max(100, Math.floor(leaseMs / 4)));
+      stopRenewing = this.lease.keep(run);
       if (run.attempts > 1) this.metrics.runRecoveries.inc({ event: 'resumed' });
       const usage = new PersistentUsageCollector(await this.usageOf(run), run.attempts, (u) => this.durable.saveUsage(run.id, u));
       return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log });
     } finally {
       clearTimeout(timeout);
-      clearInterval(heartbeat);
+      stopRenewing?.();
       linked.dispose();
     }
   }
@@ -256,34 +247,6 @@ export class AgentOrchestrator {
     const totals = { calls: run.llmCalls ?? 0, promptTokens: run.promptTokens ?? 0, completionTokens: run.completionTokens ?? 0 };
     if (run.attempts <= 1 && totals.calls === 0) return { totals, calls: [] };
     return { totals, calls: await this.durable.modelCalls(run.id).catch(() => []) };
-  }
-
-  /** Wait (block) or not (defer) for the session's lease; false when the deadline passes or the run is cancelled. */
-  private async takeLease(run: RunEntity, started: number, signal: AbortSignal, mode: 'block' | 'defer'): Promise<boolean> {
-    const retries = this.config.durability.dbWriteRetries;
-    const deadline = started + this.config.runTimeoutMs;
-    for (;;) {
-      if (await withDbRetry('take lease', retries, () => this.durable.tryLease(run.sessionId, run.id, this.config.runLockMs))) return true;
-      // ended or cancelled meanwhile (e.g. by another executor of an idempotent repeat): its stored result answers
-      const now = await this.runs.get(run.id);
-      if (FINAL_STATUSES.includes(now.status) || now.cancelRequested) return false;
-      if (mode === 'defer') {
-        const holder = await this.durable.leaseHolder(run.sessionId);
-        throw new SessionLeaseBusy(run.sessionId, holder?.runId === run.id ? Math.min(holder.remainingMs + 50, 1000) : undefined);
-      }
-      if (Date.now() >= deadline || signal.aborted) return false;
-      await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
-    }
-  }
-
-  private async renew(run: RunEntity, leaseMs: number): Promise<void> {
-    try {
-      if (!(await this.durable.renewLease(run.sessionId, run.id, leaseMs))) {
-        this.logger.warn({ msg: 'session lease lost while running', run_id: run.id });
-      }
-    } catch (err) {
-      this.logger.warn({ msg: 'session lease not renewed', run_id: run.id, err: (err as Error).message });
-    }
   }
 
   private async executeLeased(
