@@ -57,6 +57,8 @@ describe('Postgres connection reset', () => {
       expect(requests.length).toBeGreaterThanOrEqual(1);
       for (const r of requests) expect(historyOf(r).user).toEqual([`in flight ${i}`]); // one copy, also when resumed
     }
+    // the turns whose checkpoint write failed were handed back and resumed, not failed
+    expect(h.workers[0].logs).toContain('run handed back');
     const stuck = await h.query(`SELECT count(*)::int AS n FROM runs WHERE status IN ('queued', 'running')`);
     expect(stuck[0].n).toBe(0);
   });
