@@ -1,3 +1,5 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS require hook, loaded with `node -r` */
+/* global require, __dirname */
 /* Loads TypeScript in a child process (a worker under test) with the project's .swcrc, like @swc/jest does. */
 const fs = require('node:fs');
 const path = require('node:path');
