@@ -15,7 +15,10 @@ async function main(): Promise<void> {
   }
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: createLogger(config) });
   app.enableShutdownHooks();
-  new Logger('Worker').log(`consuming runs with concurrency ${config.workerConcurrency}`);
+  new Logger('Worker').log(
+    `consuming runs with concurrency ${config.workerConcurrency}; a crashed worker's runs are taken over within ` +
+      `${config.runLockMs + config.runStalledCheckMs} ms (RUN_LOCK_MS + RUN_STALLED_CHECK_MS); SIGTERM hands runs back after ${config.durability.shutdownGraceMs} ms`,
+  );
 }
 
 main().catch((err: Error) => {

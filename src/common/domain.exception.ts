@@ -84,3 +84,16 @@ export class SessionBusyException extends DomainException {
     super('SESSION_BUSY', `session ${id} is still busy with an earlier turn`, 409);
   }
 }
+
+/** durability: the same `Idempotency-Key` sent with a different request */
+export class IdempotencyKeyReusedException extends DomainException {
+  constructor(key: string) {
+    super('IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${key.slice(0, 64)}" was already used for a different request`, 422);
+  }
+}
+
+export class InvalidIdempotencyKeyException extends DomainException {
+  constructor() {
+    super('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1–255 visible ASCII characters', 400);
+  }
+}

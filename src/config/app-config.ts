@@ -32,8 +32,8 @@ const schema = z.object({
   RUN_WORKER: bool(true),
   WORKER_CONCURRENCY: int(8, 1),
   RUN_TIMEOUT_MS: int(120_000, 100),
-  RUN_LOCK_MS: int(30_000, 500),
-  RUN_STALLED_CHECK_MS: int(15_000, 200),
+  RUN_LOCK_MS: int(5_000, 500),
+  RUN_STALLED_CHECK_MS: int(2_500, 200),
   MAX_ITERATIONS: int(5, 1),
   MAX_MESSAGE_CHARS: int(32_000, 1),
   MAX_BODY_BYTES: int(1_048_576, 1024),
@@ -99,6 +99,13 @@ const schema = z.object({
   PYTHON_REPL_TIMEOUT_MS: int(10_000, 100),
   // injection: tools that pause the run for an operator's approval (comma-separated tool names)
   TOOL_APPROVAL: optionalString,
+  // --- durability (runs, workers, recovery) ---
+  RUN_MAX_ATTEMPTS: int(3, 1),
+  RUN_RECONCILE_MS: int(5_000, 100),
+  RUN_SHUTDOWN_GRACE_MS: int(10_000, 0),
+  RUN_CHECKPOINTS: z.enum(['step', 'agent']).default('step'),
+  DB_WRITE_RETRIES: int(8, 0),
+  // --- end durability ---
 });
 
 export interface ToolSettings {
@@ -200,6 +207,19 @@ export class AppConfig {
   /** BullMQ job lock: a worker that stops renewing it (crash) loses the job to another after this long */
   readonly runLockMs: number;
   readonly runStalledCheckMs: number;
+  /** durability: crash recovery, shutdown, reconciliation (see README "Durability") */
+  readonly durability: {
+    /** a run is started at most this often (crashes included), then ends `failed` */
+    maxAttempts: number;
+    /** how often a worker re-enqueues accepted runs that have no job (Redis flushed or restarted) */
+    reconcileMs: number;
+    /** SIGTERM: running turns get this long to finish, then are handed back at their last checkpoint */
+    shutdownGraceMs: number;
+    /** `step`: queued runs checkpoint after every step (resume mid-turn); `agent`: each agent's own choice */
+    checkpoints: 'step' | 'agent';
+    /** a failed database write is retried this many times with backoff (connection resets, restarts) */
+    dbWriteRetries: number;
+  };
   readonly maxIterations: number;
   /** per-run budgets (0 = unlimited): model calls reaching the endpoint, model tokens, tool calls */
   readonly runBudget: BudgetLimits;
@@ -256,6 +276,13 @@ export class AppConfig {
     this.runTimeoutMs = e.RUN_TIMEOUT_MS;
     this.runLockMs = e.RUN_LOCK_MS;
     this.runStalledCheckMs = e.RUN_STALLED_CHECK_MS;
+    this.durability = {
+      maxAttempts: e.RUN_MAX_ATTEMPTS,
+      reconcileMs: e.RUN_RECONCILE_MS,
+      shutdownGraceMs: e.RUN_SHUTDOWN_GRACE_MS,
+      checkpoints: e.RUN_CHECKPOINTS,
+      dbWriteRetries: e.DB_WRITE_RETRIES,
+    };
     this.maxIterations = e.MAX_ITERATIONS;
     this.runBudget = { modelCalls: e.RUN_MAX_MODEL_CALLS, modelTokens: e.RUN_MAX_MODEL_TOKENS, toolCalls: e.RUN_MAX_TOOL_CALLS };
     this.maxMessageChars = e.MAX_MESSAGE_CHARS;

@@ -44,6 +44,14 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  /** durability: resumed (a run started again after a crash), handed_back, reconciled, exhausted */
+  readonly runRecoveries = new Counter({
+    name: 'agent_run_recoveries_total',
+    help: 'Runs resumed, handed back, re-enqueued by the reconciler or ended after their attempts',
+    labelNames: ['event'],
+    registers: [this.registry],
+  });
+
   readonly llmCacheHits = new Counter({ name: 'llm_cache_hits_total', help: 'LLM cache hits', registers: [this.registry] });
   readonly llmCacheMisses = new Counter({ name: 'llm_cache_misses_total', help: 'LLM cache misses', registers: [this.registry] });
 

@@ -1,11 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
+import { HumanMessage } from '@langchain/core/messages';
 import { Injectable, Logger } from '@nestjs/common';
 
 import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
 import { DEFAULT_TENANT, isServerIssuedId, runInTenant, threadIdOf } from '../auth/tenant';
 import {
+  IdempotencyKeyReusedException,
   MessageTooLargeException,
   SessionAgentMismatchException,
   SessionAwaitingApprovalException,
@@ -14,11 +16,12 @@ import {
   UnknownAgentException,
 } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
-import type { RunEntity, RunError, RunMode } from '../database/entities';
+import { FINAL_STATUSES, type RunEntity, type RunError, type RunMode } from '../database/entities';
 import { LlmService } from '../llm/llm.service';
 import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
-import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
+import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
+import { TOOL_LEDGER_KEY } from '../runs/tool-ledger';
 import { ScopeValidator } from '../scope/scope-validator.service';
 import {
   ApprovalPending,
@@ -33,6 +36,13 @@ import {
 import { ToolApprovalStore } from '../tools/tool-approval.store';
 import { withBudgetReport } from './budget-outcome';
 import type { ChatResult } from './chat-result';
+import { isTransientDbError, withDbRetry } from './db-retry';
+import { DurableRuns } from './durable-runs.repository';
+import { linkSignals } from './linked-signal';
+import { PersistentUsageCollector, type RunUsage } from './persistent-usage';
+import { TurnLease } from './turn-lease.service';
+
+export { SessionLeaseBusy } from './turn-lease.service';
 import { type RunEnd, RunRecords } from './run-records.service';
 import { SessionsService } from './sessions.service';
 
@@ -43,6 +53,8 @@ export interface TurnRequest {
   contract_id?: string;
   metadata?: Record<string, unknown>;
   tenant_id?: string;
+  /** `Idempotency-Key`: a repeat (same tenant, same key) returns the first run instead of starting another */
+  idempotency_key?: string;
 }
 
 export interface ProgressEvent {
@@ -61,15 +73,33 @@ export interface ExecuteOptions {
   onProgress?: (e: ProgressEvent) => void;
   /** model tokens as they arrive (graph stream mode `messages`) */
   onToken?: (e: TokenEvent) => void;
+  /**
+   * `block` (default): wait in this call until the session's earlier turns are done (sync requests).
+   * `defer`: when the session is busy, throw SessionLeaseBusy at once, so a queue can park the job without
+   * holding a worker slot.
+   */
+  leaseWait?: 'block' | 'defer';
+  /** aborted → the turn stops and is handed back (status `queued`, resumes from its last checkpoint) */
+  handBack?: AbortSignal;
 }
 
-const LEASE_GRACE_MS = 30_000;
+/** The turn was stopped at a step boundary and queued again (shutdown, database outage); not an end. */
+export class RunHandedBack extends Error {
+  constructor(
+    readonly runId: string,
+    readonly reason: string,
+  ) {
+    super(`run ${runId} handed back: ${reason}`);
+  }
+}
+
 const FAILURE_TEXT: Record<string, string> = {
   RUN_TIMEOUT: '처리 시간이 초과되었습니다. (The run took too long and was stopped.)',
   CANCELLED: '요청이 취소되었습니다. (The run was cancelled.)',
   BUDGET_EXCEEDED: '이 요청에 허용된 사용량을 초과하여 중단했습니다. (The run used up its budget of model or tool calls and was stopped.)',
   SESSION_BUSY: '이전 요청을 처리하는 중입니다. 잠시 후 다시 시도해 주세요. (An earlier turn of this session is still running.)',
   INTERNAL_ERROR: '요청을 처리하는 중 오류가 발생했습니다. (Something went wrong while handling the request.)',
+  RUN_ATTEMPTS_EXHAUSTED: '요청을 처리하지 못했습니다. (The run failed on every attempt.)',
 };
 
 /**
@@ -89,6 +119,8 @@ export class AgentOrchestrator {
     private readonly metrics: MetricsService,
     private readonly scope: ScopeValidator,
     private readonly approvals: ToolApprovalStore,
+    private readonly durable: DurableRuns,
+    private readonly lease: TurnLease,
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
@@ -104,10 +136,47 @@ export class AgentOrchestrator {
   /** A sync turn: accept, then execute in the request. */
   async chat(req: TurnRequest): Promise<ChatResult> {
     const run = await this.accept(req, 'sync');
+    if (run.status !== 'queued') return this.resultOf(run.id); // an idempotent repeat of a started run
     return this.execute(run.id);
   }
 
   async accept(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
+    return withDbRetry('accept run', this.config.durability.dbWriteRetries, () => this.acceptOnce(req, mode));
+  }
+
+  private async acceptOnce(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
+    const key = req.idempotency_key;
+    if (!key) return this.acceptNew(req, mode);
+    // a repeat returns the first run; a different request under the same key is refused
+    const tenantId = req.tenant_id ?? 'default';
+    const hash = requestHash(req, mode);
+    const first = await this.durable.findByIdempotencyKey(tenantId, key);
+    if (first) return this.repeatOf(first, hash, key);
+    const run = await this.acceptNew(req, mode);
+    if (await this.durable.claimIdempotencyKey(run.id, key, hash)) return run;
+    await this.durable.discard(run.id, req.session_id ? null : { id: run.sessionId, tenantId: run.tenantId });
+    const winner = await this.durable.findByIdempotencyKey(tenantId, key);
+    if (!winner) throw new Error('idempotency key lost and not found');
+    return this.repeatOf(winner, hash, key);
+  }
+
+  private async repeatOf(first: { id: string; requestHash: string | null }, hash: string, key: string): Promise<RunEntity> {
+    if (first.requestHash !== hash) throw new IdempotencyKeyReusedException(key);
+    return this.runs.get(first.id);
+  }
+
+  /** A sync repeat of an idempotent request: the first run's result, once it has one. */
+  async resultOf(runId: string): Promise<ChatResult> {
+    const deadline = Date.now() + this.config.runTimeoutMs * 2;
+    for (;;) {
+      const run = await this.runs.get(runId);
+      if (FINAL_STATUSES.includes(run.status)) return this.storedResult(runId);
+      if (Date.now() > deadline) throw new SessionBusyException(run.sessionId);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  private async acceptNew(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
     if (req.message.length > this.config.maxMessageChars) {
       throw new MessageTooLargeException(this.config.maxMessageChars, req.message.length);
     }
@@ -134,11 +203,87 @@ export class AgentOrchestrator {
     });
   }
 
-  /** Runs an accepted run to a final, recorded state. Safe to call twice: an ended run returns its stored result. */
+  /**
+   * Runs an accepted run to a final, recorded state. Safe to call twice: an ended run returns its stored result.
+   * The run stays `queued` until it holds its session's lease; `started_at` is when its graph started.
+   */
   async execute(runId: string, opts: ExecuteOptions = {}): Promise<ChatResult> {
     const started = Date.now();
-    const run = await this.runs.markRunning(runId);
-    if (!run) return this.storedResult(runId);
+    const retries = this.config.durability.dbWriteRetries;
+    const pending = await withDbRetry('read run', retries, () => this.runs.get(runId));
+    if (FINAL_STATUSES.includes(pending.status)) return this.storedResult(runId);
+    const timer = new AbortController();
+    const timeout = setTimeout(() => timer.abort(new Error('run timeout')), this.config.runTimeoutMs);
+    const budget = new RunBudget(this.config.runBudget);
+    // not AbortSignal.any: the worker's long-lived hand-back signal must not keep finished runs alive
+    const linked = linkSignals([timer.signal, budget.signal, opts.signal, opts.handBack]);
+    const signal = linked.signal;
+    const log = { run_id: pending.id, session_id: pending.sessionId, agent: pending.agent };
+    let stopRenewing: (() => void) | undefined;
+    try {
+      const leased = await this.lease.take(pending, started + this.config.runTimeoutMs, signal, opts.leaseWait ?? 'block');
+      if (!leased) {
+        const code = signal.aborted && !timer.signal.aborted ? 'CANCELLED' : 'SESSION_BUSY';
+        const usage = PersistentUsageCollector.unwritten(await this.usageOf(pending), pending.attempts);
+        return await this.end(pending, started, usage, this.failure(code, 'the session stayed busy with an earlier turn'), { log });
+      }
+      const max = this.config.durability.maxAttempts;
+      if (pending.attempts >= max) {
+        // every earlier start ended without a result (its worker died): a poison run, not started again
+        const usage = PersistentUsageCollector.unwritten(await this.usageOf(pending), pending.attempts);
+        const msg = `started ${pending.attempts} times without finishing (RUN_MAX_ATTEMPTS=${max}); its worker stopped every time`;
+        this.metrics.runRecoveries.inc({ event: 'exhausted' });
+        return await this.end(pending, started, usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', msg), { log });
+      }
+      const run = await withDbRetry('start run', retries, () => this.runs.markRunning(runId));
+      if (!run) {
+        await this.lease.release(pending);
+        return await this.storedResult(runId);
+      }
+      stopRenewing = this.lease.keep(run);
+      if (run.attempts > 1) this.metrics.runRecoveries.inc({ event: 'resumed' });
+      const usage = new PersistentUsageCollector(await this.usageOf(run), run.attempts, (u) => this.durable.saveUsage(run.id, u));
+      return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log, budget });
+    } finally {
+      clearTimeout(timeout);
+      stopRenewing?.();
+      linked.dispose();
+    }
+  }
+
+  /** The run row, or null when it does not exist. */
+  async peek(runId: string): Promise<RunEntity | null> {
+    return this.runs.get(runId).catch(() => null);
+  }
+
+  /**
+   * Ends an unfinished run as `failed` because its job used up its attempts (or crashed its workers every
+   * time). Nothing happens to a run that has already ended.
+   */
+  async abandon(runId: string, message: string): Promise<void> {
+    const run = await this.peek(runId);
+    if (!run || FINAL_STATUSES.includes(run.status)) return;
+    const usage = PersistentUsageCollector.unwritten(await this.usageOf(run), run.attempts);
+    const log = { run_id: run.id, session_id: run.sessionId, agent: run.agent };
+    await this.end(run, Date.now(), usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', `failed on every attempt: ${message}`), { log });
+  }
+
+  /** What earlier attempts of the run recorded (nothing to read for a first attempt). */
+  private async usageOf(run: RunEntity): Promise<RunUsage> {
+    const totals = { calls: run.llmCalls ?? 0, promptTokens: run.promptTokens ?? 0, completionTokens: run.completionTokens ?? 0 };
+    if (run.attempts <= 1 && totals.calls === 0) return { totals, calls: [] };
+    return { totals, calls: await this.durable.modelCalls(run.id).catch(() => []) };
+  }
+
+  private async executeLeased(
+    run: RunEntity,
+    started: number,
+    opts: ExecuteOptions & { signal: AbortSignal },
+    usage: PersistentUsageCollector,
+    ctx: { timer: AbortSignal; log: Record<string, string>; budget: RunBudget },
+  ): Promise<ChatResult> {
+    const { signal } = opts;
+    const { log, budget } = ctx;
     const agent = this.agents.get(run.agent);
     const turn: TurnContext = {
       runId: run.id,
@@ -147,29 +292,34 @@ export class AgentOrchestrator {
       contractId: run.input.contract_id,
       metadata: run.input.metadata ?? {},
     };
-    const timeout = AbortSignal.timeout(this.config.runTimeoutMs);
-    const usage = new UsageCollector();
-    const budget = new RunBudget(this.config.runBudget);
-    const signal = AbortSignal.any([timeout, budget.signal, ...(opts.signal ? [opts.signal] : [])]);
-    const log = { run_id: run.id, session_id: run.sessionId, agent: run.agent };
-
-    const deadline = started + this.config.runTimeoutMs;
-    const leased = await this.sessions.acquireLease(run.sessionId, run.id, this.config.runTimeoutMs + LEASE_GRACE_MS, deadline, signal);
-    if (!leased) {
-      const code = signal.aborted && !timeout.aborted ? 'CANCELLED' : 'SESSION_BUSY';
-      return this.end(run, started, usage, this.failure(code, 'the session stayed busy with an earlier turn'), { log });
-    }
     try {
       if (!agent) throw new Error(`agent ${run.agent} is no longer registered`);
       const refusal = await runInTenant(run.tenantId, () => this.checkScope(agent, turn, { signal, usage, budget }));
       if (refusal) return await this.end(run, started, usage, { status: 'completed', outcome: refusal }, { log, turn });
-      const values = await runInTenant(run.tenantId, () => this.runGraph(agent, run, turn, { ...opts, signal }, usage, budget));
+      const values = await runInTenant(run.tenantId, () => this.runGraph(agent, run, turn, opts, usage, budget));
       budget.throwIfExceeded(); // a node that swallowed the budget's error in the graph's last step
       const outcome = agent.toOutcome(values, turn);
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
+      if (err instanceof RunHandedBack) throw err;
       if (err instanceof ApprovalPending) return await this.pause(run, started, usage, err, log);
-      const code = budget.exceeded ? 'BUDGET_EXCEEDED' : timeout.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';
+      // a queued run (not a request waiting for its answer) goes back to the queue instead of failing
+      const queued = opts.leaseWait === 'defer';
+      const handBack =
+        opts.handBack?.aborted && !ctx.timer.aborted ? 'shutdown' : queued && isTransientDbError(err) ? 'database unavailable' : null;
+      if (handBack) {
+        await withDbRetry('hand back', this.config.durability.dbWriteRetries, () => this.durable.handBack(run.sessionId, run.id));
+        this.logger.warn({ msg: 'run handed back', ...log, reason: handBack });
+        this.metrics.runRecoveries.inc({ event: 'handed_back' });
+        throw new RunHandedBack(run.id, handBack);
+      }
+      const code = budget.exceeded
+        ? 'BUDGET_EXCEEDED'
+        : ctx.timer.aborted
+          ? 'RUN_TIMEOUT'
+          : signal.aborted
+            ? 'CANCELLED'
+            : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
       const failure = withBudgetReport(this.failure(code, (budget.exceeded ?? (err as Error)).message), budget);
       return this.end(run, started, usage, failure, { log, turn });
@@ -181,7 +331,7 @@ export class AgentOrchestrator {
     run: RunEntity,
     turn: TurnContext,
     opts: ExecuteOptions,
-    usage: UsageCollector,
+    usage: PersistentUsageCollector,
     budget: RunBudget,
   ): Promise<Record<string, unknown>> {
     const configurable = {
@@ -190,22 +340,22 @@ export class AgentOrchestrator {
       run_id: run.id,
       [USAGE_KEY]: usage,
       [BUDGET_KEY]: budget,
+      [TOOL_LEDGER_KEY]: this.durable.toolLedger(run.id),
     };
-    // a retried run (worker crash) resumes from its last checkpoint instead of starting the turn again
-    const resume = run.attempts > 1 && (await agent.graph.getState({ configurable })).next.length > 0;
+    const resume = run.attempts > 1 && (await this.checkpointOfThisRun(agent, configurable, run.id));
     // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
-    const approval = resumeAfterDecision(run, usage);
+    const approval = resumeAfterDecision(run);
     if (approval) await this.approvals.consume(run.id); // a decision answers one pause, never a later one
     const guard = await createRunToolGuard(agent.graph, configurable, {
       message: turn.message,
       approvalTools: this.config.toolApproval,
       resumed: resume || Boolean(approval),
     });
-    const stream = await agent.graph.stream(approval ?? (resume ? null : agent.buildInput(turn)), {
+    const stream = await agent.graph.stream(approval ?? (resume ? null : tagTurnInput(agent.buildInput(turn), run.id)), {
       configurable: { ...configurable, [TOOL_GUARD_KEY]: guard },
       signal: opts.signal,
       streamMode: opts.onToken ? ['updates', 'values', 'messages'] : ['updates', 'values'],
-      durability: agent.durability ?? 'async',
+      durability: this.durabilityOf(agent, run),
       recursionLimit: 100,
       runName: `${agent.name}:${run.id}`,
       metadata: { run_id: run.id, session_id: run.sessionId },
@@ -253,6 +403,25 @@ export class AgentOrchestrator {
     return pendingApprovalResult(run, pending, { ms, llmCalls: usage.totals.calls, model: this.llm.modelName });
   }
 
+  /**
+   * A retried run (worker crash, hand-back) resumes from its last checkpoint when the thread's latest
+   * checkpoint already holds this turn — its user message carries the run id as its message id — so the
+   * history gets no second copy of the message; a turn whose graph had finished just returns its final state.
+   * Agents without a `messages` channel resume when the checkpoint has steps left.
+   */
+  private async checkpointOfThisRun(agent: AgentDefinition, configurable: Record<string, unknown>, runId: string): Promise<boolean> {
+    const state = await agent.graph.getState({ configurable });
+    const messages = (state.values as { messages?: unknown } | undefined)?.messages;
+    if (Array.isArray(messages)) return messages.some((m: { id?: string }) => m?.id === runId);
+    return state.next.length > 0;
+  }
+
+  /** Queued runs checkpoint after every step (RUN_CHECKPOINTS=step), so a crash resumes mid-turn. */
+  private durabilityOf(agent: AgentDefinition, run: RunEntity): 'exit' | 'async' | 'sync' {
+    if (this.config.durability.checkpoints === 'step' && run.mode === 'async') return 'sync';
+    return agent.durability ?? 'async';
+  }
+
   /** Out-of-scope messages get the agent's polite refusal without running the graph. */
   private async checkScope(
     agent: AgentDefinition,
@@ -285,11 +454,12 @@ export class AgentOrchestrator {
   private async end(
     run: RunEntity,
     started: number,
-    usage: UsageCollector,
+    usage: PersistentUsageCollector,
     { status, outcome }: { status: RunEnd['status']; outcome: AgentOutcome },
     ctx: { log: Record<string, string>; turn?: TurnContext },
   ): Promise<ChatResult> {
-    const totals = usage.totals;
+    await usage.flushed();
+    const totals = usage.runTotals;
     const result: ChatResult = {
       response: outcome.response,
       session_id: run.sessionId,
@@ -308,15 +478,17 @@ export class AgentOrchestrator {
         ...outcome.metadata,
       },
     };
-    const recorded = await this.runs.finish(run, {
-      status,
-      result,
-      error: outcome.error,
-      trace: { ...outcome.trace, model_calls: usage.calls },
-      usage: totals,
-      messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
-      summary: outcome.summary || null,
-    });
+    const recorded = await withDbRetry('finish run', this.config.durability.dbWriteRetries, () =>
+      this.runs.finish(run, {
+        status,
+        result,
+        error: outcome.error,
+        trace: { ...outcome.trace, model_calls: usage.runCalls, attempts: run.attempts },
+        usage: totals,
+        messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
+        summary: outcome.summary || null,
+      }),
+    );
     this.sessions.notifyReleased(run.sessionId);
     if (recorded) {
       this.metrics.recordRun({
@@ -351,4 +523,24 @@ export class AgentOrchestrator {
       metadata: { thread_id: run.sessionId },
     };
   }
+}
+
+/** The turn's user message gets the run id as its id: a resumed run can find out that its turn is in the checkpoint. */
+function tagTurnInput(input: Record<string, unknown>, runId: string): Record<string, unknown> {
+  const messages = input.messages;
+  if (!Array.isArray(messages)) return input;
+  const human = messages.filter((m): m is HumanMessage => m instanceof HumanMessage && !m.id);
+  if (human.length !== 1) return input;
+  const [m] = human;
+  // a new message, not an assignment: checkpoints serialize the constructor's fields
+  const tagged = new HumanMessage({ content: m.content, name: m.name, additional_kwargs: m.additional_kwargs, id: runId });
+  return { ...input, messages: messages.map((x) => (x === m ? tagged : x)) };
+}
+
+/** What makes two requests under one idempotency key the same request. */
+function requestHash(req: TurnRequest, mode: RunMode): string {
+  const { message, session_id, agent, contract_id, metadata } = req;
+  return createHash('sha256')
+    .update(JSON.stringify([mode, message, session_id, agent, contract_id, metadata]))
+    .digest('hex');
 }

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 
 import { QueueUnavailableException } from '../common/domain.exception';
+import { AppConfig } from '../config/app-config';
 import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData, RUNS_QUEUE } from './run.job';
 import { RunQueue } from './run-queue';
 
@@ -13,7 +14,10 @@ const ENQUEUE_TIMEOUT_MS = 3000;
 export class BullRunQueue extends RunQueue {
   readonly kind = 'bullmq' as const;
 
-  constructor(@InjectQueue(RUNS_QUEUE) private readonly queue: Queue<RunJobData>) {
+  constructor(
+    @InjectQueue(RUNS_QUEUE) private readonly queue: Queue<RunJobData>,
+    private readonly config: AppConfig,
+  ) {
     super();
   }
 
@@ -25,7 +29,10 @@ export class BullRunQueue extends RunQueue {
       timer = setTimeout(() => reject(new QueueUnavailableException('redis did not answer in time')), ENQUEUE_TIMEOUT_MS);
     });
     try {
-      await Promise.race([this.queue.add(RUN_JOB, { runId }, { ...RUN_JOB_OPTIONS, jobId: runId }), timeout]);
+      await Promise.race([
+        this.queue.add(RUN_JOB, { runId }, { ...RUN_JOB_OPTIONS, attempts: this.config.durability.maxAttempts, jobId: runId }),
+        timeout,
+      ]);
     } catch (err) {
       if (err instanceof QueueUnavailableException) throw err;
       throw new QueueUnavailableException((err as Error).message);
@@ -35,6 +42,23 @@ export class BullRunQueue extends RunQueue {
   }
 
   async remove(runId: string): Promise<void> {
+    await this.queue.remove(runId).catch(() => 0);
+  }
+
+  async wake(runId: string): Promise<void> {
+    const job = await this.queue.getJob(runId);
+    if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
+  }
+
+  async jobState(runId: string): Promise<'missing' | 'pending' | 'failed' | 'completed'> {
+    const state = await this.queue.getJobState(runId);
+    if (state === 'unknown') return 'missing';
+    if (state === 'failed' || state === 'completed') return state;
+    return 'pending';
+  }
+
+  /** Drop a finished job so the run can be enqueued again under its id. */
+  async forget(runId: string): Promise<void> {
     await this.queue.remove(runId).catch(() => 0);
   }
 

@@ -1,21 +1,27 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
+import { RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
 import { RunExecutor } from './run-executor.service';
 import { RunQueue } from './run-queue';
+
+const PARKED_MS = 100;
 
 /**
  * No Redis: queued runs execute in this process, at most WORKER_CONCURRENCY at a time, with the same
  * records and API as the BullMQ path. Runs left unfinished by a crash are picked up again by RunRecovery.
  */
 @Injectable()
-export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
+export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdown {
   readonly kind = 'inline' as const;
   private readonly logger = new Logger(InlineRunQueue.name);
   private readonly waiting: string[] = [];
   private readonly active = new Set<string>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** runs whose session is busy: they wait here, not in a slot, and try again shortly */
+  private readonly parked = new Map<string, NodeJS.Timeout>();
   private closed = false;
+  private readonly handBack = new AbortController();
 
   constructor(
     private readonly executor: RunExecutor,
@@ -25,7 +31,7 @@ export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
   }
 
   async enqueue(runId: string): Promise<void> {
-    if (this.closed || this.active.has(runId) || this.waiting.includes(runId)) return;
+    if (this.closed || this.active.has(runId) || this.waiting.includes(runId) || this.parked.has(runId)) return;
     this.waiting.push(runId);
     setImmediate(() => this.pump());
   }
@@ -36,19 +42,46 @@ export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
   }
 
   isLocal(runId: string): boolean {
-    return this.active.has(runId) || this.waiting.includes(runId);
+    return this.active.has(runId) || this.waiting.includes(runId) || this.parked.has(runId);
   }
 
   async ready(): Promise<boolean> {
     return !this.closed;
   }
 
-  /** Let running turns finish (bounded); unstarted ones stay queued in Postgres for the next start. */
-  async onApplicationShutdown(): Promise<void> {
+  async wake(): Promise<void> {
+    /* inline runs wait for their session inside the executor */
+  }
+
+  async jobState(runId: string): Promise<'missing' | 'pending'> {
+    return this.isLocal(runId) ? 'pending' : 'missing';
+  }
+
+  /**
+   * Let running turns finish for RUN_SHUTDOWN_GRACE_MS, then hand the rest back (`queued`, resumed from their
+   * last checkpoint at the next start); unstarted ones stay queued in Postgres.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.closed = true;
     this.waiting.length = 0;
-    const timeout = new Promise((r) => setTimeout(r, 10_000).unref());
-    await Promise.race([Promise.allSettled([...this.inFlight]), timeout]);
+    for (const t of this.parked.values()) clearTimeout(t);
+    this.parked.clear();
+    const grace = setTimeout(() => this.handBack.abort(new Error('shutdown')), this.config.durability.shutdownGraceMs);
+    try {
+      await Promise.allSettled([...this.inFlight]);
+    } finally {
+      clearTimeout(grace);
+    }
+  }
+
+  private park(runId: string): void {
+    const timer = setTimeout(() => {
+      this.parked.delete(runId);
+      if (this.closed) return;
+      this.waiting.push(runId);
+      this.pump();
+    }, PARKED_MS);
+    this.parked.set(runId, timer);
   }
 
   private pump(): void {
@@ -56,8 +89,12 @@ export class InlineRunQueue extends RunQueue implements OnApplicationShutdown {
       const runId = this.waiting.shift()!;
       this.active.add(runId);
       const p = this.executor
-        .execute(runId)
-        .catch((err: Error) => this.logger.error({ msg: 'queued run could not be executed', run_id: runId, err: err.message }))
+        .execute(runId, { leaseWait: 'defer', handBack: this.handBack.signal })
+        .catch((err: Error) => {
+          if (err instanceof SessionLeaseBusy) return this.park(runId);
+          if (err instanceof RunHandedBack) return this.closed ? undefined : this.park(runId);
+          this.logger.error({ msg: 'queued run could not be executed', run_id: runId, err: err.message });
+        })
         .finally(() => {
           this.active.delete(runId);
           this.inFlight.delete(p);

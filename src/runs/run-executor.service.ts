@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 
-import { AgentOrchestrator, type ProgressEvent } from '../orchestrator/agent-orchestrator.service';
+import { AgentOrchestrator, type ExecuteOptions, type ProgressEvent } from '../orchestrator/agent-orchestrator.service';
 import type { ChatResult } from '../orchestrator/chat-result';
 import { RunRecords } from '../orchestrator/run-records.service';
 import { RunCancellation } from './run-cancellation.service';
@@ -18,13 +18,19 @@ export class RunExecutor {
     private readonly cancellation: RunCancellation,
   ) {}
 
-  async execute(runId: string, onProgress?: (e: ProgressEvent) => void): Promise<ChatResult> {
+  async execute(
+    runId: string,
+    opts: Pick<ExecuteOptions, 'leaseWait' | 'handBack'> & { onProgress?: (e: ProgressEvent) => void } = {},
+  ): Promise<ChatResult> {
+    const { onProgress } = opts;
     const signal = this.cancellation.register(runId);
     // progress is written for runs that last: the first write comes after PROGRESS_WRITE_INTERVAL_MS
     let lastWrite = Date.now();
     try {
       return await this.orchestrator.execute(runId, {
         signal,
+        leaseWait: opts.leaseWait,
+        handBack: opts.handBack,
         onProgress: (e) => {
           onProgress?.(e);
           const now = Date.now();

@@ -7,4 +7,8 @@ export abstract class RunQueue {
   /** Runs this process is executing right now (for recovery: they are not orphans). */
   abstract isLocal(runId: string): boolean;
   abstract ready(): Promise<boolean>;
+  /** A parked run (waiting for its session) should try again now. */
+  abstract wake(runId: string): Promise<void>;
+  /** The queue's view of a run's job, for the reconciler: `missing` when the queue has no job for it. */
+  abstract jobState(runId: string): Promise<'missing' | 'pending' | 'failed' | 'completed'>;
 }

@@ -8,9 +8,12 @@ export interface RunJobData {
   runId: string;
 }
 
-/** Default job options, set in one place: retried on infrastructure failure, kept for inspection when failed. */
+/**
+ * Default job options, set in one place: retried on infrastructure failure, kept for inspection when failed.
+ * `attempts` is replaced by RUN_MAX_ATTEMPTS where the job is added.
+ */
 export const RUN_JOB_OPTIONS: JobsOptions = {
-  attempts: 5,
+  attempts: 3,
   backoff: { type: 'exponential', delay: 1000 },
   removeOnComplete: { count: 1000 },
   removeOnFail: { count: 5000 },

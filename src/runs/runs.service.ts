@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { RunAlreadyFinishedException } from '../common/domain.exception';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { AgentOrchestrator, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
+import { DurableRuns } from '../orchestrator/durable-runs.repository';
 import { RunRecords } from '../orchestrator/run-records.service';
 import { pendingCallView } from '../tools/tool-approval';
 import { RunCancellation } from './run-cancellation.service';
@@ -33,11 +34,13 @@ export class RunsService {
     private readonly records: RunRecords,
     private readonly queue: RunQueue,
     private readonly cancellation: RunCancellation,
+    private readonly durable: DurableRuns,
   ) {}
 
   /** The run row is written first; if the queue then refuses it, the run ends as failed and the caller gets 503. */
   async submit(req: TurnRequest): Promise<RunEntity> {
     const run = await this.orchestrator.accept(req, 'async');
+    if (run.status !== 'queued') return run; // an idempotent repeat of a run that has started or ended
     try {
       await this.queue.enqueue(run.id);
     } catch (err) {
@@ -52,6 +55,8 @@ export class RunsService {
           messages: null,
         })
         .catch((e: Error) => this.logger.error({ msg: 'could not record the refused run', run_id: run.id, err: e.message }));
+      // a retry with the same Idempotency-Key gets a new chance instead of this refusal
+      await this.durable.releaseIdempotencyKey(run.id).catch(() => undefined);
       throw err;
     }
     return run;

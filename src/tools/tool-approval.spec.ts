@@ -27,7 +27,7 @@ describe('tool approval helpers', () => {
     expect(() => approvalRequestOf([{ id: 'i', value: { question: '?' } }])).toThrow(/not a tool approval/);
   });
 
-  it('resumes only after a decision, with the model calls made before the pause counted again', () => {
+  it("resumes only after a decision (the calls before the pause are already in the run's persisted usage)", () => {
     const before = [{ node: 'agent', ms: 5, prompt_tokens: 10, completion_tokens: 2 }];
     const pending = toPendingApproval(request, before);
     expect(pendingCallView(pending)).toEqual({
@@ -36,14 +36,11 @@ describe('tool approval helpers', () => {
       tool_call_id: 'c1',
       requested_at: expect.any(String),
     });
-    const usage = new UsageCollector();
-    expect(resumeAfterDecision({ pendingApproval: pending } as RunEntity, usage)).toBeUndefined();
-    expect(usage.totals.calls).toBe(0);
+    expect(resumeAfterDecision({ pendingApproval: pending } as RunEntity)).toBeUndefined();
     const decided = { ...pending, decision: { approved: false, at: 'now' } };
-    const cmd = resumeAfterDecision({ pendingApproval: decided } as RunEntity, usage);
+    const cmd = resumeAfterDecision({ pendingApproval: decided } as RunEntity);
     expect(cmd).toBeInstanceOf(Command);
     expect(cmd!.resume).toEqual({ approved: false });
-    expect(usage.totals).toMatchObject({ calls: 1, promptTokens: 10 });
   });
 
   it('starts a run tainted when the thread already holds tool output, or when it resumes mid-turn', async () => {

@@ -51,7 +51,7 @@ export class ToolApprovalStore {
     const decision = JSON.stringify({ approved, at: new Date().toISOString() });
     const rows = rowsOf<{ id: string }>(
       await this.dataSource.query(
-        `UPDATE runs SET status = 'queued', updated_at = now(),
+        `UPDATE runs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), updated_at = now(),
                 pending_approval = jsonb_set(pending_approval, '{decision}', $2::jsonb)
           WHERE id = $1 AND status = 'interrupted' AND pending_approval IS NOT NULL
           RETURNING id`,

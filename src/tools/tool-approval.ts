@@ -2,7 +2,7 @@ import { Command } from '@langchain/langgraph';
 
 import type { RunnableGraph } from '../agents/agent-definition';
 import type { PendingApproval, RunEntity } from '../database/entities';
-import type { ModelCallRecord, UsageCollector } from '../llm/usage-collector';
+import type { ModelCallRecord } from '../llm/usage-collector';
 import type { ChatResult } from '../orchestrator/chat-result';
 import { type ApprovalRequest, TOOL_GUARD_KEY, ToolGuard } from './tool-guard';
 
@@ -50,12 +50,11 @@ export async function createRunToolGuard(
 
 /**
  * After an operator's decision: the Command that resumes the paused graph with it (LangGraph
- * human-in-the-loop). The model calls made before the pause go back into `usage`, so the run counts them all.
+ * human-in-the-loop). The model calls made before the pause are already in the run's persisted usage.
  */
-export function resumeAfterDecision(run: RunEntity, usage: UsageCollector): Command | undefined {
+export function resumeAfterDecision(run: RunEntity): Command | undefined {
   const decision = run.pendingApproval?.decision;
   if (!decision) return undefined;
-  for (const call of run.pendingApproval?.model_calls_before ?? []) usage.record(call);
   return new Command({ resume: { approved: decision.approved } });
 }
 

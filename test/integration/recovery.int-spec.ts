@@ -1,17 +1,14 @@
 import { randomUUID } from 'node:crypto';
 
-import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { Queue, type Worker } from 'bullmq';
+import { Queue } from 'bullmq';
 import { Client } from 'pg';
 
-import { WorkerModule } from '../../src/app.module';
 import { redisOptions } from '../../src/config/redis-options';
 import { RUNS_QUEUE } from '../../src/runs/run.job';
-import { RunProcessor } from '../../src/runs/run.processor';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
 import { http, startApp, waitFor } from '../support/test-app';
+import { WorkerProcess } from '../support/worker-process';
 
 /** An accepted run always reaches a final, recorded state — also when the process running it dies. */
 describe('run recovery', () => {
@@ -38,7 +35,7 @@ describe('run recovery', () => {
     }
   };
 
-  it('a job whose worker crashed is taken over by another worker and completes', async () => {
+  it('a job whose worker process was killed (SIGKILL) is taken over by another worker and completes', async () => {
     const env = {
       DATABASE_URL: db.url,
       REDIS_URL: TEST_REDIS_URL,
@@ -53,34 +50,32 @@ describe('run recovery', () => {
       LOG_LEVEL: 'error',
     };
     const api = await startApp({ ...env, RUN_WORKER: 'false' });
-    const first = await NestFactory.createApplicationContext(WorkerModule.forRoot(env), { logger: false });
-    await first.init();
-    let second: INestApplicationContext | undefined;
+    const first = await WorkerProcess.start({ ...env, LOG_LEVEL: 'log' });
+    let second: WorkerProcess | undefined;
     try {
       model.enqueue({ fault: 'hang' }, { content: 'answered after the takeover' });
       const sub = await http(api.url, 'POST', '/v1/jobs', { message: 'Please answer slowly' });
       await waitFor(async () => (model.callCount === 1 ? true : undefined));
 
-      // the first worker "crashes": it stops without releasing or renewing its job lock
-      const crashed = (first.get(RunProcessor) as unknown as { worker: Worker }).worker;
-      await crashed.close(true);
-      second = await NestFactory.createApplicationContext(WorkerModule.forRoot(env), { logger: false });
-      await second.init();
+      first.kill('SIGKILL'); // a crash: no lock release, no lease release
+      await first.exited;
+      second = await WorkerProcess.start({ ...env, LOG_LEVEL: 'log' });
 
       const job = await waitFor(async () => {
         const j = (await http(api.url, 'GET', `/v1/jobs/${sub.body.job_id}`)).body;
         return j.status === 'completed' ? j : undefined;
       }, 20_000);
       expect(job.result.response).toBe('answered after the takeover');
-      const [row] = await query('SELECT attempts, status FROM runs WHERE id = $1', [sub.body.job_id]);
-      expect(row).toEqual({ attempts: 2, status: 'completed' });
+      const [row] = await query('SELECT attempts, status, llm_calls FROM runs WHERE id = $1', [sub.body.job_id]);
+      // the hung call never answered (no usage); the answered one counts once
+      expect(row).toEqual({ attempts: 2, status: 'completed', llm_calls: 1 });
       const session = await http(api.url, 'GET', `/v1/sessions/${sub.body.session_id}`);
       expect(session.body.messages.map((m: any) => m.role)).toEqual(['user', 'assistant']);
     } finally {
       await model.stop(); // releases the hung request of the crashed worker
       await model.start();
-      await second?.close();
-      await first.close().catch(() => undefined);
+      await second?.stop();
+      await first.stop();
       await api.close();
       const q = new Queue(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix: env.QUEUE_PREFIX });
       await q.obliterate({ force: true }).catch(() => undefined);

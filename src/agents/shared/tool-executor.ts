@@ -3,6 +3,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { isGraphInterrupt } from '@langchain/langgraph';
 
+import { toolLedgerOf } from '../../runs/tool-ledger';
 import { guardStatusOf, withToolCallId } from '../../tools/tool-guard';
 import type { ToolCallRecord } from '../agent-definition';
 import { recordToolRuns, refuseOverBudget } from './tool-budget';
@@ -22,13 +23,17 @@ export async function runToolCalls(
   const refused = refuseOverBudget(ai, config);
   if (refused) return refused;
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const ledger = toolLedgerOf(config); // durability: a resumed run gets recorded results instead of a second execution
   const results = await Promise.all(
     (ai.tool_calls ?? []).map(async (call) => {
       const id = call.id ?? `call_${call.name}`;
       const t = byName.get(call.name);
       let content: string;
       let status: ToolCallRecord['status'] = 'success';
-      if (!t) {
+      const recorded = call.id ? await ledger?.lookup(call.id) : null;
+      if (recorded) {
+        ({ content, status } = recorded);
+      } else if (!t) {
         content = `Error: unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(', ')}`;
         status = 'error';
       } else {
@@ -40,6 +45,7 @@ export async function runToolCalls(
           content = `Error: ${(err as Error).message}`;
           status = guardStatusOf(err) ?? 'error';
         }
+        if (call.id) await ledger?.record(call.id, call.name, call.args, { content, status });
       }
       return {
         message: new ToolMessage({ content, tool_call_id: id, name: call.name, status: status === 'success' ? 'success' : 'error' }),

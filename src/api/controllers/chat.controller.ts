@@ -1,9 +1,10 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import type { ChatResult } from '../../orchestrator/chat-result';
+import { idempotencyKey } from '../../runs/idempotency-key';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { SseStream } from '../sse';
 import { TurnGate } from '../turn-gate';
@@ -18,8 +19,8 @@ export class ChatController {
   /** One turn, answered in the request. */
   @Post()
   @HttpCode(200)
-  async chat(@Body() body: ChatRequestDto, @Tenant() tenantId: string): Promise<ChatResult> {
-    return this.orchestrator.chat(await this.gate.turn(body, tenantId));
+  async chat(@Body() body: ChatRequestDto, @Tenant() tenantId: string, @Headers('idempotency-key') key?: string): Promise<ChatResult> {
+    return this.orchestrator.chat({ ...(await this.gate.turn(body, tenantId)), idempotency_key: idempotencyKey(key) });
   }
 
   /**

@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { RunNotFoundException } from '../../common/domain.exception';
 import { RunRecords } from '../../orchestrator/run-records.service';
+import { idempotencyKey } from '../../runs/idempotency-key';
 import { JobView, RunsService } from '../../runs/runs.service';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { SseStream } from '../sse';
@@ -21,9 +22,9 @@ export class JobsController {
   /** The same turn, queued: 202 with the job id; read it back by job id or by session id. */
   @Post()
   @HttpCode(202)
-  async submit(@Body() body: ChatRequestDto, @Tenant() tenantId: string) {
-    const run = await this.runs.submit(await this.gate.turn(body, tenantId));
-    return { job_id: run.id, session_id: run.sessionId, status: 'queued' as const };
+  async submit(@Body() body: ChatRequestDto, @Tenant() tenantId: string, @Headers('idempotency-key') key?: string) {
+    const run = await this.runs.submit({ ...(await this.gate.turn(body, tenantId)), idempotency_key: idempotencyKey(key) });
+    return { job_id: run.id, session_id: run.sessionId, status: run.status };
   }
 
   @Get(':id')

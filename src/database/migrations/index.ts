@@ -5,6 +5,7 @@ import { Vectors1763900000000 } from './1763900000000-vectors';
 import { TenantSessions1763920000000 } from './1763920000000-tenant-sessions';
 import { ApiKeys1763920000001 } from './1763920000001-api-keys';
 import { RunApproval1763960000000 } from './1763960000000-run-approval';
+import { ToolLedger1763970000000 } from './1763970000000-tool-ledger';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   TenantSessions1763920000000,
   ApiKeys1763920000001,
   RunApproval1763960000000,
+  ToolLedger1763970000000,
 ];

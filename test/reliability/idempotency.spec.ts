@@ -1,0 +1,53 @@
+import { Harness, historyOf, weatherResponder } from './support/harness';
+
+/** `Idempotency-Key` on POST /v1/jobs and POST /v1/chat: a repeat returns the first job or result, never a second run. */
+describe('Idempotency-Key', () => {
+  const h = new Harness();
+  const post = (path: string, body: unknown, key?: string) =>
+    fetch(`${h.api.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key !== undefined ? { 'idempotency-key': key } : {}) },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  const asked = (text: string) => h.model.requests.filter((r) => historyOf(r).user.includes(text)).length;
+
+  beforeAll(async () => {
+    await h.start('idem', { DEFAULT_AGENT: 'react' });
+    h.model.setResponder(weatherResponder);
+  });
+
+  afterAll(async () => {
+    await h.stop();
+  });
+
+  it('POST /v1/jobs: concurrent repeats get the same job; one run, one execution', async () => {
+    await h.startWorker();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => post('/v1/jobs', { message: 'job once' }, 'job-key-1')));
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
+    expect(new Set(answers.map((a) => a.body.job_id)).size).toBe(1);
+    const [run] = await h.allEnded([answers[0].body.job_id]);
+    expect(run.status).toBe('completed');
+    const repeat = await post('/v1/jobs', { message: 'job once' }, 'job-key-1');
+    expect(repeat).toMatchObject({ status: 202, body: { job_id: run.id, status: 'completed' } });
+    expect((await h.query(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key = 'job-key-1'`))[0].n).toBe(1);
+    expect((await h.query(`SELECT count(*)::int AS n FROM sessions`))[0].n).toBe(1);
+    expect(asked('job once')).toBe(1);
+  });
+
+  it('POST /v1/chat: a repeat returns the first result; a different body under the same key is refused', async () => {
+    const [a, b] = await Promise.all([
+      post('/v1/chat', { message: 'chat once' }, 'chat-key-1'),
+      post('/v1/chat', { message: 'chat once' }, 'chat-key-1'),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body.run_id).toBe(a.body.run_id);
+    expect(b.body.response).toBe(a.body.response);
+    expect(asked('chat once')).toBe(1);
+
+    const other = await post('/v1/chat', { message: 'something else' }, 'chat-key-1');
+    expect(other).toMatchObject({ status: 422, body: { error: { code: 'IDEMPOTENCY_KEY_REUSED' } } });
+    expect(asked('something else')).toBe(0);
+    const bad = await post('/v1/jobs', { message: 'x' }, 'k'.repeat(300));
+    expect(bad).toMatchObject({ status: 400, body: { error: { code: 'INVALID_IDEMPOTENCY_KEY' } } });
+  });
+});
