@@ -3,7 +3,6 @@ import { Command } from '@langchain/langgraph';
 
 import type { RunnableGraph } from '../agents/agent-definition';
 import type { RunEntity } from '../database/entities';
-import { UsageCollector } from '../llm/usage-collector';
 import {
   approvalRequestOf,
   createRunToolGuard,
