@@ -105,6 +105,30 @@ describe('contract-qa agent', () => {
     expect(res.body.llm_calls).toBeLessThanOrEqual(6); // seed: check 1 + planner 2 + evaluator 2 + respond 1
   });
 
+  it.each([
+    ['해지 조건이 뭐야?', '제10조', /30일/],
+    ['계약 기간은 얼마나 돼?', '제3조', /2025년 1월 1일부터 2025년 12월 31일/],
+    ['대금 지급이 늦어지면 지연이자는 얼마야?', '제5조', /연 6퍼센트의 지연이자/],
+  ])('an evaluator satisfied after the first round still answers from what was found: %s', async (question, article, text) => {
+    // a real model often calls the search results sufficient at once
+    model.setResponder((req) => {
+      const sys = systemOf(req);
+      if (sys.includes('충분성')) return { json: { is_sufficient: true, reasoning: '검색 결과로 충분', missing_info: null } };
+      if (sys.includes('질의응답')) return { content: `답변: ${article}에 따릅니다.` };
+      return undefined;
+    });
+    const res = await ask(question);
+    expect(res.body.response).toBe(`답변: ${article}에 따릅니다.`);
+    expect(res.body.sources.map((s: any) => s.ref)).toContain(article);
+    // the respond prompt carries the article's full text, fetched by rule after the early stop
+    const respond = model.requests.find((r) => systemOf(r).includes('질의응답'))!;
+    expect(userOf(respond)).toMatch(new RegExp(`\\[${article} [^\\]]+\\][\\s\\S]*${text.source}`));
+    const t = await trace(res);
+    expect(t.tool_history.at(-1)).toMatchObject({ tool: 'get_article_by_index', status: 'success' });
+    expect(t.decision_log.filter((d: any) => d.node === 'evaluator')).toHaveLength(1);
+    expect(res.body.llm_calls).toBe(2); // evaluator + respond: reading the found articles costs no model call
+  });
+
   it('answers a direct article question by rules: no model call before respond', async () => {
     model.enqueue({ content: '제5조: 계약금액은 1억 2천만 원입니다.' });
     const res = await ask('제5조 알려줘');

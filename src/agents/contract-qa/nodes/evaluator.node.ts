@@ -6,6 +6,7 @@ import { extractArticleRefs } from '../../../knowledge/contracts/article-matchin
 import { parseJson } from '../../../scope/scope-validator.service';
 import { EVALUATOR_PROMPT, EVALUATOR_SYSTEM, fill } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate } from '../state';
+import { unreadHits } from './planner.node';
 
 /**
  * evaluator: counts the iteration; stops at max_iterations; otherwise the model's `{is_sufficient, reasoning,
@@ -58,4 +59,8 @@ export function createEvaluator(deps: { model: (o: { temperature: number; maxTok
   };
 }
 
-export const should_continue = (s: ContractQaStateType) => (s.decision_log.at(-1)?.decision === 'continue' ? 'continue' : 'finish');
+/** continue → planner; finish → respond, reading first (by rule) the found articles still unread. */
+export function should_continue(s: ContractQaStateType): 'continue' | 'read_found' | 'finish' {
+  if (s.decision_log.at(-1)?.decision === 'continue') return 'continue';
+  return unreadHits(s).length ? 'read_found' : 'finish';
+}

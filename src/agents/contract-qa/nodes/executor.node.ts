@@ -3,6 +3,7 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import { mapToolParameters, toolSignature } from '../contract-tools';
 import type { CollectedInfo, ContractQaStateType, ContractQaUpdate, PlannedTool, ToolHistoryEntry } from '../state';
+import { unreadHits } from './planner.node';
 
 const MAX_RETRIES = 2;
 
@@ -68,6 +69,20 @@ export function createExecutors(tools: StructuredToolInterface[]) {
         }));
       });
       return apply(state, calls, config);
+    },
+    /**
+     * read_found (a rule, no model call): when the evaluator stopped before the articles the search found were
+     * read, fetch them in full so `respond` answers from their text, not from nothing.
+     */
+    read_found: async function read_found(state: ContractQaStateType, config: LangGraphRunnableConfig): Promise<ContractQaUpdate> {
+      const unread = unreadHits(state);
+      const calls = unread.map((n) => ({
+        tool: 'get_article_by_index',
+        args: { article_numbers: [n], exhibit_numbers: [] },
+        reasoning: 'read an article the search found before answering',
+      }));
+      const update = await apply(state, calls, config);
+      return { ...update, decision_log: [...state.decision_log, { node: 'read_found', articles: unread, by: 'rules' }] };
     },
   };
 }

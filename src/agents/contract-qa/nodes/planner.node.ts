@@ -68,12 +68,7 @@ function planByRules(state: ContractQaStateType): PlannedTool[] {
       { tool: 'get_contract_structure', args: {}, reasoning: 'structure alongside the first search (parallel)' },
     ];
   }
-  const read = new Set(state.collected_info.flatMap((c) => c.articles?.map((a) => a.index) ?? []));
-  const found = state.collected_info
-    .filter((c) => c.tool === 'hybrid_search')
-    .flatMap((c) => c.hits ?? [])
-    .map((h) => h.index);
-  const unread = [...new Set(found)].filter((i) => !read.has(i)).slice(0, 3);
+  const unread = unreadHits(state);
   if (unread.length)
     return [
       {
@@ -83,6 +78,16 @@ function planByRules(state: ContractQaStateType): PlannedTool[] {
       },
     ];
   return [];
+}
+
+/** Articles the searches found whose full text has not been read yet (the best `limit` of them). */
+export function unreadHits(state: ContractQaStateType, limit = 3): number[] {
+  const read = new Set(state.collected_info.flatMap((c) => c.articles?.filter((a) => !a.standard).map((a) => a.index) ?? []));
+  const found = state.collected_info
+    .filter((c) => c.tool === 'hybrid_search')
+    .flatMap((c) => c.hits ?? [])
+    .map((h) => h.index);
+  return [...new Set(found)].filter((i) => !read.has(i)).slice(0, limit);
 }
 
 /** should_execute_parallel: several tools at once, or several articles fetched one by one in parallel. */
