@@ -29,13 +29,12 @@ export function validatePlan(
   manifest: readonly string[],
   doneIds: number[] = [],
 ): { plan: PlanStep[] } | { error: RunError } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(stripFence(text));
-  } catch {
-    return { error: { code: 'PLAN_INVALID_JSON', message: 'the plan is not valid JSON' } };
+  const json = readJson(text);
+  if (json === undefined) return { error: { code: 'PLAN_INVALID_JSON', message: 'the plan is not valid JSON' } };
+  const raw = unwrapPlan(json);
+  if (raw === undefined) {
+    return { error: { code: 'PLAN_SCHEMA', message: 'plan: expected a list of steps, {"plan": [...]} or {"steps": [...]}' } };
   }
-  if (raw && typeof raw === 'object' && !Array.isArray(raw) && 'plan' in raw) raw = (raw as { plan: unknown }).plan;
   const parsed = PlanSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -53,6 +52,36 @@ export function validatePlan(
     ids.add(step.step_id);
   }
   return { plan: parsed.data };
+}
+
+/**
+ * The same plan in the shapes a model gives: the seed's bare list, or `{"plan": [...]}` / `{"steps": [...]}` (JSON
+ * mode cannot return a top-level array). Any other shape is not a plan.
+ */
+function unwrapPlan(json: unknown): unknown {
+  if (Array.isArray(json)) return json;
+  if (!json || typeof json !== 'object') return undefined;
+  const keys = Object.keys(json);
+  if (keys.length !== 1 || (keys[0] !== 'plan' && keys[0] !== 'steps')) return undefined;
+  return (json as Record<string, unknown>)[keys[0]];
+}
+
+/** The JSON of the reply: the whole text (fences stripped), or the first JSON value inside prose. */
+function readJson(text: string): unknown {
+  const body = stripFence(text);
+  const tryParse = (t: string): unknown => {
+    try {
+      return JSON.parse(t) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  const whole = tryParse(body);
+  if (whole !== undefined) return whole;
+  const start = body.search(/[[{]/);
+  if (start < 0) return undefined;
+  const end = body.lastIndexOf(body[start] === '[' ? ']' : '}');
+  return end > start ? tryParse(body.slice(start, end + 1)) : undefined;
 }
 
 function stripFence(text: string): string {
