@@ -4,6 +4,8 @@ import { Injectable, Logger } from '@nestjs/common';
 
 import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
+import { isModelUnavailable } from '../agents/shared/model-failure';
+import { MODEL_UNAVAILABLE_TEXT } from '../agents/shared/outage';
 import {
   MessageTooLargeException,
   SessionAgentMismatchException,
@@ -52,6 +54,7 @@ const FAILURE_TEXT: Record<string, string> = {
   RUN_TIMEOUT: '처리 시간이 초과되었습니다. (The run took too long and was stopped.)',
   CANCELLED: '요청이 취소되었습니다. (The run was cancelled.)',
   SESSION_BUSY: '이전 요청을 처리하는 중입니다. 잠시 후 다시 시도해 주세요. (An earlier turn of this session is still running.)',
+  MODEL_UNAVAILABLE: MODEL_UNAVAILABLE_TEXT,
   INTERNAL_ERROR: '요청을 처리하는 중 오류가 발생했습니다. (Something went wrong while handling the request.)',
 };
 
@@ -141,7 +144,13 @@ export class AgentOrchestrator {
       const outcome = agent.toOutcome(values, turn);
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
-      const code = timeout.aborted ? 'RUN_TIMEOUT' : signal.aborted ? 'CANCELLED' : 'INTERNAL_ERROR';
+      const code = timeout.aborted
+        ? 'RUN_TIMEOUT'
+        : signal.aborted
+          ? 'CANCELLED'
+          : isModelUnavailable(err)
+            ? 'MODEL_UNAVAILABLE'
+            : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
       return this.end(run, started, usage, this.failure(code, (err as Error).message), { log, turn });
     }

@@ -60,6 +60,7 @@ export class AssistantAgentFactory implements AgentFactory {
         tool_calls: [],
         summarised: false,
         error: null,
+        degraded: false,
       }),
       toOutcome: (values: Record<string, unknown>): AgentOutcome => {
         const s = values as unknown as AssistantStateType;
@@ -70,7 +71,13 @@ export class AssistantAgentFactory implements AgentFactory {
           sources: s.sources,
           error: s.error,
           summary: s.summary,
-          metadata: { route: s.route, route_reason: s.route_reason, summarised: s.summarised, messages_in_state: s.messages.length },
+          metadata: {
+            route: s.route,
+            route_reason: s.route_reason,
+            summarised: s.summarised,
+            messages_in_state: s.messages.length,
+            ...(s.degraded ? { degraded: true } : {}),
+          },
           trace: {
             decision_log: [
               { step: 'router', route: s.route, reason: s.route_reason, decided_by: s.route_by },

@@ -18,7 +18,8 @@ export const AssistantState = Annotation.Root({
   max_iterations: Annotation<number>,
   tool_calls: Annotation<ToolCallRecord[]>,
   summarised: Annotation<boolean>,
-  error: Annotation<RunError | null>,
+  error: Annotation<RunError | null> /** the model failed mid-turn and the answer is built from what was collected so far */,
+  degraded: Annotation<boolean>,
 });
 
 export type AssistantStateType = typeof AssistantState.State;

@@ -3,12 +3,22 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
+import type { RunError } from '../../database/entities';
 import { ContractsService } from '../../knowledge/contracts/contracts.service';
 import { LlmService } from '../../llm/llm.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import { endOnModelOutage, outageAnswer } from '../shared/outage';
 import { createContractTools } from './contract-tools';
 import { buildContractQaGraph } from './graph';
+import { collected } from './nodes/respond.node';
 import type { ContractQaStateType } from './state';
+
+/** The model failed mid-turn: answer with the collected contract text, citing it. */
+function outageEnd(s: ContractQaStateType, error: RunError): ContractQaStateType {
+  const { sources, context } = collected(s);
+  const { text, degraded } = outageAnswer(context);
+  return { ...s, error, final_response: text, sources, degraded };
+}
 
 /** Seed 000: autonomous plan → execute → evaluate over an uploaded contract, with scope validation first. */
 @Injectable()
@@ -22,11 +32,14 @@ export class ContractQaAgentFactory implements AgentFactory {
   ) {}
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition {
-    const graph = buildContractQaGraph({ model: (o) => this.llm.chatModel(o), tools: createContractTools(this.contracts) }, checkpointer);
+    const compiled = buildContractQaGraph(
+      { model: (o) => this.llm.chatModel(o), tools: createContractTools(this.contracts) },
+      checkpointer,
+    );
     return {
       name: this.name,
       description: 'Contract Q&A over an uploaded contract (contract_id): search, read articles, evaluate, answer with sources.',
-      graph: graph as unknown as RunnableGraph,
+      graph: endOnModelOutage(compiled as unknown as RunnableGraph, outageEnd),
       scope: {
         domain: '계약서(조항, 조건, 별지, 표준계약서 비교)에 관한 질문',
         inScope: [/제\s*\d+\s*조|별지/, /계약|조항|해지|해제|위약|배상|대금|지급|비밀유지|분쟁|기간|갱신|의무|책임/],
@@ -50,6 +63,7 @@ export class ContractQaAgentFactory implements AgentFactory {
         final_response: '',
         sources: [],
         error: null,
+        degraded: false,
       }),
       toOutcome: (values: Record<string, unknown>): AgentOutcome => {
         const s = values as unknown as ContractQaStateType;
@@ -57,8 +71,13 @@ export class ContractQaAgentFactory implements AgentFactory {
           response: s.final_response,
           toolCalls: s.tool_history.map((h) => ({ name: h.tool, args: h.args, status: h.status })),
           sources: s.sources,
-          error: null,
-          metadata: { contract_id: s.contract_id, iterations: s.iteration_count, explored_articles: s.explored_articles },
+          error: s.error,
+          metadata: {
+            contract_id: s.contract_id,
+            iterations: s.iteration_count,
+            explored_articles: s.explored_articles,
+            ...(s.degraded ? { degraded: true } : {}),
+          },
           trace: {
             decision_log: s.decision_log,
             tool_history: s.tool_history,

@@ -44,7 +44,8 @@ export const ContractQaState = Annotation.Root({
   next_tool: Annotation<PlannedTool[] | null>,
   final_response: Annotation<string>,
   sources: Annotation<Source[]>,
-  error: Annotation<RunError | null>,
+  error: Annotation<RunError | null> /** the model failed mid-turn and the answer is built from what was collected so far */,
+  degraded: Annotation<boolean>,
 });
 
 export type ContractQaStateType = typeof ContractQaState.State;

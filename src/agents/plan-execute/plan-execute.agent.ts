@@ -3,13 +3,22 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
+import type { RunError } from '../../database/entities';
 import { LlmService } from '../../llm/llm.service';
 import { currentDatetime } from '../../tools/basic/datetime.tool';
 import { createSummarizeTool } from '../../tools/basic/summarize.tool';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import { endOnModelOutage, outageAnswer } from '../shared/outage';
 import { buildPlanExecuteGraph } from './graph';
 import type { PlanExecuteStateType } from './state';
+
+/** The model failed mid-turn: answer with the outputs of the steps that ran. */
+function outageEnd(s: PlanExecuteStateType, error: RunError): PlanExecuteStateType {
+  const done = s.past_steps.filter((p) => p.status === 'success');
+  const { text, degraded } = outageAnswer(done.map((p) => `[${p.step.tool}] ${p.output}`).join('\n'));
+  return { ...s, error, result: text, degraded };
+}
 
 export const PLAN_EXECUTE_TOOLS = [
   'calculator',
@@ -36,14 +45,14 @@ export class PlanExecuteAgentFactory implements AgentFactory {
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition {
     const tools = this.tools.pick(PLAN_EXECUTE_TOOLS);
-    const graph = buildPlanExecuteGraph(
+    const compiled = buildPlanExecuteGraph(
       { model: () => this.llm.chatModel(), tools: () => tools, stepTimeoutMs: this.config.planExecute.stepTimeoutMs },
       checkpointer,
     );
     return {
       name: this.name,
       description: 'Plan-and-execute: intent classification, JSON plans, model-free executor, bounded re-planning, fail-closed.',
-      graph: graph as unknown as RunnableGraph,
+      graph: endOnModelOutage(compiled as unknown as RunnableGraph, outageEnd),
       buildInput: (turn: TurnContext) => ({
         messages: [new HumanMessage(turn.message)],
         input: turn.message,
@@ -60,6 +69,7 @@ export class PlanExecuteAgentFactory implements AgentFactory {
         decision_log: [],
         error: null,
         result: '',
+        degraded: false,
       }),
       toOutcome: (values: Record<string, unknown>): AgentOutcome => {
         const s = values as unknown as PlanExecuteStateType;
@@ -79,6 +89,7 @@ export class PlanExecuteAgentFactory implements AgentFactory {
             constraints: s.constraints,
             replan_count: s.replan_count,
             content_only: s.content_only,
+            ...(s.degraded ? { degraded: true } : {}),
           },
           trace: { decision_log: s.decision_log, past_steps: s.past_steps, plan, tool_history: s.past_steps },
         };

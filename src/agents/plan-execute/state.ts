@@ -29,7 +29,8 @@ export const PlanExecuteState = Annotation.Root({
   max_replans: Annotation<number>,
   decision_log: Annotation<Array<Record<string, unknown>>>,
   error: Annotation<RunError | null>,
-  result: Annotation<string>,
+  result: Annotation<string> /** the model failed mid-turn and the answer is built from what was collected so far */,
+  degraded: Annotation<boolean>,
 });
 
 export type PlanExecuteStateType = typeof PlanExecuteState.State;

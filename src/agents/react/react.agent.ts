@@ -43,6 +43,7 @@ export class ReactAgentFactory implements AgentFactory {
         error: null,
         response: '',
         fast_path: false,
+        degraded: false,
       }),
       toOutcome: (values: Record<string, unknown>): AgentOutcome => {
         const s = values as unknown as ReactStateType;
@@ -51,7 +52,7 @@ export class ReactAgentFactory implements AgentFactory {
           toolCalls: s.tool_calls,
           sources: [],
           error: s.error,
-          metadata: { iterations: s.iteration_count, fast_path: s.fast_path },
+          metadata: { iterations: s.iteration_count, fast_path: s.fast_path, ...(s.degraded ? { degraded: true } : {}) },
           trace: {
             decision_log: s.tool_calls.map((c, i) => ({ step: i + 1, action: 'tool', tool: c.name, status: c.status })),
             tool_history: s.tool_calls,

@@ -19,7 +19,8 @@ export const ReactState = Annotation.Root({
   error: Annotation<RunError | null>,
   response: Annotation<string>,
   /** true when the turn was decided by rules alone (bare arithmetic): the answer needs no model */
-  fast_path: Annotation<boolean>,
+  fast_path: Annotation<boolean> /** the model failed mid-turn and the answer is built from what was collected so far */,
+  degraded: Annotation<boolean>,
 });
 
 export type ReactStateType = typeof ReactState.State;

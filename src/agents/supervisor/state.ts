@@ -29,7 +29,8 @@ export const SupervisorState = Annotation.Root({
   notes: Annotation<string[]>,
   tool_calls: Annotation<ToolCallRecord[]>,
   final_response: Annotation<string>,
-  error: Annotation<RunError | null>,
+  error: Annotation<RunError | null> /** the model failed mid-turn and the answer is built from what was collected so far */,
+  degraded: Annotation<boolean>,
 });
 
 export type SupervisorStateType = typeof SupervisorState.State;

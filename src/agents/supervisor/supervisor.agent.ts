@@ -3,12 +3,20 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
+import type { RunError } from '../../database/entities';
 import { LlmService } from '../../llm/llm.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import { endOnModelOutage, outageAnswer } from '../shared/outage';
 import { buildSupervisorGraph } from './graph';
 import { createReactSubAgent } from './react-sub-agent';
 import type { SupervisorStateType } from './state';
+
+/** The model failed mid-turn: answer with what the agents reported so far. */
+function outageEnd(s: SupervisorStateType, error: RunError): SupervisorStateType {
+  const { text, degraded } = outageAnswer(s.agent_outputs.map((o) => `[${o.agent}] ${o.output}`).join('\n\n'));
+  return { ...s, error, final_response: text, degraded };
+}
 
 /** Seed 003: a supervisor routing to ReAct sub-agents, with prompt-based tool calling for open models. */
 @Injectable()
@@ -26,11 +34,11 @@ export class SupervisorAgentFactory implements AgentFactory {
     const agents = this.config.supervisor.agents.map((a) =>
       createReactSubAgent({ ...a, tools: this.tools.pick(a.tools), maxIterations: this.config.supervisor.agentMaxIterations }, deps),
     );
-    const graph = buildSupervisorGraph({ model: deps.model, agents }, checkpointer);
+    const compiled = buildSupervisorGraph({ model: deps.model, agents }, checkpointer);
     return {
       name: this.name,
       description: `Supervisor delegating to ${agents.map((a) => a.name).join(', ')} (works with prompt-based tool calling).`,
-      graph: graph as unknown as RunnableGraph,
+      graph: endOnModelOutage(compiled as unknown as RunnableGraph, outageEnd),
       buildInput: (turn: TurnContext) => ({
         messages: [new HumanMessage(turn.message)],
         user_message: turn.message,
@@ -44,6 +52,7 @@ export class SupervisorAgentFactory implements AgentFactory {
         tool_calls: [],
         final_response: '',
         error: null,
+        degraded: false,
       }),
       toOutcome: (values: Record<string, unknown>): AgentOutcome => {
         const s = values as unknown as SupervisorStateType;
@@ -51,8 +60,8 @@ export class SupervisorAgentFactory implements AgentFactory {
           response: s.final_response,
           toolCalls: s.tool_calls,
           sources: [],
-          error: null,
-          metadata: { delegations: s.delegations, routings: s.routing_count },
+          error: s.error,
+          metadata: { delegations: s.delegations, routings: s.routing_count, ...(s.degraded ? { degraded: true } : {}) },
           trace: {
             decision_log: [
               ...s.delegations.map((d) => ({ step: 'delegate', ...d })),

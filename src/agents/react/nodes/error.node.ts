@@ -1,5 +1,6 @@
 import { AIMessage } from '@langchain/core/messages';
 
+import { outageAnswer, toolResultsOfTurn } from '../../shared/outage';
 import { USER_MESSAGES } from '../prompts';
 import type { ReactStateType, ReactUpdate } from '../state';
 
@@ -8,7 +9,11 @@ export function error(state: ReactStateType): ReactUpdate {
   const code = state.error?.code ?? 'AGENT_ERROR';
   const text = (USER_MESSAGES as Record<string, string>)[code] ?? '요청을 처리하지 못했습니다. (The request could not be completed.)';
   const update: ReactUpdate = { response: text, current_step: 'error' };
+  if (code === 'MODEL_UNAVAILABLE') {
+    const outage = outageAnswer(toolResultsOfTurn(state.messages));
+    Object.assign(update, { response: outage.text, degraded: outage.degraded });
+  }
   // keep the thread well-formed: an empty message never reached the history, others get an AI answer
-  if (code !== 'INVALID_INPUT') update.messages = [new AIMessage(text)];
+  if (code !== 'INVALID_INPUT') update.messages = [new AIMessage(update.response ?? text)];
   return update;
 }
