@@ -49,13 +49,20 @@ const schema = z.object({
   LLM_BASE_URL: optionalString,
   LLM_API_KEY: optionalString,
   LLM_MODEL: optionalString,
-  LLM_TOOL_CALLING: z.enum(['native', 'prompt']).default('native'),
+  LLM_TOOL_CALLING: z.enum(['native', 'prompt', 'auto']).default('auto'),
   /** per agent, e.g. "supervisor:prompt,react:native" */
   LLM_TOOL_CALLING_AGENTS: optionalString,
   LLM_TIMEOUT_MS: int(60_000, 100),
   LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(3).default(3),
   LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0),
   LLM_MAX_TOKENS: z.coerce.number().int().positive().optional(),
+  // --- llm (model layer): JSON mode, circuit breaker ---
+  LLM_JSON_MODE: z.enum(['auto', 'json_schema', 'json_object', 'off']).default('auto'),
+  LLM_JSON_RETRIES: z.coerce.number().int().min(0).max(3).default(1),
+  LLM_BREAKER_FAILURES: int(5, 1),
+  LLM_BREAKER_WINDOW_MS: int(60_000, 100),
+  LLM_BREAKER_COOLDOWN_MS: int(30_000, 10),
+  // --- end llm ---
   KNOWLEDGE_BACKEND: z.enum(['postgres', 'opensearch']).default('postgres'),
   OPENSEARCH_URL: z.string().default('http://127.0.0.1:9200'),
   OPENSEARCH_INDEX: z.string().default('agents-documents'),
@@ -92,13 +99,21 @@ export interface ToolSettings {
   pythonRepl: { enabled: boolean; timeoutMs: number };
 }
 
+export type ToolCallingSetting = 'native' | 'prompt' | 'auto';
+
 export type LlmSettings = {
   baseUrl?: string;
   apiKey?: string;
   model?: string;
-  toolCalling: 'native' | 'prompt';
+  toolCalling: ToolCallingSetting;
   /** overrides of `toolCalling` by agent name */
-  toolCallingByAgent: Record<string, 'native' | 'prompt'>;
+  toolCallingByAgent: Record<string, ToolCallingSetting>;
+  /** how JSON decisions ask for JSON (`auto`: json_schema → json_object → prose, as the endpoint accepts) */
+  jsonMode: 'auto' | 'json_schema' | 'json_object' | 'off';
+  /** re-asks of an unparseable JSON decision */
+  jsonRetries: number;
+  /** per endpoint: open after `failures` consecutive failures within `windowMs`, for `cooldownMs` */
+  breaker: { failures: number; windowMs: number; cooldownMs: number };
   timeoutMs: number;
   maxRetries: number;
   temperature: number;
@@ -110,15 +125,15 @@ const SubAgents = z
   .array(z.object({ name: z.string().regex(/^[A-Za-z_][\w-]*$/), description: z.string(), role: z.string(), tools: z.array(z.string()) }))
   .min(1);
 
-function parseModes(spec: string | undefined): Record<string, 'native' | 'prompt'> {
-  const out: Record<string, 'native' | 'prompt'> = {};
+function parseModes(spec: string | undefined): Record<string, ToolCallingSetting> {
+  const out: Record<string, ToolCallingSetting> = {};
   for (const part of (spec ?? '')
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)) {
     const [agent, mode] = part.split(':').map((x) => x.trim());
-    if (!agent || (mode !== 'native' && mode !== 'prompt')) {
-      throw new Error(`Invalid configuration: LLM_TOOL_CALLING_AGENTS: "${part}" is not agent:native|prompt`);
+    if (!agent || (mode !== 'native' && mode !== 'prompt' && mode !== 'auto')) {
+      throw new Error(`Invalid configuration: LLM_TOOL_CALLING_AGENTS: "${part}" is not agent:native|prompt|auto`);
     }
     out[agent] = mode;
   }
@@ -224,6 +239,9 @@ export class AppConfig {
       temperature: e.LLM_TEMPERATURE,
       maxTokens: e.LLM_MAX_TOKENS,
       cache: { enabled: e.LLM_CACHE, ttlSeconds: e.LLM_CACHE_TTL_SECONDS, maxEntries: e.LLM_CACHE_MAX_ENTRIES },
+      jsonMode: e.LLM_JSON_MODE,
+      jsonRetries: e.LLM_JSON_RETRIES,
+      breaker: { failures: e.LLM_BREAKER_FAILURES, windowMs: e.LLM_BREAKER_WINDOW_MS, cooldownMs: e.LLM_BREAKER_COOLDOWN_MS },
     };
     this.apiKeys = e.API_KEYS;
     this.knowledge = { backend: e.KNOWLEDGE_BACKEND, opensearchUrl: e.OPENSEARCH_URL, opensearchIndex: e.OPENSEARCH_INDEX };

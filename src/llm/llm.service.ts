@@ -5,8 +5,11 @@ import IORedis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
 import { MetricsService } from '../observability/metrics.service';
+import { errorBodyFetch } from './error-body-fetch';
+import { type JsonModeSetting, setJsonDecisionSettings } from './json-mode';
 import { LlmCache, MemoryCacheStore, RedisCacheStore } from './llm-cache';
 import { MeteredChatOpenAI } from './metered-chat-model';
+import type { ToolCallingMode } from './tool-binding';
 
 export interface ChatModelOptions {
   temperature?: number;
@@ -56,13 +59,23 @@ export class LlmService implements OnApplicationShutdown {
     return this.configured ? (this.config.llm.model ?? 'default') : null;
   }
 
-  get toolCalling(): 'native' | 'prompt' {
+  get toolCalling(): ToolCallingMode {
     return this.config.llm.toolCalling;
   }
 
   /** LLM_TOOL_CALLING, or the agent's own mode from LLM_TOOL_CALLING_AGENTS. */
-  toolCallingFor(agent: string): 'native' | 'prompt' {
+  toolCallingFor(agent: string): ToolCallingMode {
     return this.config.llm.toolCallingByAgent[agent] ?? this.config.llm.toolCalling;
+  }
+
+  /** LLM_JSON_MODE (decideJson reads it from the models this service builds). */
+  get jsonMode(): JsonModeSetting {
+    return this.config.llm.jsonMode;
+  }
+
+  /** LLM_JSON_RETRIES: re-asks of an unparseable JSON decision. */
+  get jsonRetries(): number {
+    return this.config.llm.jsonRetries;
   }
 
   chatModel(options: ChatModelOptions = {}): BaseChatModel | null {
@@ -76,7 +89,7 @@ export class LlmService implements OnApplicationShutdown {
       model = new MeteredChatOpenAI({
         model: llm.model ?? 'default',
         apiKey: llm.apiKey ?? 'not-needed',
-        configuration: llm.baseUrl ? { baseURL: llm.baseUrl } : undefined,
+        configuration: { ...(llm.baseUrl ? { baseURL: llm.baseUrl } : {}), fetch: errorBodyFetch },
         temperature,
         maxTokens,
         timeout: llm.timeoutMs,
@@ -84,7 +97,9 @@ export class LlmService implements OnApplicationShutdown {
         rateLimitRetries: llm.maxRetries,
         streamUsage: true,
         cache: this.cache,
+        breaker: llm.breaker,
       });
+      setJsonDecisionSettings(model, { mode: llm.jsonMode, retries: llm.jsonRetries });
       this.models.set(key, model);
     }
     return model;

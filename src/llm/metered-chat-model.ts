@@ -2,28 +2,41 @@ import type { BaseLanguageModelInput } from '@langchain/core/language_models/bas
 import type { AIMessageChunk } from '@langchain/core/messages';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 
+import { breakerFor, type BreakerSettings, type CircuitBreaker } from './circuit-breaker';
+import { isAbortError, isModelUnavailable, statusOf } from './model-errors';
 import { UsageCollector } from './usage-collector';
 
-type Fields = ConstructorParameters<typeof ChatOpenAI>[0] & { rateLimitRetries?: number };
+type Fields = ConstructorParameters<typeof ChatOpenAI>[0] & { rateLimitRetries?: number; breaker?: BreakerSettings };
+
+/** A rate limit asking to wait longer than this is not waited for: the call fails (and counts for the breaker). */
+const MAX_RETRY_AFTER_MS = 30_000;
 
 /**
  * ChatOpenAI that reports each call (node, duration, tokens, failure) to the run's UsageCollector, and
- * retries rate-limit answers that the client gives up on at once (a 429 without `retry-after`), with
- * exponential backoff, at most `rateLimitRetries` times. `bindTools`, `withStructuredOutput` and the
- * prompt-mode wrapper all end in this `invoke`.
+ * retries rate-limit answers that the client gives up on at once (a 429 without `retry-after`, or one asking
+ * for more than a minute), with exponential backoff (at least the `retry-after` asked for, at most 30 s), at
+ * most `rateLimitRetries` times. The endpoint's circuit breaker (per base URL, shared by the process) sees
+ * each call's outcome after the retries; while it is open calls fail at once with ModelUnavailableError.
+ * `bindTools`, `withStructuredOutput` and the prompt-mode wrapper all end in this `invoke`.
  */
 export class MeteredChatOpenAI extends ChatOpenAI {
   private readonly rateLimitRetries: number;
+  private readonly breaker: CircuitBreaker;
 
   constructor(fields: Fields) {
     super(fields);
     this.rateLimitRetries = fields.rateLimitRetries ?? 0;
+    this.breaker = breakerFor(fields.configuration?.baseURL ?? 'https://api.openai.com/v1', fields.breaker);
+  }
+
+  get circuitBreaker(): CircuitBreaker {
+    return this.breaker;
   }
 
   /** ChatOpenAI.withConfig (used by bindTools) builds a plain ChatOpenAI; keep metering and retries. */
   override withConfig(config: Partial<ChatOpenAICallOptions>): MeteredChatOpenAI {
     const fields = (this as unknown as { fields: Fields }).fields;
-    const model = new MeteredChatOpenAI({ ...fields, rateLimitRetries: this.rateLimitRetries });
+    const model = new MeteredChatOpenAI({ ...fields, rateLimitRetries: this.rateLimitRetries, breaker: undefined });
     model.defaultOptions = { ...this.defaultOptions, ...config };
     return model;
   }
@@ -52,10 +65,10 @@ export class MeteredChatOpenAI extends ChatOpenAI {
   override async invoke(input: BaseLanguageModelInput, options?: ChatOpenAICallOptions): Promise<AIMessageChunk> {
     const usage = UsageCollector.of(options as { configurable?: Record<string, unknown> });
     const metadata = (options as { metadata?: Record<string, unknown> } | undefined)?.metadata;
-    const node = typeof metadata?.langgraph_node === 'string' ? metadata.langgraph_node : 'unknown';
+    const node = nodeOf(metadata);
     const started = performance.now();
     try {
-      const out = await this.invokeWithRateLimitRetries(input, options);
+      const out = await this.invokeThroughBreaker(input, options);
       const u = out.usage_metadata;
       const cached = out.response_metadata?.cache_hit === true;
       usage?.record({
@@ -78,16 +91,47 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     }
   }
 
+  private async invokeThroughBreaker(input: BaseLanguageModelInput, options?: ChatOpenAICallOptions): Promise<AIMessageChunk> {
+    this.breaker.acquire();
+    try {
+      const out = await this.invokeWithRateLimitRetries(input, options);
+      this.breaker.success();
+      return out;
+    } catch (err) {
+      if (isAbortError(err, options?.signal)) this.breaker.release();
+      else if (isModelUnavailable(err)) this.breaker.failure();
+      else if (statusOf(err) !== undefined)
+        this.breaker.success(); // the endpoint answered (a 4xx): it is up
+      else this.breaker.release();
+      throw err;
+    }
+  }
+
   private async invokeWithRateLimitRetries(input: BaseLanguageModelInput, options?: ChatOpenAICallOptions): Promise<AIMessageChunk> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await super.invoke(input, options);
       } catch (err) {
         if (attempt >= this.rateLimitRetries || !isRateLimit(err) || options?.signal?.aborted) throw err;
-        await sleep(Math.min(8000, 500 * 2 ** attempt) * (0.75 + Math.random() / 2), options?.signal);
+        const retryAfter = retryAfterMs(err);
+        if (retryAfter !== undefined && retryAfter > MAX_RETRY_AFTER_MS) throw err;
+        const backoff = Math.min(8000, 500 * 2 ** attempt) * (0.75 + Math.random() / 2);
+        await sleep(Math.max(backoff, retryAfter ?? 0), options?.signal);
       }
     }
   }
+}
+
+/** The node a call is metered under: decideJson's `model_call_node`, else LangGraph's node. */
+function nodeOf(metadata: Record<string, unknown> | undefined): string {
+  const n = metadata?.model_call_node ?? metadata?.langgraph_node;
+  return typeof n === 'string' ? n : 'unknown';
+}
+
+/** `retry-after` as LangChain's caller parsed it (header or message), in ms. */
+function retryAfterMs(err: unknown): number | undefined {
+  const ms = (err as { retryAfterMs?: unknown })?.retryAfterMs;
+  return typeof ms === 'number' && ms >= 0 ? ms : undefined;
 }
 
 function isRateLimit(err: unknown): boolean {

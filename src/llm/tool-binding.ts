@@ -1,24 +1,43 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
-import type { Runnable } from '@langchain/core/runnables';
+import { type Runnable, type RunnableConfig, RunnableLambda } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import { Logger } from '@nestjs/common';
 
+import { endpointOf } from './endpoint';
+import { isRejection } from './model-errors';
 import { withPromptToolCalling } from './prompt-tools/prompt-tool-calling.model';
 
-export type ToolCallingMode = 'native' | 'prompt';
+/** LLM_TOOL_CALLING: `auto` = native, switching to the ReAct text format when the endpoint refuses tools. */
+export type ToolCallingMode = 'native' | 'prompt' | 'auto';
 
+type Bound = Runnable<BaseMessage[], BaseMessage>;
+
+const logger = new Logger('ToolCalling');
 /** Bound models per (model, tool list, mode): binding converts every tool schema and builds a new client. */
-const cache = new WeakMap<BaseChatModel, WeakMap<StructuredToolInterface[], Map<ToolCallingMode, Runnable<BaseMessage[], BaseMessage>>>>();
+const cache = new WeakMap<BaseChatModel, WeakMap<StructuredToolInterface[], Map<ToolCallingMode, Bound>>>();
+/** endpoint+model keys whose endpoint refused native tools: prompt mode for the rest of the process */
+const refusedTools = new Set<string>();
+
+/**
+ * vLLM without --enable-auto-tool-choice: `"auto" tool choice requires --enable-auto-tool-choice and
+ * --tool-call-parser to be set`; Ollama: `registry.ollama.ai/library/<model> does not support tools`.
+ */
+const TOOLS_REFUSED =
+  /tool choice requires --enable-auto-tool-choice|does not support (?:tools|tool calling|function calling)|tools? (?:are|is) not supported|tool_choice\b.*\bnot supported/i;
+
+/** An HTTP 400/422 that says the endpoint cannot take `tools` (any other 400 is not a refusal). */
+export function isToolCallingRefusal(err: unknown): boolean {
+  return isRejection(err, TOOLS_REFUSED);
+}
 
 /**
  * A model that answers with `tool_calls` either way: `native` sends the tools to the endpoint;
- * `prompt` puts the catalogue into the system prompt and parses the ReAct-format reply.
+ * `prompt` puts the catalogue into the system prompt and parses the ReAct-format reply; `auto` is native
+ * until the endpoint refuses tools, then prompt for that model for the rest of the process (the refused call
+ * is retried once in prompt mode).
  */
-export function bindToolsForMode(
-  model: BaseChatModel,
-  tools: StructuredToolInterface[],
-  mode: ToolCallingMode,
-): Runnable<BaseMessage[], BaseMessage> {
+export function bindToolsForMode(model: BaseChatModel, tools: StructuredToolInterface[], mode: ToolCallingMode): Bound {
   if (tools.length === 0) return model;
   let byTools = cache.get(model);
   if (!byTools) cache.set(model, (byTools = new WeakMap()));
@@ -29,8 +48,42 @@ export function bindToolsForMode(
   return bound;
 }
 
-function bind(model: BaseChatModel, tools: StructuredToolInterface[], mode: ToolCallingMode): Runnable<BaseMessage[], BaseMessage> {
-  if (mode === 'prompt') return withPromptToolCalling(model, tools) as unknown as Runnable<BaseMessage[], BaseMessage>;
+function bind(model: BaseChatModel, tools: StructuredToolInterface[], mode: ToolCallingMode): Bound {
+  if (mode === 'prompt') return withPromptToolCalling(model, tools) as unknown as Bound;
+  if (mode === 'auto') return autoToolCalling(model, tools);
   if (!model.bindTools) throw new Error('this chat model does not support native tool calling; set LLM_TOOL_CALLING=prompt');
-  return model.bindTools(tools) as Runnable<BaseMessage[], BaseMessage>;
+  return model.bindTools(tools) as Bound;
+}
+
+function autoToolCalling(model: BaseChatModel, tools: StructuredToolInterface[]): Bound {
+  const { key, baseUrl, model: name } = endpointOf(model);
+  const prompt = () => bindToolsForMode(model, tools, 'prompt');
+  if (!model.bindTools) return prompt();
+  return RunnableLambda.from(async (messages: BaseMessage[], config?: RunnableConfig): Promise<BaseMessage> => {
+    if (refusedTools.has(key)) return prompt().invoke(messages, config);
+    try {
+      return await bindToolsForMode(model, tools, 'native').invoke(messages, config);
+    } catch (err) {
+      if (config?.signal?.aborted || !isToolCallingRefusal(err)) throw err;
+      if (!refusedTools.has(key)) {
+        refusedTools.add(key);
+        logger.warn({
+          msg: 'endpoint refused native tool calls; using the ReAct text format for this model from now on',
+          baseUrl,
+          model: name,
+        });
+      }
+      return prompt().invoke(messages, config);
+    }
+  }).withConfig({ runName: 'auto_tool_calling' }) as unknown as Bound;
+}
+
+/** Whether `auto` has switched this model to prompt mode (for logs and tests). */
+export function toolCallingRefused(model: BaseChatModel): boolean {
+  return refusedTools.has(endpointOf(model).key);
+}
+
+/** Forget refusals (tests). */
+export function resetToolCallingMemory(): void {
+  refusedTools.clear();
 }

@@ -3,7 +3,9 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { Injectable, Logger } from '@nestjs/common';
 import { z } from 'zod';
 
+import { decideJson } from '../llm/decide-json';
 import { LlmService } from '../llm/llm.service';
+import { isAbortError } from '../llm/model-errors';
 import { SCOPE_SYSTEM_PROMPT, scopeUserPrompt } from './prompts';
 import type { ScopeSpec, ScopeVerdict } from './scope.types';
 import { scopeByRules } from './scope-rules';
@@ -26,28 +28,17 @@ export class ScopeValidator {
     const model = this.llm.chatModel({ temperature: 0, maxTokens: 200 });
     if (!model) return { is_valid: true, reason: 'no model configured; rules could not decide', decided_by: 'default' };
     try {
-      const reply = await model.invoke([new SystemMessage(SCOPE_SYSTEM_PROMPT), new HumanMessage(scopeUserPrompt(spec.domain, message))], {
-        ...config,
-        metadata: { ...config.metadata, langgraph_node: 'scope_validator' },
-      });
-      const parsed = Verdict.safeParse(parseJson(String(reply.content)));
-      if (!parsed.success) return { is_valid: true, reason: 'unreadable model verdict', decided_by: 'default' };
-      return { ...parsed.data, decided_by: 'model' };
+      const messages = [new SystemMessage(SCOPE_SYSTEM_PROMPT), new HumanMessage(scopeUserPrompt(spec.domain, message))];
+      const verdict = await decideJson(model, messages, Verdict, { node: 'scope_validator', config });
+      if (!verdict.ok) return { is_valid: true, reason: 'unreadable model verdict', decided_by: 'default' };
+      return { ...verdict.value, decided_by: 'model' };
     } catch (err) {
-      if (config.signal?.aborted) throw err;
+      if (isAbortError(err, config.signal)) throw err;
       this.logger.warn({ msg: 'scope check by model failed; treating as in scope', err: (err as Error).message });
       return { is_valid: true, reason: 'model unavailable', decided_by: 'default' };
     }
   }
 }
 
-/** The JSON object in a reply, also inside a ```json fence or surrounded by prose. */
-export function parseJson(text: string): unknown {
-  const fenced = text.match(/```(?:json)?\s*([\s\S]*?)```/i)?.[1];
-  const candidate = fenced ?? text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1);
-  try {
-    return JSON.parse(candidate);
-  } catch {
-    return undefined;
-  }
-}
+/** moved to src/llm/json.ts; re-exported for existing imports */
+export { parseJson } from '../llm/json';

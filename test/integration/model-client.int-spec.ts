@@ -3,6 +3,7 @@ import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
 import { AppConfig } from '../../src/config/app-config';
+import { resetBreakers } from '../../src/llm/circuit-breaker';
 import { LlmService } from '../../src/llm/llm.service';
 import { USAGE_KEY, UsageCollector } from '../../src/llm/usage-collector';
 import { ScriptedModelServer } from '../support/model-server';
@@ -19,7 +20,10 @@ describe('model client against the scripted OpenAI-compatible server', () => {
     );
   });
   afterAll(() => server.stop());
-  beforeEach(() => server.reset());
+  beforeEach(() => {
+    server.reset();
+    resetBreakers();
+  });
 
   const calc = tool(async ({ expression }: { expression: string }) => expression, {
     name: 'calculator',

@@ -9,16 +9,24 @@ import type { AddressInfo, Socket } from 'node:net';
  *   model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] }, { content: '42' });
  *   model.setResponder((req) => ({ content: 'dynamic' }));   // consulted when the queue is empty
  *
- * Replies: `{ content }`, `{ toolCalls, content? }`, `{ json }` (content = JSON text), and faults
+ * Replies: `{ content }`, `{ toolCalls, content? }`, `{ json, wrap? }` (content = JSON text; `wrap: 'prose'`
+ * or `'fence'` surrounds it with prose or a ```json fence, as models do when no JSON mode constrains them —
+ * dropped when the request carried an accepted `response_format`), and faults
  * `{ fault: 'http_429', retryAfterSeconds? }`, `{ fault: 'http_500' }`, `{ fault: 'hang' }` (until stop()),
- * `{ fault: 'malformed' }` (200 with a non-JSON body). Streaming (`stream: true`) sends SSE chunks, with a
- * usage chunk when `stream_options.include_usage` is set. Unscripted requests get a 500 and are recorded
- * in `unexpected`.
+ * `{ fault: 'malformed' }` (200 with a non-JSON body). Streaming (`stream: true`) sends SSE chunks (three
+ * pieces, or one token per chunk with `configure({ tokenPerChunk: true })`), with a usage chunk when
+ * `stream_options.include_usage` is set. Unscripted requests get a 500 and are recorded in `unexpected`.
+ *
+ * Endpoint capabilities (`configure`, back to the defaults on `reset()`): `tools: 'refuse_vllm' | 'refuse_ollama'`
+ * answers any request carrying `tools` with the 400 those servers send (exact texts and body shapes);
+ * `responseFormat: { json_schema: 'reject', json_object: 'reject' }` answers such a `response_format` with a
+ * 400 "… not supported". Refused requests are recorded but consume no scripted reply. `responseFormats` lists
+ * the response_format type of every chat request ('json_schema' | 'json_object' | 'none').
  */
 export type ScriptedReply =
   | { content: string }
   | { toolCalls: Array<{ name: string; args: Record<string, unknown>; id?: string }>; content?: string }
-  | { json: unknown }
+  | { json: unknown; wrap?: 'prose' | 'fence' }
   | { fault: 'http_429'; retryAfterSeconds?: number }
   | { fault: 'http_500' | 'hang' | 'malformed' };
 
@@ -33,6 +41,19 @@ export interface ChatRequest {
 
 type Responder = (req: ChatRequest) => ScriptedReply | undefined;
 
+export interface EndpointBehaviour {
+  /** how a request with `tools` is answered: accepted (default), or refused like vLLM / Ollama */
+  tools?: 'accept' | 'refuse_vllm' | 'refuse_ollama';
+  /** which response_format types the endpoint accepts (default both) */
+  responseFormat?: { json_schema?: 'accept' | 'reject'; json_object?: 'accept' | 'reject' };
+  /** stream one token (word or punctuation run) per SSE chunk, as real servers do */
+  tokenPerChunk?: boolean;
+}
+
+/** vLLM started without --enable-auto-tool-choice (its pre-0.10 error body: top-level, not under `error`). */
+export const VLLM_TOOLS_REFUSED = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set';
+export const ollamaToolsRefused = (model: string) => `registry.ollama.ai/library/${model} does not support tools`;
+
 export class ScriptedModelServer {
   readonly requests: ChatRequest[] = [];
   readonly unexpected: ChatRequest[] = [];
@@ -40,6 +61,9 @@ export class ScriptedModelServer {
   embeddingCalls = 0;
   latencyMs = 0;
   baseUrl = '';
+  /** the response_format type of each chat request, in order */
+  readonly responseFormats: Array<'json_schema' | 'json_object' | 'none'> = [];
+  private behaviour: EndpointBehaviour = {};
   private readonly queue: ScriptedReply[] = [];
   private responder?: Responder;
   private server?: http.Server;
@@ -70,8 +94,15 @@ export class ScriptedModelServer {
     this.responder = responder;
   }
 
-  /** Forget recorded requests, the script and the responder. */
+  /** Endpoint capabilities (merged into the current ones); `reset()` restores the defaults. */
+  configure(behaviour: EndpointBehaviour): void {
+    this.behaviour = { ...this.behaviour, ...behaviour };
+  }
+
+  /** Forget recorded requests, the script, the responder and the endpoint behaviour. */
   reset(): void {
+    this.behaviour = {};
+    this.responseFormats.length = 0;
     this.requests.length = 0;
     this.unexpected.length = 0;
     this.queue.length = 0;
@@ -109,6 +140,10 @@ export class ScriptedModelServer {
     const request = JSON.parse(body) as ChatRequest;
     this.callCount++;
     this.requests.push(request);
+    const format = (request.response_format?.type as 'json_schema' | 'json_object' | undefined) ?? 'none';
+    this.responseFormats.push(format);
+    const refusal = this.refusal(request, format);
+    if (refusal) return json(res, 400, refusal);
     const reply = this.queue.shift() ?? this.responder?.(request);
     if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
     if (!reply) {
@@ -116,7 +151,7 @@ export class ScriptedModelServer {
       return json(res, 500, { error: { message: 'scripted model server: script exhausted', type: 'server_error' } });
     }
     if ('fault' in reply) return this.fault(reply, res);
-    const message = this.messageOf(reply);
+    const message = this.messageOf(reply, format !== 'none');
     const usage = {
       prompt_tokens: tokens(JSON.stringify(request.messages)),
       completion_tokens: tokens((message.content ?? '') + JSON.stringify(message.tool_calls ?? '')),
@@ -134,7 +169,28 @@ export class ScriptedModelServer {
     });
   }
 
-  private messageOf(reply: Exclude<ScriptedReply, { fault: string }>) {
+  /** The 400 body a real endpoint sends for a feature it lacks, or null. */
+  private refusal(request: ChatRequest, format: 'json_schema' | 'json_object' | 'none'): unknown {
+    if (request.tools?.length && this.behaviour.tools === 'refuse_vllm') {
+      return { object: 'error', message: VLLM_TOOLS_REFUSED, type: 'BadRequestError', param: null, code: 400 };
+    }
+    if (request.tools?.length && this.behaviour.tools === 'refuse_ollama') {
+      return { error: { message: ollamaToolsRefused(request.model), type: 'api_error', param: null, code: null } };
+    }
+    if (format !== 'none' && this.behaviour.responseFormat?.[format] === 'reject') {
+      return {
+        error: {
+          message: `response_format type '${format}' is not supported by this server`,
+          type: 'invalid_request_error',
+          param: 'response_format',
+          code: null,
+        },
+      };
+    }
+    return null;
+  }
+
+  private messageOf(reply: Exclude<ScriptedReply, { fault: string }>, jsonMode = false) {
     if ('toolCalls' in reply) {
       return {
         role: 'assistant',
@@ -146,7 +202,8 @@ export class ScriptedModelServer {
         })),
       };
     }
-    return { role: 'assistant', content: 'json' in reply ? JSON.stringify(reply.json) : reply.content } as {
+    const content = 'json' in reply ? wrapJson(JSON.stringify(reply.json), jsonMode ? undefined : reply.wrap) : reply.content;
+    return { role: 'assistant', content } as {
       role: string;
       content: string | null;
       tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
@@ -188,7 +245,8 @@ export class ScriptedModelServer {
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`,
       );
     send({ role: 'assistant', content: '' });
-    for (const piece of split(message.content ?? '', 3)) send({ content: piece });
+    const pieces = this.behaviour.tokenPerChunk ? tokenize(message.content ?? '') : split(message.content ?? '', 3);
+    for (const piece of pieces) send({ content: piece });
     (message.tool_calls ?? []).forEach((c, index) => {
       send({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } }] });
       for (const piece of split(c.function.arguments, 2)) send({ tool_calls: [{ index, function: { arguments: piece } }] });
@@ -213,6 +271,17 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
+}
+
+function wrapJson(text: string, wrap: 'prose' | 'fence' | undefined): string {
+  if (wrap === 'prose') return `Sure! Here is my decision: ${text} Let me know if you need anything else.`;
+  if (wrap === 'fence') return `\`\`\`json\n${text}\n\`\`\``;
+  return text;
+}
+
+/** Words and punctuation runs, each with the whitespace before it: roughly one model token per piece. */
+function tokenize(text: string): string[] {
+  return text.match(/\s*(?:[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]+)|\s+$/gu) ?? [];
 }
 
 const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));

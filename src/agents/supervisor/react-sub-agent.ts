@@ -3,7 +3,7 @@ import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langc
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Annotation, END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 
-import { bindToolsForMode } from '../../llm/tool-binding';
+import { bindToolsForMode, type ToolCallingMode } from '../../llm/tool-binding';
 import type { ToolCallRecord } from '../agent-definition';
 import { ruleToolCall } from '../react/rules';
 import { runToolCalls } from '../shared/tool-executor';
@@ -29,10 +29,7 @@ const SubAgentState = Annotation.Root({
  * createReactSubAgent: one small ReAct graph per sub-agent (seed 003: `call_model` ⇄ `execute_tool`, at most
  * `maxIterations` model calls). Works with native and prompt tool calling; without a model, rules pick a tool.
  */
-export function createReactSubAgent(
-  spec: SubAgentSpec,
-  deps: { model: () => BaseChatModel | null; toolCalling: () => 'native' | 'prompt' },
-) {
+export function createReactSubAgent(spec: SubAgentSpec, deps: { model: () => BaseChatModel | null; toolCalling: () => ToolCallingMode }) {
   const max = spec.maxIterations ?? 10;
   const graph = new StateGraph(SubAgentState)
     .addNode('call_model', async (state: typeof SubAgentState.State, config: LangGraphRunnableConfig) => {
