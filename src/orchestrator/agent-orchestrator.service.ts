@@ -4,7 +4,6 @@ import { Injectable, Logger } from '@nestjs/common';
 
 import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
-import { isModelUnavailable } from '../agents/shared/model-failure';
 import { MODEL_UNAVAILABLE_TEXT } from '../agents/shared/outage';
 import {
   MessageTooLargeException,
@@ -15,6 +14,7 @@ import {
 import { AppConfig } from '../config/app-config';
 import type { RunEntity, RunError, RunMode } from '../database/entities';
 import { LlmService } from '../llm/llm.service';
+import { isModelUnavailable } from '../llm/model-errors';
 import { USAGE_KEY, UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
 import { ScopeValidator } from '../scope/scope-validator.service';

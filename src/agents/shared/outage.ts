@@ -1,8 +1,8 @@
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 
 import type { RunError } from '../../database/entities';
+import { isModelUnavailable } from '../../llm/model-errors';
 import type { RunnableGraph } from '../agent-definition';
-import { isModelUnavailable } from './model-failure';
 
 export const MODEL_UNAVAILABLE_TEXT =
   '언어 모델에 연결할 수 없어 답변하지 못했습니다. 잠시 후 다시 시도해 주세요. (The language model could not be reached; please try again later.)';
