@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import type { RunError } from '../../database/entities';
+import { parseJson } from '../../llm/json';
 
 export const PlanStepSchema = z
   .object({
@@ -29,8 +30,13 @@ export function validatePlan(
   manifest: readonly string[],
   doneIds: number[] = [],
 ): { plan: PlanStep[] } | { error: RunError } {
-  const json = readJson(text);
+  const json = parseJson(text);
   if (json === undefined) return { error: { code: 'PLAN_INVALID_JSON', message: 'the plan is not valid JSON' } };
+  return checkPlan(json, manifest, doneIds);
+}
+
+/** validatePlan for JSON already parsed (a JSON decision's value). */
+export function checkPlan(json: unknown, manifest: readonly string[], doneIds: number[] = []): { plan: PlanStep[] } | { error: RunError } {
   const raw = unwrapPlan(json);
   if (raw === undefined) {
     return { error: { code: 'PLAN_SCHEMA', message: 'plan: expected a list of steps, {"plan": [...]} or {"steps": [...]}' } };
@@ -64,30 +70,4 @@ function unwrapPlan(json: unknown): unknown {
   const keys = Object.keys(json);
   if (keys.length !== 1 || (keys[0] !== 'plan' && keys[0] !== 'steps')) return undefined;
   return (json as Record<string, unknown>)[keys[0]];
-}
-
-/** The JSON of the reply: the whole text (fences stripped), or the first JSON value inside prose. */
-function readJson(text: string): unknown {
-  const body = stripFence(text);
-  const tryParse = (t: string): unknown => {
-    try {
-      return JSON.parse(t) as unknown;
-    } catch {
-      return undefined;
-    }
-  };
-  const whole = tryParse(body);
-  if (whole !== undefined) return whole;
-  const start = body.search(/[[{]/);
-  if (start < 0) return undefined;
-  const end = body.lastIndexOf(body[start] === '[' ? ']' : '}');
-  return end > start ? tryParse(body.slice(start, end + 1)) : undefined;
-}
-
-function stripFence(text: string): string {
-  return text
-    .trim()
-    .replace(/^```(?:json)?\s*/i, '')
-    .replace(/\s*```$/, '')
-    .trim();
 }

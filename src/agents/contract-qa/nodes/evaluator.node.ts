@@ -1,12 +1,19 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+import { z } from 'zod';
 
 import { extractArticleRefs } from '../../../knowledge/contracts/article-matching';
-import { parseJson } from '../../../scope/scope-validator.service';
+import { decideJson } from '../../../llm/decide-json';
 import { EVALUATOR_PROMPT, EVALUATOR_SYSTEM, fill } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate } from '../state';
 import { unreadHits } from './planner.node';
+
+const Evaluation = z.object({
+  is_sufficient: z.boolean(),
+  reasoning: z.coerce.string().default(''),
+  missing_info: z.string().nullable().optional(),
+});
 
 /**
  * evaluator: counts the iteration; stops at max_iterations; otherwise the model's `{is_sufficient, reasoning,
@@ -48,9 +55,12 @@ export function createEvaluator(deps: { model: (o: { temperature: number; maxTok
       iteration: iteration_count,
       max: state.max_iterations,
     });
-    const reply = await model.invoke([new SystemMessage(EVALUATOR_SYSTEM), new HumanMessage(prompt)], config);
-    const v = parseJson(String(reply.content)) as { is_sufficient?: unknown; reasoning?: string; missing_info?: string | null } | undefined;
-    const sufficient = typeof v?.is_sufficient === 'boolean' ? v.is_sufficient : haveArticles;
+    const answer = await decideJson(model, [new SystemMessage(EVALUATOR_SYSTEM), new HumanMessage(prompt)], Evaluation, {
+      node: 'evaluator',
+      config,
+    });
+    const v = answer.ok ? answer.value : null;
+    const sufficient = v ? v.is_sufficient : haveArticles;
     return log(sufficient ? 'finish' : 'continue', {
       reasoning: v?.reasoning ?? 'unreadable evaluation',
       missing_info: v?.missing_info ?? null,

@@ -1,15 +1,27 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+import { z } from 'zod';
 
 import { extractArticleRefs } from '../../../knowledge/contracts/article-matching';
-import { parseJson } from '../../../scope/scope-validator.service';
+import { decideJson } from '../../../llm/decide-json';
 import { topicsOf } from '../classifier';
 import { mapToolParameters, toolSignature } from '../contract-tools';
 import { fill, PLANNER_PROMPT, PLANNER_SYSTEM } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate, PlannedTool } from '../state';
 
-const TOOLS = ['get_contract_structure', 'hybrid_search', 'get_article_by_index', 'get_article_by_title', 'lookup_standard_contract'];
+const TOOLS = [
+  'get_contract_structure',
+  'hybrid_search',
+  'get_article_by_index',
+  'get_article_by_title',
+  'lookup_standard_contract',
+] as const;
+const NextTool = z.object({
+  tool: z.enum(TOOLS),
+  args: z.record(z.string(), z.unknown()).default({}),
+  reasoning: z.coerce.string().default(''),
+});
 
 /**
  * planner: rules suggest the next tool (article numbers → get_article_by_index; first round → hybrid_search
@@ -34,10 +46,12 @@ export function createPlanner(deps: { model: (o: { temperature: number; maxToken
           info_count: state.collected_info.length,
           history,
         });
-        const reply = await model.invoke([new SystemMessage(PLANNER_SYSTEM), new HumanMessage(prompt)], config);
-        const p = parseJson(String(reply.content)) as { tool?: string; args?: Record<string, unknown>; reasoning?: string } | undefined;
-        if (p?.tool && TOOLS.includes(p.tool))
-          planned = fresh([{ tool: p.tool, args: mapToolParameters(p.tool, p.args ?? {}), reasoning: p.reasoning ?? '' }]);
+        const answer = await decideJson(model, [new SystemMessage(PLANNER_SYSTEM), new HumanMessage(prompt)], NextTool, {
+          node: 'planner',
+          config,
+        });
+        const p = answer.ok ? answer.value : null;
+        if (p) planned = fresh([{ tool: p.tool, args: mapToolParameters(p.tool, p.args), reasoning: p.reasoning }]);
         by = 'model';
       }
     }
