@@ -16,10 +16,11 @@ export function buildSupervisorGraph(
   );
   for (const agent of deps.agents) {
     graph.addNode(agent.name, async (state: SupervisorStateType, config: LangGraphRunnableConfig) => {
-      const { output, records } = await agent.run(state.task, config);
+      const { output, records, sources } = await agent.run(state.task, state.messages, config);
       return {
         agent_outputs: [...state.agent_outputs, { agent: agent.name, task: state.task, output }],
         tool_calls: [...state.tool_calls, ...records],
+        sources: [...state.sources, ...sources],
         next_agent: null,
       };
     });

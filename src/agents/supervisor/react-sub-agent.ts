@@ -4,7 +4,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Annotation, END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 
 import { bindToolsForMode, type ToolCallingMode } from '../../llm/tool-binding';
-import type { ToolCallRecord } from '../agent-definition';
+import type { Source, ToolCallRecord } from '../agent-definition';
 import { ruleToolCall } from '../react/rules';
 import { runToolCalls } from '../shared/tool-executor';
 import { subAgentPrompt } from './prompts';
@@ -22,6 +22,7 @@ const SubAgentState = Annotation.Root({
   ...MessagesAnnotation.spec,
   iteration: Annotation<number>({ reducer: (_a, b) => b, default: () => 0 }),
   records: Annotation<ToolCallRecord[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
+  sources: Annotation<Source[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
   hit_limit: Annotation<boolean>({ reducer: (_a, b) => b, default: () => false }),
 });
 
@@ -48,8 +49,8 @@ export function createReactSubAgent(spec: SubAgentSpec, deps: { model: () => Bas
       return { iteration, messages: [reply] };
     })
     .addNode('execute_tool', async (state: typeof SubAgentState.State, config: LangGraphRunnableConfig) => {
-      const { messages, records } = await runToolCalls(state.messages[state.messages.length - 1] as AIMessage, spec.tools, config);
-      return { messages, records: records.map((r) => ({ ...r, agent: spec.name })) };
+      const { messages, records, sources } = await runToolCalls(state.messages[state.messages.length - 1] as AIMessage, spec.tools, config);
+      return { messages, records: records.map((r) => ({ ...r, agent: spec.name })), sources };
     })
     .addEdge(START, 'call_model')
     .addConditionalEdges(
@@ -62,13 +63,21 @@ export function createReactSubAgent(spec: SubAgentSpec, deps: { model: () => Bas
 
   return {
     ...spec,
-    /** Runs the task; returns the agent's answer, its tool calls and whether it hit its iteration limit. */
-    async run(task: string, config: LangGraphRunnableConfig): Promise<{ output: string; records: ToolCallRecord[]; hitLimit: boolean }> {
-      const out = await graph.invoke({ messages: [new HumanMessage(task)] }, { ...config, recursionLimit: max * 2 + 5 });
+    /**
+     * Runs the task with the conversation so far (seed 003 passes the user's messages): returns the agent's
+     * answer, its tool calls, the sources its tools cited and whether it hit its iteration limit.
+     */
+    async run(
+      task: string,
+      conversation: BaseMessage[],
+      config: LangGraphRunnableConfig,
+    ): Promise<{ output: string; records: ToolCallRecord[]; sources: Source[]; hitLimit: boolean }> {
+      const out = await graph.invoke({ messages: taskMessages(task, conversation) }, { ...config, recursionLimit: max * 2 + 5 });
       const last = out.messages[out.messages.length - 1];
       return {
         output: typeof last.content === 'string' ? last.content : JSON.stringify(last.content),
         records: out.records,
+        sources: out.sources,
         hitLimit: out.hit_limit,
       };
     },
@@ -82,4 +91,19 @@ function withoutModel(messages: BaseMessage[]): AIMessage {
   if (last.getType() === 'tool') return new AIMessage(String(last.content));
   const call = ruleToolCall(String(last.content));
   return call ? new AIMessage({ content: '', tool_calls: [call] }) : new AIMessage('언어 모델이 없어 이 작업을 처리할 수 없습니다.');
+}
+
+const HISTORY_MESSAGES = 6;
+
+/**
+ * The sub-agent's input: the recent conversation (user turns and final answers, no tool traffic), then the
+ * user's current message with the supervisor's task for this agent.
+ */
+export function taskMessages(task: string, conversation: BaseMessage[]): BaseMessage[] {
+  const turns = conversation.filter((m) => ['human', 'ai'].includes(m.getType()) && typeof m.content === 'string' && m.content.trim());
+  const current = turns.at(-1)?.getType() === 'human' ? turns.at(-1) : undefined;
+  const history = (current ? turns.slice(0, -1) : turns).slice(-HISTORY_MESSAGES);
+  const request = current ? String(current.content) : '';
+  const text = request && request.trim() !== task.trim() ? `${request}\n\n[작업] ${task}` : task;
+  return [...history, new HumanMessage(text)];
 }

@@ -1,7 +1,7 @@
 import { Annotation, MessagesAnnotation } from '@langchain/langgraph';
 
 import type { RunError } from '../../database/entities';
-import type { ToolCallRecord } from '../agent-definition';
+import type { Source, ToolCallRecord } from '../agent-definition';
 
 export interface AgentOutput {
   agent: string;
@@ -28,6 +28,8 @@ export const SupervisorState = Annotation.Root({
   /** corrections for the supervisor (unknown agent names, format problems), shown on its next call */
   notes: Annotation<string[]>,
   tool_calls: Annotation<ToolCallRecord[]>,
+  /** what the agents' tools cited this turn */
+  sources: Annotation<Source[]>,
   final_response: Annotation<string>,
   error: Annotation<RunError | null> /** the model failed mid-turn and the answer is built from what was collected so far */,
   degraded: Annotation<boolean>,

@@ -8,6 +8,7 @@ import { LlmService } from '../../llm/llm.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
 import { endOnModelOutage, outageAnswer } from '../shared/outage';
+import { uniqueSources } from '../shared/tool-executor';
 import { buildSupervisorGraph } from './graph';
 import { createReactSubAgent } from './react-sub-agent';
 import type { SupervisorStateType } from './state';
@@ -50,6 +51,7 @@ export class SupervisorAgentFactory implements AgentFactory {
         max_routings: this.config.supervisor.maxRoutings,
         notes: [],
         tool_calls: [],
+        sources: [],
         final_response: '',
         error: null,
         degraded: false,
@@ -59,7 +61,7 @@ export class SupervisorAgentFactory implements AgentFactory {
         return {
           response: s.final_response,
           toolCalls: s.tool_calls,
-          sources: [],
+          sources: uniqueSources(s.sources ?? []),
           error: s.error,
           metadata: { delegations: s.delegations, routings: s.routing_count, ...(s.degraded ? { degraded: true } : {}) },
           trace: {
