@@ -174,6 +174,50 @@ describe('contract-qa agent', () => {
     expect(res.body.metadata.iterations).toBe(5);
     expect(t.decision_log.filter((d: any) => d.node === 'evaluator').at(-1)).toMatchObject({ decision: 'finish', limit_reached: true });
   });
+  it('lists exhibits in the structure; lookup_standard_contract takes a standard_contract_id (default the newest); "not found" is not retried', async () => {
+    const older = (await http(svc.url, 'GET', '/v1/contracts')).body.contracts.find((c: any) => c.kind === 'standard').contract_id;
+    await http(svc.url, 'POST', '/v1/contracts', {
+      title: '표준 유지보수계약서 (개정)',
+      content: '## 제1조 (목적)\n\n표준B의 목적.\n\n## 제2조 (계약의 해지)\n\n표준B: 당사자는 60일 전에 알리고 해지할 수 있다.\n',
+      kind: 'standard',
+    });
+    const plannerCalls: ChatRequest[] = [];
+    const lookups = [
+      { standard_contract_id: '00000000-0000-4000-8000-000000000000', user_article_numbers: [10] },
+      { standard_contract_id: older, user_article_numbers: [10] },
+      { user_article_numbers: [10] },
+    ];
+    model.setResponder((req) => {
+      const sys = systemOf(req);
+      if (sys.includes('충분성')) {
+        const done = (userOf(req).match(/lookup_standard_contract/g) ?? []).length >= 3;
+        return { json: { is_sufficient: done, reasoning: '', missing_info: null } };
+      }
+      if (sys.includes('계약서 분석 전문가')) {
+        plannerCalls.push(req);
+        return { json: { tool: 'lookup_standard_contract', args: lookups[plannerCalls.length - 1], reasoning: '표준과 비교' } };
+      }
+      if (sys.includes('질의응답')) return { content: '비교 결과입니다.' };
+      return undefined;
+    });
+    const res = await ask('해지 조항이 표준계약서와 어떻게 달라?');
+    expect(res.body.response).toBe('비교 결과입니다.');
+    const t = await trace(res);
+    expect(t.contract_structure.exhibits).toEqual([
+      { number: '별지 1', title: '용역 범위' },
+      { number: '별지 2', title: '대금 지급 일정' },
+    ]);
+    expect(userOf(plannerCalls[0])).toMatch(/별지 1 \(용역 범위\)[\s\S]*별지 2 \(대금 지급 일정\)/);
+    const lookedUp = t.tool_history.filter((h: any) => h.tool === 'lookup_standard_contract');
+    expect(lookedUp.map((h: any) => [h.status, h.attempts])).toEqual([
+      ['error', 1],
+      ['success', 1],
+      ['success', 1],
+    ]);
+    const context = userOf(model.requests.at(-1)!);
+    expect(context).toMatch(/14일 이상의 기간을 정하여/); // the older standard, chosen by id
+    expect(context).toMatch(/표준B: 당사자는 60일 전에/); // the newest, by default
+  });
 });
 
 describe('contract-qa with the LLM cache and without a model', () => {

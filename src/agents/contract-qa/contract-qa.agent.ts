@@ -80,6 +80,7 @@ export class ContractQaAgentFactory implements AgentFactory {
           },
           trace: {
             decision_log: s.decision_log,
+            contract_structure: s.contract_structure,
             tool_history: s.tool_history,
             explored_articles: s.explored_articles,
             unexplored_articles: s.unexplored_articles,

@@ -22,6 +22,9 @@ export const PLANNER_PROMPT = `현재 상태를 분석하여 다음에 실행할
 실행한 툴: {tool_count}개
 수집된 정보: {info_count}개
 
+계약서 구조:
+{structure}
+
 이미 실행한 툴:
 {history}
 

@@ -25,6 +25,15 @@ export interface CollectedInfo {
   articles?: Array<{ number: string; index: number; title: string; text: string; contract_id: string; standard?: boolean }>;
   exhibits?: Array<{ number: string; title: string; content: string }>;
   hits?: Array<{ number: string; index: number; title: string; snippet: string }>;
+  /** the contract's exhibits by number and title (get_contract_structure) */
+  exhibit_titles?: Array<{ number: string; title: string }>;
+}
+
+/** get_contract_structure's outline of the contract. */
+export interface ContractStructure {
+  articles: Array<{ number: string; index: number; title: string }>;
+  exhibits: Array<{ number: string; title: string }>;
+  summary: string;
 }
 
 /** Seed 000's AgentState. */
@@ -33,7 +42,7 @@ export const ContractQaState = Annotation.Root({
   contract_id: Annotation<string>,
   user_message: Annotation<string>,
   session_id: Annotation<string>,
-  contract_structure: Annotation<Record<string, unknown> | null>,
+  contract_structure: Annotation<ContractStructure | null>,
   tool_history: Annotation<ToolHistoryEntry[]>,
   collected_info: Annotation<CollectedInfo[]>,
   explored_articles: Annotation<number[]>,

@@ -189,7 +189,7 @@ export class ContractsService {
   /** The standard contract's articles matching the user's articles (by title similarity) or a topic. */
   async standardFor(
     contractId: string,
-    q: { articleIndexes?: number[]; topic?: string },
+    q: { articleIndexes?: number[]; topic?: string; standardId?: string },
   ): Promise<{
     standard_contract_id: string;
     title: string;
@@ -197,7 +197,9 @@ export class ContractsService {
   } | null> {
     const standards = await this.list('standard');
     if (standards.length === 0) return null;
-    const standard = await this.get(standards[0].contract_id);
+    // a named standard contract, else the newest
+    const standard = await this.get(q.standardId ?? standards[0].contract_id);
+    if (standard.kind !== 'standard') throw new ContractNotFoundException(standard.contract_id);
     if (q.topic) {
       const hits = await this.searchArticles(standard.contract_id, q.topic, 3);
       return {

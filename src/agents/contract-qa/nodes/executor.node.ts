@@ -1,13 +1,15 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { retryTransient, withRetries } from '../../shared/tool-retry';
 import { mapToolParameters, toolSignature } from '../contract-tools';
 import type { CollectedInfo, ContractQaStateType, ContractQaUpdate, PlannedTool, ToolHistoryEntry } from '../state';
 import { unreadHits } from './planner.node';
 
-const MAX_RETRIES = 2;
+/** seed 000: up to 2 retries — of transient failures only */
+const RETRY = retryTransient(2);
 
-/** executor / parallel_executor: parameter mapping, up to 2 retries, results into tool_history and collected_info. */
+/** executor / parallel_executor: parameter mapping, up to 2 retries of transient failures, results into tool_history and collected_info. */
 export function createExecutors(tools: StructuredToolInterface[]) {
   const byName = new Map(tools.map((t) => [t.name, t]));
 
@@ -18,21 +20,22 @@ export function createExecutors(tools: StructuredToolInterface[]) {
   ): Promise<{ entry: ToolHistoryEntry; info?: CollectedInfo }> {
     const args = mapToolParameters(call.tool, call.args);
     const signature = toolSignature(call.tool, call.args);
-    let lastError = '';
-    for (let attempt = 1; attempt <= MAX_RETRIES + 1; attempt++) {
-      try {
-        const info = (await byName.get(call.tool)!.invoke({ ...args, contract_id: contractId }, config)) as CollectedInfo;
-        return {
-          entry: { tool: call.tool, args: call.args, signature, status: 'success', summary: info.summary, attempts: attempt },
-          info,
-        };
-      } catch (err) {
-        if (config.signal?.aborted) throw err;
-        lastError = (err as Error).message;
-      }
+    const tool = byName.get(call.tool)!;
+    const result = await withRetries(
+      async () => (await tool.invoke({ ...args, contract_id: contractId }, config)) as CollectedInfo,
+      RETRY,
+      config.signal,
+    );
+    if (result.ok) {
+      const info = result.value;
+      return {
+        entry: { tool: call.tool, args: call.args, signature, status: 'success', summary: info.summary, attempts: result.attempts },
+        info,
+      };
     }
+    const message = result.error instanceof Error ? result.error.message : String(result.error);
     return {
-      entry: { tool: call.tool, args: call.args, signature, status: 'error', summary: lastError.slice(0, 200), attempts: MAX_RETRIES + 1 },
+      entry: { tool: call.tool, args: call.args, signature, status: 'error', summary: message.slice(0, 200), attempts: result.attempts },
     };
   }
 
@@ -47,7 +50,9 @@ export function createExecutors(tools: StructuredToolInterface[]) {
     return {
       tool_history: [...state.tool_history, ...results.map((r) => r.entry)],
       collected_info: [...state.collected_info, ...infos],
-      contract_structure: structure ? { articles: structure.hits, summary: structure.summary } : state.contract_structure,
+      contract_structure: structure
+        ? { articles: structure.hits ?? [], exhibits: structure.exhibit_titles ?? [], summary: structure.summary }
+        : state.contract_structure,
       explored_articles: explored,
       unexplored_articles: [...new Set(all)].filter((i) => !explored.includes(i)).sort((a, b) => a - b),
       next_tool: null,

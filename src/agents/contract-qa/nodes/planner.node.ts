@@ -45,6 +45,7 @@ export function createPlanner(deps: { model: (o: { temperature: number; maxToken
           tool_count: state.tool_history.length,
           info_count: state.collected_info.length,
           history,
+          structure: outlineOf(state),
         });
         const answer = await decideJson(model, [new SystemMessage(PLANNER_SYSTEM), new HumanMessage(prompt)], NextTool, {
           node: 'planner',
@@ -111,4 +112,11 @@ export function should_execute_parallel(s: ContractQaStateType): 'parallel' | 's
   const many =
     s.next_tool.length > 1 || (first.tool === 'get_article_by_index' && ((first.args.article_numbers as unknown[])?.length ?? 0) > 1);
   return many ? 'parallel' : 'sequential';
+}
+
+/** The contract's outline for the planner: its articles and exhibits by number and title. */
+function outlineOf(state: ContractQaStateType): string {
+  const structure = state.contract_structure;
+  if (!structure) return '(아직 조회하지 않음)';
+  return [...structure.articles, ...structure.exhibits].map((a) => `${a.number} (${a.title})`).join(', ');
 }
