@@ -56,7 +56,7 @@ export class AssistantAgentFactory implements AgentFactory {
         sources: [],
         next_action: 'end',
         iteration_count: 0,
-        max_iterations: this.config.maxIterations,
+        max_iterations: this.config.iterationLimits.assistant,
         tool_calls: [],
         summarised: false,
         error: null,

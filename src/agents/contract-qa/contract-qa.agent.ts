@@ -57,7 +57,7 @@ export class ContractQaAgentFactory implements AgentFactory {
         explored_articles: [],
         unexplored_articles: [],
         iteration_count: 0,
-        max_iterations: this.config.maxIterations,
+        max_iterations: this.config.iterationLimits.contractQa,
         decision_log: [],
         next_tool: null,
         final_response: '',

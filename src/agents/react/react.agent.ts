@@ -38,7 +38,7 @@ export class ReactAgentFactory implements AgentFactory {
         user_message: turn.message,
         current_step: 'start',
         iteration_count: 0,
-        max_iterations: this.config.maxIterations,
+        max_iterations: this.config.iterationLimits.react,
         tool_calls: [],
         error: null,
         response: '',
