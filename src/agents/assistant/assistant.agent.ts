@@ -8,6 +8,7 @@ import { LlmService } from '../../llm/llm.service';
 import { MetricsService } from '../../observability/metrics.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import { textOf } from '../shared/text';
 import { buildAssistantGraph } from './graph';
 import type { AssistantStateType } from './state';
 
@@ -69,7 +70,7 @@ export class AssistantAgentFactory implements AgentFactory {
         const s = values as unknown as AssistantStateType;
         const last = s.messages[s.messages.length - 1];
         return {
-          response: typeof last?.content === 'string' ? last.content : '',
+          response: last ? textOf(last.content) : '',
           toolCalls: s.tool_calls,
           sources: s.sources,
           error: s.error,

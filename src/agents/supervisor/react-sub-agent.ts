@@ -5,7 +5,7 @@ import { Annotation, END, type LangGraphRunnableConfig, MessagesAnnotation, STAR
 
 import { bindToolsForMode, type ToolCallingMode } from '../../llm/tool-binding';
 import type { Source, ToolCallRecord } from '../agent-definition';
-import { ruleToolCall } from '../react/rules';
+import { ruleToolCall } from '../shared/rules';
 import { runToolCalls, type ToolRunOptions } from '../shared/tool-executor';
 import { subAgentPrompt } from './prompts';
 

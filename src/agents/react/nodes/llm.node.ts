@@ -4,9 +4,9 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import { bindToolsForMode } from '../../../llm/tool-binding';
+import { bareExpression, ruleToolCall } from '../../shared/rules';
 import type { ToolRunOptions } from '../../shared/tool-executor';
 import { REACT_SYSTEM_PROMPT, USER_MESSAGES } from '../prompts';
-import { bareExpression, ruleToolCall } from '../rules';
 import type { ReactStateType, ReactUpdate } from '../state';
 
 export interface LlmNodeDeps {
