@@ -117,6 +117,14 @@ describe('model outage mid-graph, every agent', () => {
     expect(t.decision_log).toEqual([expect.objectContaining({ step: 'delegate', agent: 'internal_agent' })]);
   });
 
+  it('supervisor: an outage inside a sub-agent keeps its tool calls and their results', async () => {
+    model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '123*456' } }] }, outage);
+    const res = await chat({ agent: 'supervisor', message: '123 * 456 계산해줘' });
+    await expectFailedRun(res);
+    expect(res.body).toMatchObject({ metadata: { degraded: true }, tool_calls: [{ name: 'calculator', agent: 'internal_agent' }] });
+    expect(res.body.response).toMatch(/56088/);
+  });
+
   it('supervisor: an outage on its first call', async () => {
     model.enqueue(outage);
     const res = await chat({ agent: 'supervisor', message: '프로젝트 일정 어떻게 돼?' });
