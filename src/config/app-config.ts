@@ -34,7 +34,6 @@ const schema = z.object({
   RUN_TIMEOUT_MS: int(120_000, 100),
   RUN_LOCK_MS: int(5_000, 500),
   RUN_STALLED_CHECK_MS: int(2_500, 200),
-  MAX_ITERATIONS: int(5, 1),
   MAX_MESSAGE_CHARS: int(32_000, 1),
   MAX_BODY_BYTES: int(1_048_576, 1024),
   MAX_CONTRACT_CHARS: int(500_000, 100),
@@ -69,6 +68,12 @@ const schema = z.object({
   RUN_MAX_MODEL_TOKENS: int(200_000),
   RUN_MAX_TOOL_CALLS: int(50),
   // --- end budgets ---
+  // --- agents: iteration limits per agent (defaults from the seeds; MAX_ITERATIONS = deprecated react fallback) ---
+  MAX_ITERATIONS: z.coerce.number().int().min(1).optional(),
+  REACT_MAX_ITERATIONS: z.coerce.number().int().min(1).optional(),
+  ASSISTANT_MAX_ITERATIONS: int(10, 1),
+  CONTRACT_QA_MAX_ITERATIONS: int(5, 1),
+  // --- end agents ---
   KNOWLEDGE_BACKEND: z.enum(['postgres', 'opensearch']).default('postgres'),
   OPENSEARCH_URL: z.string().default('http://127.0.0.1:9200'),
   OPENSEARCH_INDEX: z.string().default('agents-documents'),
@@ -220,9 +225,12 @@ export class AppConfig {
     /** a failed database write is retried this many times with backoff (connection resets, restarts) */
     dbWriteRetries: number;
   };
-  readonly maxIterations: number;
   /** per-run budgets (0 = unlimited): model calls reaching the endpoint, model tokens, tool calls */
   readonly runBudget: BudgetLimits;
+  /** react's limit (REACT_MAX_ITERATIONS, else the deprecated MAX_ITERATIONS) — kept for callers of the old name */
+  readonly maxIterations: number;
+  /** model iterations per turn, per agent (seeds: react 5, contract-qa 5; the assistant's seed sets none → 10) */
+  readonly iterationLimits: { react: number; assistant: number; contractQa: number };
   readonly maxMessageChars: number;
   readonly maxBodyBytes: number;
   readonly maxContractChars: number;
@@ -283,8 +291,13 @@ export class AppConfig {
       checkpoints: e.RUN_CHECKPOINTS,
       dbWriteRetries: e.DB_WRITE_RETRIES,
     };
-    this.maxIterations = e.MAX_ITERATIONS;
     this.runBudget = { modelCalls: e.RUN_MAX_MODEL_CALLS, modelTokens: e.RUN_MAX_MODEL_TOKENS, toolCalls: e.RUN_MAX_TOOL_CALLS };
+    this.iterationLimits = {
+      react: e.REACT_MAX_ITERATIONS ?? e.MAX_ITERATIONS ?? 5,
+      assistant: e.ASSISTANT_MAX_ITERATIONS,
+      contractQa: e.CONTRACT_QA_MAX_ITERATIONS,
+    };
+    this.maxIterations = this.iterationLimits.react;
     this.maxMessageChars = e.MAX_MESSAGE_CHARS;
     this.maxBodyBytes = e.MAX_BODY_BYTES;
     this.maxContractChars = e.MAX_CONTRACT_CHARS;

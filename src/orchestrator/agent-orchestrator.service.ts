@@ -5,6 +5,7 @@ import { Injectable, Logger } from '@nestjs/common';
 
 import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
+import { MODEL_UNAVAILABLE_TEXT } from '../agents/shared/outage';
 import { DEFAULT_TENANT, isServerIssuedId, runInTenant, threadIdOf } from '../auth/tenant';
 import {
   IdempotencyKeyReusedException,
@@ -18,6 +19,7 @@ import {
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunMode } from '../database/entities';
 import { LlmService } from '../llm/llm.service';
+import { isModelUnavailable } from '../llm/model-errors';
 import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
 import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
@@ -98,6 +100,7 @@ const FAILURE_TEXT: Record<string, string> = {
   CANCELLED: '요청이 취소되었습니다. (The run was cancelled.)',
   BUDGET_EXCEEDED: '이 요청에 허용된 사용량을 초과하여 중단했습니다. (The run used up its budget of model or tool calls and was stopped.)',
   SESSION_BUSY: '이전 요청을 처리하는 중입니다. 잠시 후 다시 시도해 주세요. (An earlier turn of this session is still running.)',
+  MODEL_UNAVAILABLE: MODEL_UNAVAILABLE_TEXT,
   INTERNAL_ERROR: '요청을 처리하는 중 오류가 발생했습니다. (Something went wrong while handling the request.)',
   RUN_ATTEMPTS_EXHAUSTED: '요청을 처리하지 못했습니다. (The run failed on every attempt.)',
 };
@@ -319,9 +322,13 @@ export class AgentOrchestrator {
           ? 'RUN_TIMEOUT'
           : signal.aborted
             ? 'CANCELLED'
-            : 'INTERNAL_ERROR';
+            : isModelUnavailable(err)
+              ? 'MODEL_UNAVAILABLE'
+              : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
-      const failure = withBudgetReport(this.failure(code, (budget.exceeded ?? (err as Error)).message), budget);
+      // an internal error's text (SQL, stack details) stays in the log; the client gets the run id to report
+      const message = code === 'INTERNAL_ERROR' ? `internal error in run ${run.id}` : (budget.exceeded ?? (err as Error)).message;
+      const failure = withBudgetReport(this.failure(code, message), budget);
       return this.end(run, started, usage, failure, { log, turn });
     }
   }

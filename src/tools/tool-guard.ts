@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 
+import { ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { interrupt } from '@langchain/langgraph';
@@ -168,8 +169,14 @@ async function guardedInvoke(inner: StructuredToolInterface, input: unknown, con
   const out: unknown = await inner.invoke(input as never, config);
   if (!policy.untrustedOutput) return out;
   guard?.markTainted(`tool ${name}`);
-  const text = typeof out === 'string' ? out : JSON.stringify(out);
-  return asUntrustedData(text, { source: `tool ${name}`, maxChars: MAX_GUARDED_OUTPUT });
+  const wrap = (v: unknown) =>
+    asUntrustedData(typeof v === 'string' ? v : JSON.stringify(v), { source: `tool ${name}`, maxChars: MAX_GUARDED_OUTPUT });
+  // a tool answering content_and_artifact (invoked as a tool call): the content is data, the artifact (sources) stays
+  if (out instanceof ToolMessage) {
+    const { tool_call_id, name: toolName, artifact, status } = out;
+    return new ToolMessage({ content: wrap(out.content), tool_call_id, name: toolName, artifact, status });
+  }
+  return wrap(out);
 }
 
 /** The same tool (name, description, schema) with the guard around every `invoke`. */

@@ -105,6 +105,30 @@ describe('contract-qa agent', () => {
     expect(res.body.llm_calls).toBeLessThanOrEqual(6); // seed: check 1 + planner 2 + evaluator 2 + respond 1
   });
 
+  it.each([
+    ['해지 조건이 뭐야?', '제10조', /30일/],
+    ['계약 기간은 얼마나 돼?', '제3조', /2025년 1월 1일부터 2025년 12월 31일/],
+    ['대금 지급이 늦어지면 지연이자는 얼마야?', '제5조', /연 6퍼센트의 지연이자/],
+  ])('an evaluator satisfied after the first round still answers from what was found: %s', async (question, article, text) => {
+    // a real model often calls the search results sufficient at once
+    model.setResponder((req) => {
+      const sys = systemOf(req);
+      if (sys.includes('충분성')) return { json: { is_sufficient: true, reasoning: '검색 결과로 충분', missing_info: null } };
+      if (sys.includes('질의응답')) return { content: `답변: ${article}에 따릅니다.` };
+      return undefined;
+    });
+    const res = await ask(question);
+    expect(res.body.response).toBe(`답변: ${article}에 따릅니다.`);
+    expect(res.body.sources.map((s: any) => s.ref)).toContain(article);
+    // the respond prompt carries the article's full text, fetched by rule after the early stop
+    const respond = model.requests.find((r) => systemOf(r).includes('질의응답'))!;
+    expect(userOf(respond)).toMatch(new RegExp(`\\[${article} [^\\]]+\\][\\s\\S]*${text.source}`));
+    const t = await trace(res);
+    expect(t.tool_history.at(-1)).toMatchObject({ tool: 'get_article_by_index', status: 'success' });
+    expect(t.decision_log.filter((d: any) => d.node === 'evaluator')).toHaveLength(1);
+    expect(res.body.llm_calls).toBe(2); // evaluator + respond: reading the found articles costs no model call
+  });
+
   it('answers a direct article question by rules: no model call before respond', async () => {
     model.enqueue({ content: '제5조: 계약금액은 1억 2천만 원입니다.' });
     const res = await ask('제5조 알려줘');
@@ -149,6 +173,50 @@ describe('contract-qa agent', () => {
     const t = await trace(res);
     expect(res.body.metadata.iterations).toBe(5);
     expect(t.decision_log.filter((d: any) => d.node === 'evaluator').at(-1)).toMatchObject({ decision: 'finish', limit_reached: true });
+  });
+  it('lists exhibits in the structure; lookup_standard_contract takes a standard_contract_id (default the newest); "not found" is not retried', async () => {
+    const older = (await http(svc.url, 'GET', '/v1/contracts')).body.contracts.find((c: any) => c.kind === 'standard').contract_id;
+    await http(svc.url, 'POST', '/v1/contracts', {
+      title: '표준 유지보수계약서 (개정)',
+      content: '## 제1조 (목적)\n\n표준B의 목적.\n\n## 제2조 (계약의 해지)\n\n표준B: 당사자는 60일 전에 알리고 해지할 수 있다.\n',
+      kind: 'standard',
+    });
+    const plannerCalls: ChatRequest[] = [];
+    const lookups = [
+      { standard_contract_id: '00000000-0000-4000-8000-000000000000', user_article_numbers: [10] },
+      { standard_contract_id: older, user_article_numbers: [10] },
+      { user_article_numbers: [10] },
+    ];
+    model.setResponder((req) => {
+      const sys = systemOf(req);
+      if (sys.includes('충분성')) {
+        const done = (userOf(req).match(/lookup_standard_contract/g) ?? []).length >= 3;
+        return { json: { is_sufficient: done, reasoning: '', missing_info: null } };
+      }
+      if (sys.includes('계약서 분석 전문가')) {
+        plannerCalls.push(req);
+        return { json: { tool: 'lookup_standard_contract', args: lookups[plannerCalls.length - 1], reasoning: '표준과 비교' } };
+      }
+      if (sys.includes('질의응답')) return { content: '비교 결과입니다.' };
+      return undefined;
+    });
+    const res = await ask('해지 조항이 표준계약서와 어떻게 달라?');
+    expect(res.body.response).toBe('비교 결과입니다.');
+    const t = await trace(res);
+    expect(t.contract_structure.exhibits).toEqual([
+      { number: '별지 1', title: '용역 범위' },
+      { number: '별지 2', title: '대금 지급 일정' },
+    ]);
+    expect(userOf(plannerCalls[0])).toMatch(/별지 1 \(용역 범위\)[\s\S]*별지 2 \(대금 지급 일정\)/);
+    const lookedUp = t.tool_history.filter((h: any) => h.tool === 'lookup_standard_contract');
+    expect(lookedUp.map((h: any) => [h.status, h.attempts])).toEqual([
+      ['error', 1],
+      ['success', 1],
+      ['success', 1],
+    ]);
+    const context = userOf(model.requests.at(-1)!);
+    expect(context).toMatch(/14일 이상의 기간을 정하여/); // the older standard, chosen by id
+    expect(context).toMatch(/표준B: 당사자는 60일 전에/); // the newest, by default
   });
 });
 

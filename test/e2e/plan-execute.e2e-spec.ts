@@ -61,6 +61,16 @@ describe('plan-execute agent', () => {
     expect(t.plan).toEqual([{ step_id: 1, tool: 'calculator', input: '1234 * 5678' }]);
   });
 
+  it.each([
+    ['{"steps": [...]}', { json: { steps: [{ step_id: 1, tool: 'calculator', input: '1234 * 5678' }] } }],
+    ['{"plan": [...]} in prose', { content: '계획입니다:\n{"plan": [{"step_id": 1, "tool": "calculator", "input": "1234 * 5678"}]}' }],
+  ])('runs a plan given as %s like the bare list (JSON mode returns objects)', async (_shape, plan) => {
+    model.enqueue(intent({ rewritten_query: '1234 × 5678 계산' }), plan as any, { content: '7006652 입니다.' });
+    const res = await chat('1234 곱하기 5678은 얼마야?');
+    expect(res.body).toMatchObject({ response: '7006652 입니다.', error: null, llm_calls: 3 });
+    expect((await trace(res)).past_steps).toEqual([expect.objectContaining({ status: 'success', output: '7006652' })]);
+  });
+
   it('chitchat: rules classify, GENERAL_CONVERSATION_PROMPT answers (seed 2, here 1)', async () => {
     model.enqueue({ content: '안녕하세요! 반갑습니다.' });
     const res = await chat('안녕하세요!');
@@ -120,6 +130,7 @@ describe('plan-execute agent', () => {
       return { content: 'LangGraph는 상태 그래프로 에이전트를 만드는 라이브러리입니다.' };
     });
     const res = await chat('LangGraph가 뭔지 검색하고 요약해줘');
+    expect(res.body.sources).toEqual([expect.objectContaining({ kind: 'document', title: 'LangGraph 소개' })]);
     const t = await trace(res);
     expect(t.past_steps.map((p: any) => [p.step.tool, p.status])).toEqual([
       ['search_knowledge_base', 'success'],

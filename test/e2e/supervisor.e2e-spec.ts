@@ -57,11 +57,36 @@ describe.each(['prompt', 'native'] as const)('supervisor agent (%s tool calling)
       tool_calls: [{ name: 'search_knowledge_base', args: { query: '연차 휴가' }, status: 'success', agent: 'rag_agent' }],
       metadata: { delegations: [{ agent: 'rag_agent', task: '연차 휴가 정책을 찾아 요약하라', order: 1 }] },
     });
-    expect(model.requests[1].messages.at(-1)?.content).toBe('연차 휴가 정책을 찾아 요약하라');
+    // the sub-agent sees the user's own words beside the supervisor's task
+    expect(String(model.requests[1].messages.at(-1)?.content)).toMatch(
+      /입사하면 쉬는 날이 며칠이야\?[\s\S]*연차 휴가 정책을 찾아 요약하라/,
+    );
+    // and the supervisor's answer cites what its agent found
+    expect(res.body.sources).toEqual([expect.objectContaining({ kind: 'document', title: '휴가 규정', ref: 'hr.md' })]);
     if (mode === 'prompt') expect(model.requests.every((r) => r.tools === undefined)).toBe(true);
     else expect(model.requests[1].tools?.map((t: any) => t.function.name)).toEqual(['search_knowledge_base']);
     // the supervisor saw the agent's result before answering
     expect(String(model.requests[3].messages.at(-1)?.content)).toMatch(/\[에이전트 결과\]\n1\. rag_agent[\s\S]*15일/);
+  });
+
+  it('gives the sub-agent the conversation so far', async () => {
+    model.enqueue({ content: 'Final Answer: 반가워요, 민수님.' });
+    const first = await http(svc.url, 'POST', '/v1/chat', { agent: 'supervisor', message: '내 이름은 민수이고 인사팀 소속이야' });
+    model.reset();
+    model.enqueue(
+      { content: 'Delegate: rag_agent\nTask: 휴가 규정 검색' },
+      toolCall('search_knowledge_base', { query: '연차' }),
+      answer('연차는 15일입니다.'),
+      { content: 'Final Answer: 민수님, 연차는 15일입니다.' },
+    );
+    const res = await http(svc.url, 'POST', '/v1/chat', {
+      agent: 'supervisor',
+      message: '우리 팀 휴가 며칠이야?',
+      session_id: first.body.session_id,
+    });
+    expect(res.body.response).toBe('민수님, 연차는 15일입니다.');
+    const sub = model.requests[1].messages.map((m) => String(m.content)).join('\n');
+    expect(sub).toMatch(/내 이름은 민수이고 인사팀 소속이야[\s\S]*반가워요, 민수님[\s\S]*우리 팀 휴가 며칠이야\?[\s\S]*휴가 규정 검색/);
   });
 
   it('routes by rules when the request clearly belongs to one agent (one supervisor call fewer)', async () => {

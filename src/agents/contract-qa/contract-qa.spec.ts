@@ -1,5 +1,7 @@
 import { needsToolsByRules, topicsOf } from './classifier';
 import { mapToolParameters, toolSignature } from './contract-tools';
+import { collected } from './nodes/respond.node';
+import type { ContractQaStateType } from './state';
 
 describe('LightweightClassifier', () => {
   it.each([
@@ -40,5 +42,34 @@ describe('tool parameter mapping and the duplicate guard', () => {
     expect(toolSignature('get_article_by_index', { article_numbers: [10] })).not.toBe(
       toolSignature('get_article_by_index', { article_numbers: [11] }),
     );
+  });
+});
+
+describe('respond context', () => {
+  const base = { contract_id: 'c1', collected_info: [] } as unknown as ContractQaStateType;
+  it('keeps search hits whose article was not read, in the context and the sources', () => {
+    const state = {
+      ...base,
+      collected_info: [
+        {
+          tool: 'hybrid_search',
+          summary: '2개 조 검색됨',
+          hits: [
+            { number: '제10조', index: 10, title: '계약의 해지', snippet: '30일 전 서면 통지' },
+            { number: '제3조', index: 3, title: '계약기간', snippet: '2025년 1월 1일부터' },
+          ],
+        },
+        {
+          tool: 'get_article_by_index',
+          summary: '',
+          articles: [{ number: '제3조', index: 3, title: '계약기간', text: '전문', contract_id: 'c1' }],
+        },
+      ],
+    } as ContractQaStateType;
+    const { sources, context } = collected(state);
+    expect(sources.map((s) => s.ref)).toEqual(['제3조', '제10조']);
+    expect(context).toMatch(/\[제3조 계약기간\]\n전문/);
+    expect(context).toMatch(/\[제10조 계약의 해지\] \(검색 결과 발췌\)\n30일 전 서면 통지/);
+    expect(context).not.toMatch(/2025년 1월 1일부터/);
   });
 });

@@ -21,6 +21,7 @@ export function createContractTools(contracts: ContractsService): StructuredTool
           tool: 'get_contract_structure',
           summary: `${c.articles.length}개 조, ${c.exhibits.length}개 별지`,
           hits: c.articles.map((a) => ({ number: a.number, index: a.index, title: a.title, snippet: '' })),
+          exhibit_titles: c.exhibits.map((e) => ({ number: e.number, title: e.title })),
         };
       },
       {
@@ -102,14 +103,20 @@ export function createContractTools(contracts: ContractsService): StructuredTool
           contract_id,
           user_article_numbers,
           topic,
+          standard_contract_id,
         }: {
           contract_id: string;
           user_article_numbers: number[];
           topic?: string;
+          standard_contract_id?: string;
         },
         config?: Cfg,
       ): Promise<CollectedInfo> => {
-        const found = await contracts.standardFor(contract_id, { articleIndexes: user_article_numbers, topic }, tenantOf(config));
+        const found = await contracts.standardFor(
+          contract_id,
+          { articleIndexes: user_article_numbers, topic, standardId: standard_contract_id },
+          tenantOf(config),
+        );
         if (!found) return { tool: 'lookup_standard_contract', summary: '등록된 표준계약서가 없음', articles: [] };
         const articles = found.matches.map((m) => ({
           ...m.standard,
@@ -120,8 +127,14 @@ export function createContractTools(contracts: ContractsService): StructuredTool
       },
       {
         name: 'lookup_standard_contract',
-        description: '표준계약서 조문을 조회합니다 (사용자 조 번호로 매칭하거나 주제로 검색).',
-        schema: z.object({ contract_id: z.string(), user_article_numbers: nums, topic: z.string().optional() }),
+        description:
+          '표준계약서 조문을 조회합니다 (사용자 조 번호로 매칭하거나 주제로 검색; standard_contract_id가 없으면 가장 최근 표준계약서).',
+        schema: z.object({
+          contract_id: z.string(),
+          user_article_numbers: nums,
+          topic: z.string().optional(),
+          standard_contract_id: z.string().optional(),
+        }),
       },
     ),
   ];

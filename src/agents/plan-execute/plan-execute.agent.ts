@@ -1,15 +1,25 @@
-import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
+import type { RunError } from '../../database/entities';
 import { LlmService } from '../../llm/llm.service';
+import { MetricsService } from '../../observability/metrics.service';
 import { currentDatetime } from '../../tools/basic/datetime.tool';
 import { createSummarizeTool } from '../../tools/basic/summarize.tool';
 import { ToolRegistry } from '../../tools/tool-registry.service';
-import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import type { AgentDefinition, AgentFactory, AgentOutcome, TurnContext } from '../agent-definition';
+import { endOnModelOutage, outageAnswer } from '../shared/outage';
+import { uniqueSources } from '../shared/tool-executor';
 import { buildPlanExecuteGraph } from './graph';
-import type { PlanExecuteStateType } from './state';
+import { type PlanExecuteStateType, type PlanExecuteUpdate, turnInput } from './state';
+
+/** The model failed mid-turn: answer with the outputs of the steps that ran. */
+function outageEnd(s: PlanExecuteStateType, error: RunError): PlanExecuteStateType {
+  const done = s.past_steps.filter((p) => p.status === 'success');
+  const { text, degraded } = outageAnswer(done.map((p) => `[${p.step.tool}] ${p.output}`).join('\n'));
+  return { ...s, error, result: text, degraded };
+}
 
 export const PLAN_EXECUTE_TOOLS = [
   'calculator',
@@ -30,39 +40,28 @@ export class PlanExecuteAgentFactory implements AgentFactory {
     private readonly llm: LlmService,
     private readonly tools: ToolRegistry,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {
     if (tools.pick(['summarize']).length === 0) tools.register(createSummarizeTool(() => llm.chatModel({ temperature: 0 })));
   }
 
-  create(checkpointer: BaseCheckpointSaver): AgentDefinition {
+  create(checkpointer: BaseCheckpointSaver): AgentDefinition<PlanExecuteStateType, PlanExecuteUpdate> {
     const tools = this.tools.pick(PLAN_EXECUTE_TOOLS);
-    const graph = buildPlanExecuteGraph(
-      { model: () => this.llm.chatModel(), tools: () => tools, stepTimeoutMs: this.config.planExecute.stepTimeoutMs },
+    const compiled = buildPlanExecuteGraph(
+      {
+        model: () => this.llm.chatModel(),
+        tools: () => tools,
+        stepTimeoutMs: this.config.planExecute.stepTimeoutMs,
+        toolRun: { metrics: this.metrics },
+      },
       checkpointer,
     );
     return {
       name: this.name,
       description: 'Plan-and-execute: intent classification, JSON plans, model-free executor, bounded re-planning, fail-closed.',
-      graph: graph as unknown as RunnableGraph,
-      buildInput: (turn: TurnContext) => ({
-        messages: [new HumanMessage(turn.message)],
-        input: turn.message,
-        current_datetime: currentDatetime(),
-        intent: 'new_question',
-        rewritten_query: turn.message,
-        needs_tool: true,
-        constraints: '',
-        content_only: false,
-        plan: [],
-        past_steps: [],
-        replan_count: 0,
-        max_replans: this.config.planExecute.maxReplans,
-        decision_log: [],
-        error: null,
-        result: '',
-      }),
-      toOutcome: (values: Record<string, unknown>): AgentOutcome => {
-        const s = values as unknown as PlanExecuteStateType;
+      graph: endOnModelOutage(compiled, outageEnd),
+      buildInput: (turn: TurnContext) => turnInput(turn, { maxReplans: this.config.planExecute.maxReplans, now: currentDatetime() }),
+      toOutcome: (s: PlanExecuteStateType): AgentOutcome => {
         const plan = s.past_steps.map((p) => p.step).concat(s.plan);
         return {
           response: s.result,
@@ -71,7 +70,7 @@ export class PlanExecuteAgentFactory implements AgentFactory {
             args: { input: p.step.input ?? null, input_from: p.step.input_from ?? null },
             status: p.status === 'success' ? 'success' : 'error',
           })),
-          sources: [],
+          sources: uniqueSources(s.past_steps.flatMap((p) => p.sources ?? [])),
           error: s.error,
           metadata: {
             intent: s.intent,
@@ -79,6 +78,7 @@ export class PlanExecuteAgentFactory implements AgentFactory {
             constraints: s.constraints,
             replan_count: s.replan_count,
             content_only: s.content_only,
+            ...(s.degraded ? { degraded: true } : {}),
           },
           trace: { decision_log: s.decision_log, past_steps: s.past_steps, plan, tool_history: s.past_steps },
         };

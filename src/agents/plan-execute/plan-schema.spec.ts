@@ -14,6 +14,22 @@ describe('validatePlan (fail-closed)', () => {
     expect(validatePlan('[]', MANIFEST)).toEqual({ plan: [] });
   });
 
+  it('accepts {"steps": [...]} (JSON mode cannot return a bare array) and prose around the JSON', () => {
+    const steps = [{ step_id: 1, tool: 'calculator', input: '6*7' }];
+    expect(validatePlan(JSON.stringify({ steps }), MANIFEST)).toEqual({ plan: steps });
+    expect(validatePlan(JSON.stringify({ steps: [] }), MANIFEST)).toEqual({ plan: [] });
+    expect(validatePlan(`Here is the plan:\n${JSON.stringify({ steps })}`, MANIFEST)).toEqual({ plan: steps });
+  });
+
+  it.each([
+    ['an object without a plan', '{"step_id": 1, "tool": "calculator", "input": "1"}', 'PLAN_SCHEMA'],
+    ['both keys', '{"plan": [], "steps": []}', 'PLAN_SCHEMA'],
+    ['extra keys beside the plan', '{"plan": [], "note": "x"}', 'PLAN_SCHEMA'],
+    ['steps that are not a list', '{"steps": {"step_id": 1}}', 'PLAN_SCHEMA'],
+  ])('still fails closed on %s', (_name, text, code) => {
+    expect(validatePlan(text, MANIFEST)).toEqual({ error: expect.objectContaining({ code }) });
+  });
+
   it.each([
     ['not JSON', '[{"step_id": 1,', 'PLAN_INVALID_JSON'],
     ['prose', 'I will use the calculator', 'PLAN_INVALID_JSON'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import type { RunError } from '../../database/entities';
+import { parseJson } from '../../llm/json';
 
 export const PlanStepSchema = z
   .object({
@@ -29,13 +30,17 @@ export function validatePlan(
   manifest: readonly string[],
   doneIds: number[] = [],
 ): { plan: PlanStep[] } | { error: RunError } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(stripFence(text));
-  } catch {
-    return { error: { code: 'PLAN_INVALID_JSON', message: 'the plan is not valid JSON' } };
+  const json = parseJson(text);
+  if (json === undefined) return { error: { code: 'PLAN_INVALID_JSON', message: 'the plan is not valid JSON' } };
+  return checkPlan(json, manifest, doneIds);
+}
+
+/** validatePlan for JSON already parsed (a JSON decision's value). */
+export function checkPlan(json: unknown, manifest: readonly string[], doneIds: number[] = []): { plan: PlanStep[] } | { error: RunError } {
+  const raw = unwrapPlan(json);
+  if (raw === undefined) {
+    return { error: { code: 'PLAN_SCHEMA', message: 'plan: expected a list of steps, {"plan": [...]} or {"steps": [...]}' } };
   }
-  if (raw && typeof raw === 'object' && !Array.isArray(raw) && 'plan' in raw) raw = (raw as { plan: unknown }).plan;
   const parsed = PlanSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -55,10 +60,14 @@ export function validatePlan(
   return { plan: parsed.data };
 }
 
-function stripFence(text: string): string {
-  return text
-    .trim()
-    .replace(/^```(?:json)?\s*/i, '')
-    .replace(/\s*```$/, '')
-    .trim();
+/**
+ * The same plan in the shapes a model gives: the seed's bare list, or `{"plan": [...]}` / `{"steps": [...]}` (JSON
+ * mode cannot return a top-level array). Any other shape is not a plan.
+ */
+function unwrapPlan(json: unknown): unknown {
+  if (Array.isArray(json)) return json;
+  if (!json || typeof json !== 'object') return undefined;
+  const keys = Object.keys(json);
+  if (keys.length !== 1 || (keys[0] !== 'plan' && keys[0] !== 'steps')) return undefined;
+  return (json as Record<string, unknown>)[keys[0]];
 }

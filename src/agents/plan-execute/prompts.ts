@@ -15,6 +15,7 @@ export const PLANNER_PROMPT = `당신은 계획 수립기입니다. 요청을 �
 - tool은 아래 목록에 있는 이름만 쓰세요.
 - 앞 단계의 결과를 입력으로 쓰려면 input 대신 "input_from": "step_N"을 쓰세요.
 - 도구가 필요 없으면 []를 답하세요.
+- JSON 객체로만 답할 수 있다면 같은 배열을 {"steps": [...]}로 감싸세요.
 
 사용 가능한 도구:
 {manifest}
@@ -24,6 +25,7 @@ export const PLANNER_PROMPT = `당신은 계획 수립기입니다. 요청을 �
 export const REPLANNER_PROMPT = `당신은 재계획 수립기입니다. 실행 기록을 보고 실패한 부분을 해결할 남은 계획을 JSON 배열로만 답하세요.
 형식은 처음 계획과 같습니다 ([{"step_id": N, "tool": "...", "input": "..." | "input_from": "step_K"}]). 이미 성공한 단계는 반복하지 마세요.
 새 step_id는 {next_id}부터 쓰세요. 더 할 일이 없으면 []를 답하세요.
+JSON 객체로만 답할 수 있다면 같은 배열을 {"steps": [...]}로 감싸세요.
 
 사용 가능한 도구:
 {manifest}`;
@@ -48,5 +50,3 @@ export const ERROR_MESSAGES: Record<string, string> = {
   TOOL_NOT_ALLOWED: '실행이 중단되었습니다: 허용되지 않은 도구가 계획에 포함되었습니다.',
   REPLAN_LIMIT: '실행이 중단되었습니다: 재계획 한도를 넘었습니다.',
 };
-
-export const fill = (template: string, values: Record<string, string>) => template.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);

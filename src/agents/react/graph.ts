@@ -18,11 +18,11 @@ export function ConditionalNode(state: ReactStateType): 'tool' | 'response' | 'e
   return 'response';
 }
 
-export function buildReactGraph(deps: LlmNodeDeps, checkpointer?: BaseCheckpointSaver) {
+export function buildReactGraph(deps: LlmNodeDeps, checkpointer?: BaseCheckpointSaver, name = 'react') {
   return new StateGraph(ReactState)
     .addNode('InputNode', input)
     .addNode('LlmNode', createLlmNode(deps))
-    .addNode('ToolNode', createToolNode(deps.tools))
+    .addNode('ToolNode', createToolNode(deps.tools, deps.toolRun))
     .addNode('ResponseNode', response)
     .addNode('ErrorNode', error)
     .addEdge(START, 'InputNode')
@@ -31,5 +31,5 @@ export function buildReactGraph(deps: LlmNodeDeps, checkpointer?: BaseCheckpoint
     .addEdge('ToolNode', 'LlmNode')
     .addEdge('ResponseNode', END)
     .addEdge('ErrorNode', END)
-    .compile({ checkpointer, name: 'react' });
+    .compile({ checkpointer, name });
 }

@@ -1,14 +1,32 @@
-import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
+import type { RunError } from '../../database/entities';
 import { LlmService } from '../../llm/llm.service';
+import { MetricsService } from '../../observability/metrics.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
-import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import type { AgentDefinition, AgentFactory, AgentOutcome, TurnContext } from '../agent-definition';
+import { endOnModelOutage, outageAnswer } from '../shared/outage';
+import { uniqueSources } from '../shared/tool-executor';
 import { buildSupervisorGraph } from './graph';
-import { createReactSubAgent } from './react-sub-agent';
-import type { SupervisorStateType } from './state';
+import { createReactSubAgent, SubAgentOutage } from './react-sub-agent';
+import { type SupervisorStateType, type SupervisorUpdate, turnInput } from './state';
+
+/** The model failed mid-turn: answer with what the agents reported so far. */
+function outageEnd(s: SupervisorStateType, error: RunError, cause: unknown): SupervisorStateType {
+  const partial = cause instanceof SubAgentOutage ? cause.partial : { records: [], sources: [], found: '' };
+  const found = [...s.agent_outputs.map((o) => `[${o.agent}] ${o.output}`), partial.found].filter(Boolean).join('\n\n');
+  const { text, degraded } = outageAnswer(found);
+  return {
+    ...s,
+    error,
+    final_response: text,
+    degraded,
+    tool_calls: [...s.tool_calls, ...partial.records],
+    sources: [...s.sources, ...partial.sources],
+  };
+}
 
 /** Seed 003: a supervisor routing to ReAct sub-agents, with prompt-based tool calling for open models. */
 @Injectable()
@@ -19,40 +37,31 @@ export class SupervisorAgentFactory implements AgentFactory {
     private readonly llm: LlmService,
     private readonly tools: ToolRegistry,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
 
-  create(checkpointer: BaseCheckpointSaver): AgentDefinition {
-    const deps = { model: () => this.llm.chatModel(), toolCalling: () => this.llm.toolCallingFor(this.name) };
+  create(checkpointer: BaseCheckpointSaver): AgentDefinition<SupervisorStateType, SupervisorUpdate> {
+    const deps = {
+      model: () => this.llm.chatModel(),
+      toolCalling: () => this.llm.toolCallingFor(this.name),
+      toolRun: { metrics: this.metrics },
+    };
     const agents = this.config.supervisor.agents.map((a) =>
       createReactSubAgent({ ...a, tools: this.tools.pick(a.tools), maxIterations: this.config.supervisor.agentMaxIterations }, deps),
     );
-    const graph = buildSupervisorGraph({ model: deps.model, agents }, checkpointer);
+    const compiled = buildSupervisorGraph({ model: deps.model, agents }, checkpointer);
     return {
       name: this.name,
       description: `Supervisor delegating to ${agents.map((a) => a.name).join(', ')} (works with prompt-based tool calling).`,
-      graph: graph as unknown as RunnableGraph,
-      buildInput: (turn: TurnContext) => ({
-        messages: [new HumanMessage(turn.message)],
-        user_message: turn.message,
-        next_agent: null,
-        task: '',
-        agent_outputs: [],
-        delegations: [],
-        routing_count: 0,
-        max_routings: this.config.supervisor.maxRoutings,
-        notes: [],
-        tool_calls: [],
-        final_response: '',
-        error: null,
-      }),
-      toOutcome: (values: Record<string, unknown>): AgentOutcome => {
-        const s = values as unknown as SupervisorStateType;
+      graph: endOnModelOutage(compiled, outageEnd),
+      buildInput: (turn: TurnContext) => turnInput(turn, { maxRoutings: this.config.supervisor.maxRoutings }),
+      toOutcome: (s: SupervisorStateType): AgentOutcome => {
         return {
           response: s.final_response,
           toolCalls: s.tool_calls,
-          sources: [],
-          error: null,
-          metadata: { delegations: s.delegations, routings: s.routing_count },
+          sources: uniqueSources(s.sources ?? []),
+          error: s.error,
+          metadata: { delegations: s.delegations, routings: s.routing_count, ...(s.degraded ? { degraded: true } : {}) },
           trace: {
             decision_log: [
               ...s.delegations.map((d) => ({ step: 'delegate', ...d })),

@@ -92,7 +92,7 @@ export class ContractsService {
   /** The standard contract's articles matching the user's articles (by title similarity) or a topic. */
   async standardFor(
     contractId: string,
-    q: { articleIndexes?: number[]; topic?: string },
+    q: { articleIndexes?: number[]; topic?: string; standardId?: string },
     tenantId: string,
   ): Promise<{
     standard_contract_id: string;
@@ -101,7 +101,9 @@ export class ContractsService {
   } | null> {
     const standards = await this.list('standard', tenantId);
     if (standards.length === 0 || !(await this.owns(contractId, tenantId))) return null;
-    const standard = await this.get(standards[0].contract_id, tenantId);
+    // a named standard contract (of this tenant), else the newest
+    const standard = await this.get(q.standardId ?? standards[0].contract_id, tenantId);
+    if (standard.kind !== 'standard') throw new ContractNotFoundException(standard.contract_id);
     if (q.topic) {
       const hits = await this.searchArticles(standard.contract_id, q.topic, 3, tenantId);
       return {

@@ -6,7 +6,8 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { bindToolsForMode } from '../../../llm/tool-binding';
 import { buildSystemPrompt } from '../../../memory/memory.node';
 import { untrustedBodies } from '../../../tools/untrusted';
-import { ruleToolCall } from '../../react/rules';
+import { outageAnswer, toolResultsOfTurn } from '../../shared/outage';
+import { ruleToolCall } from '../../shared/rules';
 import { ASSISTANT_SYSTEM_PROMPT, NO_MODEL_ANSWER } from '../prompts';
 import type { AssistantStateType, AssistantUpdate } from '../state';
 
@@ -38,10 +39,11 @@ export function createAgentNode(deps: AgentNodeDeps) {
       return { iteration_count, messages: [reply], next_action: reply.tool_calls?.length ? 'tools' : 'end' };
     } catch (err) {
       if (config.signal?.aborted) throw err;
-      const text = '언어 모델에 연결할 수 없어 답변하지 못했습니다. 잠시 후 다시 시도해 주세요.';
+      const { text, degraded } = outageAnswer(toolResultsOfTurn(state.messages));
       return {
         iteration_count,
         next_action: 'end',
+        degraded,
         messages: [new AIMessage(text)],
         error: { code: 'MODEL_UNAVAILABLE', message: (err as Error).message.slice(0, 300) },
       };

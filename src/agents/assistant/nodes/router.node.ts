@@ -3,7 +3,7 @@ import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { z } from 'zod';
 
-import { parseJson } from '../../../scope/scope-validator.service';
+import { decideJson } from '../../../llm/decide-json';
 import { ROUTER_PROMPT } from '../prompts';
 import { routeByRules } from '../rules';
 import type { AssistantStateType, AssistantUpdate } from '../state';
@@ -18,9 +18,11 @@ export function createRouterNode(deps: { model: () => BaseChatModel | null; hasD
     const model = deps.model();
     if (!model) return { route: 'rag', route_reason: 'no model: search the documents first', route_by: 'default' };
     try {
-      const reply = await model.invoke([new SystemMessage(ROUTER_PROMPT), new HumanMessage(state.user_message)], config);
-      const decision = RouteDecision.safeParse(parseJson(String(reply.content)));
-      if (decision.success) return { route: decision.data.route, route_reason: decision.data.reason, route_by: 'model' };
+      const decision = await decideJson(model, [new SystemMessage(ROUTER_PROMPT), new HumanMessage(state.user_message)], RouteDecision, {
+        node: 'router',
+        config,
+      });
+      if (decision.ok) return { route: decision.value.route, route_reason: decision.value.reason, route_by: 'model' };
     } catch (err) {
       if (config.signal?.aborted) throw err;
     }

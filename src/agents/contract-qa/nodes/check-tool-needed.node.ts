@@ -1,11 +1,15 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+import { z } from 'zod';
 
-import { parseJson } from '../../../scope/scope-validator.service';
+import { decideJson } from '../../../llm/decide-json';
+import { fill } from '../../shared/text';
 import { needsToolsByRules } from '../classifier';
-import { CHECK_TOOL_PROMPT, fill, JSON_ANALYST } from '../prompts';
+import { CHECK_TOOL_PROMPT, JSON_ANALYST } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate } from '../state';
+
+const ToolNeed = z.object({ needs_tools: z.boolean(), reasoning: z.coerce.string().default('') });
 
 /** check_tool_needed: the LightweightClassifier, then the model's `{needs_tools, reasoning}` (temperature 0.2, 200 tokens). */
 export function createCheckToolNeeded(deps: { model: (o: { temperature: number; maxTokens: number }) => BaseChatModel | null }) {
@@ -14,13 +18,14 @@ export function createCheckToolNeeded(deps: { model: (o: { temperature: number; 
     let by = 'rules';
     const model = decision ? null : deps.model({ temperature: 0.2, maxTokens: 200 });
     if (!decision && model) {
-      const reply = await model.invoke(
+      const answer = await decideJson(
+        model,
         [new SystemMessage(JSON_ANALYST), new HumanMessage(fill(CHECK_TOOL_PROMPT, { question: state.user_message }))],
-        config,
+        ToolNeed,
+        { node: 'check_tool_needed', config },
       );
-      const parsed = parseJson(String(reply.content)) as { needs_tools?: unknown; reasoning?: unknown } | undefined;
-      if (typeof parsed?.needs_tools === 'boolean') {
-        decision = { needs_tools: parsed.needs_tools, reasoning: String(parsed.reasoning ?? '') };
+      if (answer.ok) {
+        decision = answer.value;
         by = 'model';
       }
     }

@@ -1,11 +1,20 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+import { z } from 'zod';
 
 import { extractArticleRefs } from '../../../knowledge/contracts/article-matching';
-import { parseJson } from '../../../scope/scope-validator.service';
-import { EVALUATOR_PROMPT, EVALUATOR_SYSTEM, fill } from '../prompts';
+import { decideJson } from '../../../llm/decide-json';
+import { fill } from '../../shared/text';
+import { EVALUATOR_PROMPT, EVALUATOR_SYSTEM } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate } from '../state';
+import { unreadHits } from './planner.node';
+
+const Evaluation = z.object({
+  is_sufficient: z.boolean(),
+  reasoning: z.coerce.string().default(''),
+  missing_info: z.string().nullable().optional(),
+});
 
 /**
  * evaluator: counts the iteration; stops at max_iterations; otherwise the model's `{is_sufficient, reasoning,
@@ -47,9 +56,12 @@ export function createEvaluator(deps: { model: (o: { temperature: number; maxTok
       iteration: iteration_count,
       max: state.max_iterations,
     });
-    const reply = await model.invoke([new SystemMessage(EVALUATOR_SYSTEM), new HumanMessage(prompt)], config);
-    const v = parseJson(String(reply.content)) as { is_sufficient?: unknown; reasoning?: string; missing_info?: string | null } | undefined;
-    const sufficient = typeof v?.is_sufficient === 'boolean' ? v.is_sufficient : haveArticles;
+    const answer = await decideJson(model, [new SystemMessage(EVALUATOR_SYSTEM), new HumanMessage(prompt)], Evaluation, {
+      node: 'evaluator',
+      config,
+    });
+    const v = answer.ok ? answer.value : null;
+    const sufficient = v ? v.is_sufficient : haveArticles;
     return log(sufficient ? 'finish' : 'continue', {
       reasoning: v?.reasoning ?? 'unreadable evaluation',
       missing_info: v?.missing_info ?? null,
@@ -58,4 +70,8 @@ export function createEvaluator(deps: { model: (o: { temperature: number; maxTok
   };
 }
 
-export const should_continue = (s: ContractQaStateType) => (s.decision_log.at(-1)?.decision === 'continue' ? 'continue' : 'finish');
+/** continue → planner; finish → respond, reading first (by rule) the found articles still unread. */
+export function should_continue(s: ContractQaStateType): 'continue' | 'read_found' | 'finish' {
+  if (s.decision_log.at(-1)?.decision === 'continue') return 'continue';
+  return unreadHits(s).length ? 'read_found' : 'finish';
+}

@@ -1,14 +1,17 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
-import { chargeToolCall } from '../../shared/tool-budget';
+import { executeTool, type ToolRunOptions } from '../../shared/tool-executor';
+import { retryTransient } from '../../shared/tool-retry';
 import { mapToolParameters, toolSignature } from '../contract-tools';
 import type { CollectedInfo, ContractQaStateType, ContractQaUpdate, PlannedTool, ToolHistoryEntry } from '../state';
+import { unreadHits } from './planner.node';
 
-const MAX_RETRIES = 2;
+/** seed 000: up to 2 retries — of transient failures only */
+const RETRY = retryTransient(2);
 
-/** executor / parallel_executor: parameter mapping, up to 2 retries, results into tool_history and collected_info. */
-export function createExecutors(tools: StructuredToolInterface[]) {
+/** executor / parallel_executor: parameter mapping, up to 2 retries of transient failures, results into tool_history and collected_info. */
+export function createExecutors(tools: StructuredToolInterface[], toolRun: ToolRunOptions = {}) {
   const byName = new Map(tools.map((t) => [t.name, t]));
 
   async function run(
@@ -18,23 +21,14 @@ export function createExecutors(tools: StructuredToolInterface[]) {
   ): Promise<{ entry: ToolHistoryEntry; info?: CollectedInfo }> {
     const args = mapToolParameters(call.tool, call.args);
     const signature = toolSignature(call.tool, call.args);
-    let lastError = '';
-    for (let attempt = 1; attempt <= MAX_RETRIES + 1; attempt++) {
-      try {
-        chargeToolCall(config); // the run's tool-call budget (throws when spent: an error entry)
-        const info = (await byName.get(call.tool)!.invoke({ ...args, contract_id: contractId }, config)) as CollectedInfo;
-        return {
-          entry: { tool: call.tool, args: call.args, signature, status: 'success', summary: info.summary, attempts: attempt },
-          info,
-        };
-      } catch (err) {
-        if (config.signal?.aborted) throw err;
-        lastError = (err as Error).message;
-      }
-    }
-    return {
-      entry: { tool: call.tool, args: call.args, signature, status: 'error', summary: lastError.slice(0, 200), attempts: MAX_RETRIES + 1 },
-    };
+    const result = await executeTool(byName.get(call.tool), { name: call.tool, args: { ...args, contract_id: contractId } }, config, {
+      ...toolRun,
+      retry: RETRY,
+    });
+    const entry = { tool: call.tool, args: call.args, signature, attempts: result.attempts };
+    if (!result.ok) return { entry: { ...entry, status: 'error', summary: result.text.replace(/^Error: /, '').slice(0, 200) } };
+    const info = result.output as CollectedInfo;
+    return { entry: { ...entry, status: 'success', summary: info.summary }, info };
   }
 
   async function apply(state: ContractQaStateType, calls: PlannedTool[], config: LangGraphRunnableConfig): Promise<ContractQaUpdate> {
@@ -48,7 +42,9 @@ export function createExecutors(tools: StructuredToolInterface[]) {
     return {
       tool_history: [...state.tool_history, ...results.map((r) => r.entry)],
       collected_info: [...state.collected_info, ...infos],
-      contract_structure: structure ? { articles: structure.hits, summary: structure.summary } : state.contract_structure,
+      contract_structure: structure
+        ? { articles: structure.hits ?? [], exhibits: structure.exhibit_titles ?? [], summary: structure.summary }
+        : state.contract_structure,
       explored_articles: explored,
       unexplored_articles: [...new Set(all)].filter((i) => !explored.includes(i)).sort((a, b) => a - b),
       next_tool: null,
@@ -70,6 +66,20 @@ export function createExecutors(tools: StructuredToolInterface[]) {
         }));
       });
       return apply(state, calls, config);
+    },
+    /**
+     * read_found (a rule, no model call): when the evaluator stopped before the articles the search found were
+     * read, fetch them in full so `respond` answers from their text, not from nothing.
+     */
+    read_found: async function read_found(state: ContractQaStateType, config: LangGraphRunnableConfig): Promise<ContractQaUpdate> {
+      const unread = unreadHits(state);
+      const calls = unread.map((n) => ({
+        tool: 'get_article_by_index',
+        args: { article_numbers: [n], exhibit_numbers: [] },
+        reasoning: 'read an article the search found before answering',
+      }));
+      const update = await apply(state, calls, config);
+      return { ...update, decision_log: [...state.decision_log, { node: 'read_found', articles: unread, by: 'rules' }] };
     },
   };
 }

@@ -1,15 +1,28 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+import { z } from 'zod';
 
 import { extractArticleRefs } from '../../../knowledge/contracts/article-matching';
-import { parseJson } from '../../../scope/scope-validator.service';
+import { decideJson } from '../../../llm/decide-json';
+import { fill } from '../../shared/text';
 import { topicsOf } from '../classifier';
 import { mapToolParameters, toolSignature } from '../contract-tools';
-import { fill, PLANNER_PROMPT, PLANNER_SYSTEM } from '../prompts';
+import { PLANNER_PROMPT, PLANNER_SYSTEM } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate, PlannedTool } from '../state';
 
-const TOOLS = ['get_contract_structure', 'hybrid_search', 'get_article_by_index', 'get_article_by_title', 'lookup_standard_contract'];
+const TOOLS = [
+  'get_contract_structure',
+  'hybrid_search',
+  'get_article_by_index',
+  'get_article_by_title',
+  'lookup_standard_contract',
+] as const;
+const NextTool = z.object({
+  tool: z.enum(TOOLS),
+  args: z.record(z.string(), z.unknown()).default({}),
+  reasoning: z.coerce.string().default(''),
+});
 
 /**
  * planner: rules suggest the next tool (article numbers → get_article_by_index; first round → hybrid_search
@@ -33,11 +46,14 @@ export function createPlanner(deps: { model: (o: { temperature: number; maxToken
           tool_count: state.tool_history.length,
           info_count: state.collected_info.length,
           history,
+          structure: outlineOf(state),
         });
-        const reply = await model.invoke([new SystemMessage(PLANNER_SYSTEM), new HumanMessage(prompt)], config);
-        const p = parseJson(String(reply.content)) as { tool?: string; args?: Record<string, unknown>; reasoning?: string } | undefined;
-        if (p?.tool && TOOLS.includes(p.tool))
-          planned = fresh([{ tool: p.tool, args: mapToolParameters(p.tool, p.args ?? {}), reasoning: p.reasoning ?? '' }]);
+        const answer = await decideJson(model, [new SystemMessage(PLANNER_SYSTEM), new HumanMessage(prompt)], NextTool, {
+          node: 'planner',
+          config,
+        });
+        const p = answer.ok ? answer.value : null;
+        if (p) planned = fresh([{ tool: p.tool, args: mapToolParameters(p.tool, p.args), reasoning: p.reasoning }]);
         by = 'model';
       }
     }
@@ -68,12 +84,7 @@ function planByRules(state: ContractQaStateType): PlannedTool[] {
       { tool: 'get_contract_structure', args: {}, reasoning: 'structure alongside the first search (parallel)' },
     ];
   }
-  const read = new Set(state.collected_info.flatMap((c) => c.articles?.map((a) => a.index) ?? []));
-  const found = state.collected_info
-    .filter((c) => c.tool === 'hybrid_search')
-    .flatMap((c) => c.hits ?? [])
-    .map((h) => h.index);
-  const unread = [...new Set(found)].filter((i) => !read.has(i)).slice(0, 3);
+  const unread = unreadHits(state);
   if (unread.length)
     return [
       {
@@ -85,6 +96,16 @@ function planByRules(state: ContractQaStateType): PlannedTool[] {
   return [];
 }
 
+/** Articles the searches found whose full text has not been read yet (the best `limit` of them). */
+export function unreadHits(state: ContractQaStateType, limit = 3): number[] {
+  const read = new Set(state.collected_info.flatMap((c) => c.articles?.filter((a) => !a.standard).map((a) => a.index) ?? []));
+  const found = state.collected_info
+    .filter((c) => c.tool === 'hybrid_search')
+    .flatMap((c) => c.hits ?? [])
+    .map((h) => h.index);
+  return [...new Set(found)].filter((i) => !read.has(i)).slice(0, limit);
+}
+
 /** should_execute_parallel: several tools at once, or several articles fetched one by one in parallel. */
 export function should_execute_parallel(s: ContractQaStateType): 'parallel' | 'sequential' | 'respond' {
   if (!s.next_tool?.length) return 'respond';
@@ -92,4 +113,11 @@ export function should_execute_parallel(s: ContractQaStateType): 'parallel' | 's
   const many =
     s.next_tool.length > 1 || (first.tool === 'get_article_by_index' && ((first.args.article_numbers as unknown[])?.length ?? 0) > 1);
   return many ? 'parallel' : 'sequential';
+}
+
+/** The contract's outline for the planner: its articles and exhibits by number and title. */
+function outlineOf(state: ContractQaStateType): string {
+  const structure = state.contract_structure;
+  if (!structure) return '(아직 조회하지 않음)';
+  return [...structure.articles, ...structure.exhibits].map((a) => `${a.number} (${a.title})`).join(', ');
 }

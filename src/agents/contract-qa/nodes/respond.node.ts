@@ -4,27 +4,15 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import { asUntrustedData } from '../../../tools/untrusted';
 import type { Source } from '../../agent-definition';
-import { DIRECT_REPLY, fill, NO_CONTRACT, RESPOND_SYSTEM, RESPOND_USER } from '../prompts';
+import { askModel } from '../../shared/model-call';
+import { fill } from '../../shared/text';
+import { DIRECT_REPLY, NO_CONTRACT, RESPOND_SYSTEM, RESPOND_USER } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate } from '../state';
 
 /** respond: answers only from the collected contract text (temperature 0.3, 1000 tokens), with sources. */
 export function createRespond(deps: { model: (o: { temperature: number; maxTokens: number }) => BaseChatModel | null }) {
   return async function respond(state: ContractQaStateType, config: LangGraphRunnableConfig): Promise<ContractQaUpdate> {
-    const articles = dedupe(state.collected_info.flatMap((c) => c.articles ?? []));
-    const exhibits = dedupe(state.collected_info.flatMap((c) => c.exhibits ?? []));
-    const sources: Source[] = [
-      ...articles.map((a) => ({
-        kind: a.standard ? 'standard_article' : 'contract_article',
-        ref: a.number,
-        title: a.title,
-        contract_id: a.contract_id,
-      })),
-      ...exhibits.map((e) => ({ kind: 'contract_exhibit', ref: e.number, title: e.title, contract_id: state.contract_id })),
-    ];
-    const context = [
-      ...articles.map((a) => `[${a.number} ${a.title}]\n${a.text}`),
-      ...exhibits.map((e) => `[${e.number} ${e.title}]\n${e.content}`),
-    ].join('\n\n');
+    const { sources, context } = collected(state);
     const model = deps.model({ temperature: 0.3, maxTokens: 1000 });
     let text: string;
     if (!state.contract_id) text = NO_CONTRACT;
@@ -38,7 +26,36 @@ export function createRespond(deps: { model: (o: { temperature: number; maxToken
 
 async function ask(model: BaseChatModel, question: string, context: string, config: LangGraphRunnableConfig): Promise<string> {
   const user = context ? fill(RESPOND_USER, { context: asUntrustedData(context, { source: 'contract' }), question }) : question;
-  return String((await model.invoke([new SystemMessage(RESPOND_SYSTEM), new HumanMessage(user)], config)).content);
+  return askModel(model, [new SystemMessage(RESPOND_SYSTEM), new HumanMessage(user)], config);
+}
+
+/**
+ * Everything the tools collected, as `respond`'s context and the answer's sources: articles and exhibits with
+ * their text, then search hits whose article was not read (their snippet) — never emptier than what was found.
+ */
+export function collected(state: ContractQaStateType): { sources: Source[]; context: string } {
+  const articles = dedupe(state.collected_info.flatMap((c) => c.articles ?? []));
+  const exhibits = dedupe(state.collected_info.flatMap((c) => c.exhibits ?? []));
+  const read = new Set(articles.filter((a) => !a.standard).map((a) => a.number));
+  const hits = dedupe(state.collected_info.filter((c) => c.tool === 'hybrid_search').flatMap((c) => c.hits ?? [])).filter(
+    (h) => !read.has(h.number),
+  );
+  const sources: Source[] = [
+    ...articles.map((a) => ({
+      kind: a.standard ? 'standard_article' : 'contract_article',
+      ref: a.number,
+      title: a.title,
+      contract_id: a.contract_id,
+    })),
+    ...exhibits.map((e) => ({ kind: 'contract_exhibit', ref: e.number, title: e.title, contract_id: state.contract_id })),
+    ...hits.map((h) => ({ kind: 'contract_article', ref: h.number, title: h.title, contract_id: state.contract_id, excerpt: true })),
+  ];
+  const context = [
+    ...articles.map((a) => `[${a.number} ${a.title}]\n${a.text}`),
+    ...exhibits.map((e) => `[${e.number} ${e.title}]\n${e.content}`),
+    ...hits.map((h) => `[${h.number} ${h.title}] (검색 결과 발췌)\n${h.snippet}`),
+  ].join('\n\n');
+  return { sources, context };
 }
 
 function dedupe<T extends { number: string }>(items: T[]): T[] {

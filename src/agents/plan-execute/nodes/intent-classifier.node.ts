@@ -3,9 +3,10 @@ import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { z } from 'zod';
 
-import { parseJson } from '../../../scope/scope-validator.service';
-import { ruleToolCall } from '../../react/rules';
-import { fill, INTENT_PROMPT } from '../prompts';
+import { decideJson } from '../../../llm/decide-json';
+import { ruleToolCall } from '../../shared/rules';
+import { fill } from '../../shared/text';
+import { INTENT_PROMPT } from '../prompts';
 import { isChitchat, isContentOnly } from '../rules';
 import type { PlanExecuteStateType, PlanExecuteUpdate } from '../state';
 
@@ -55,12 +56,13 @@ export function createIntentClassifier(deps: { model: () => BaseChatModel | null
       .map((m) => `${m.getType() === 'human' ? 'user' : 'assistant'}: ${String(m.content)}`)
       .join('\n');
     const prompt = `${recent ? `최근 대화:\n${recent}\n\n` : ''}새 입력: ${state.input}`;
-    const reply = await model.invoke(
+    const parsed = await decideJson(
+      model,
       [new SystemMessage(fill(INTENT_PROMPT, { manifest: deps.manifest() })), new HumanMessage(prompt)],
-      config,
+      IntentSchema,
+      { node: 'intent_classifier', config },
     );
-    const parsed = IntentSchema.safeParse(parseJson(String(reply.content)));
-    if (!parsed.success) {
+    if (!parsed.ok) {
       // an unreadable classification is not fatal: plan from the input as it is
       return {
         intent: 'new_question',
@@ -70,6 +72,6 @@ export function createIntentClassifier(deps: { model: () => BaseChatModel | null
         decision_log: log({ by: 'default', reason: 'unreadable classification' }),
       };
     }
-    return { ...parsed.data, decision_log: log({ ...parsed.data, by: 'model' }) };
+    return { ...parsed.value, decision_log: log({ ...parsed.value, by: 'model' }) };
   };
 }

@@ -1,10 +1,10 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
-import { validatePlan } from '../plan-schema';
-import { fill, REPLANNER_PROMPT } from '../prompts';
+import { fill } from '../../shared/text';
+import { REPLANNER_PROMPT } from '../prompts';
 import type { PlanExecuteStateType, PlanExecuteUpdate } from '../state';
-import type { PlannerDeps } from './planner.node';
+import { decidePlan, type PlannerDeps } from './planner.node';
 
 /** replanner: after a failure, the model revises the remaining plan from `past_steps`; bounded by max_replans. */
 export function createReplanner(deps: PlannerDeps) {
@@ -22,14 +22,11 @@ export function createReplanner(deps: PlannerDeps) {
       past_steps: state.past_steps.map(({ step, status, output }) => ({ step, status, output: output.slice(0, 500) })),
       remaining_plan: state.plan,
     });
-    const reply = await model.invoke(
+    const checked = await decidePlan(
+      model,
       [new SystemMessage(fill(REPLANNER_PROMPT, { manifest: deps.manifest(), next_id: String(nextId) })), new HumanMessage(history)],
-      config,
-    );
-    const checked = validatePlan(
-      String(reply.content),
       deps.toolNames(),
-      doneIds.filter((id, i) => state.past_steps[i].status === 'success'),
+      { node: 'replanner', config, doneIds: doneIds.filter((_id, i) => state.past_steps[i].status === 'success') },
     );
     if ('error' in checked) return { replan_count, plan: [], error: checked.error };
     return {
