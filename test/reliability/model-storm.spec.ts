@@ -1,4 +1,5 @@
 import type { ScriptedReply } from '../support/model-server';
+import { waitFor } from '../support/test-app';
 import { Harness, weatherResponder } from './support/harness';
 
 /**
@@ -10,7 +11,8 @@ describe('model 500 storm', () => {
   const h = new Harness();
 
   beforeAll(async () => {
-    await h.start('storm', { DEFAULT_AGENT: 'react' });
+    // the circuit breaker opens during the storm; a short cool-down lets the calm phase probe and close it
+    await h.start('storm', { DEFAULT_AGENT: 'react', LLM_BREAKER_COOLDOWN_MS: '300' });
   });
 
   afterAll(async () => {
@@ -35,6 +37,11 @@ describe('model 500 storm', () => {
     expect(counted).toBe(h.model.callCount); // each call that reached the endpoint, once
 
     storm = false;
+    // the breaker opened during the storm: turns fail fast until its cool-down has passed and a probe succeeds
+    await waitFor(async () => {
+      const [probe] = await h.allEnded([(await h.submit('calm probe')).body.job_id]);
+      return probe.status === 'completed' ? probe : undefined;
+    }, 20_000);
     const after = [];
     for (let i = 0; i < 3; i++) after.push((await h.submit(`calm question ${i}`)).body);
     const calm = await h.allEnded(after.map((j) => j.job_id));

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 
 import { redisOptions } from '../../../src/config/redis-options';
 import { RUNS_QUEUE } from '../../../src/runs/run.job';
+import { untrustedBodies } from '../../../src/tools/untrusted';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../../support/infra';
 import { type ChatRequest, ScriptedModelServer } from '../../support/model-server';
 import { http, type RunningApp, startApp, waitFor } from '../../support/test-app';
@@ -122,7 +123,8 @@ export class Harness {
 export function weatherResponder(req: ChatRequest) {
   const last = req.messages[req.messages.length - 1];
   if (last?.role === 'tool') {
-    const tools = req.messages.filter((m) => m.role === 'tool').map((m) => String(m.content).split(' ')[0]);
+    // a real model reads the data inside the service's untrusted-data markers
+    const tools = req.messages.filter((m) => m.role === 'tool').map((m) => untrustedBodies(String(m.content)).trim().split(' ')[0]);
     return { content: `날씨를 확인했습니다: ${tools.join(', ')}` };
   }
   const text = typeof last?.content === 'string' ? last.content : '';
