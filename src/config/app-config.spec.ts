@@ -8,7 +8,10 @@ describe('AppConfig', () => {
     expect(c.redisUrl).toBeUndefined();
     expect(c.maxIterations).toBe(5);
     expect(c.llm.maxRetries).toBe(3);
-    expect(c.llm.toolCalling).toBe('native');
+    expect(c.llm.toolCalling).toBe('auto');
+    expect(c.llm.jsonMode).toBe('auto');
+    expect(c.llm.jsonRetries).toBe(1);
+    expect(c.llm.breaker).toEqual({ failures: 5, windowMs: 60_000, cooldownMs: 30_000 });
     expect(c.runWorker).toBe(true);
     expect(c.modelConfigured).toBe(false);
   });
@@ -22,8 +25,8 @@ describe('AppConfig', () => {
   });
 
   it('reads per-agent tool-calling modes', () => {
-    const c = new AppConfig({ LLM_TOOL_CALLING: 'native', LLM_TOOL_CALLING_AGENTS: 'supervisor:prompt, react:native' });
-    expect(c.llm.toolCallingByAgent).toEqual({ supervisor: 'prompt', react: 'native' });
+    const c = new AppConfig({ LLM_TOOL_CALLING: 'native', LLM_TOOL_CALLING_AGENTS: 'supervisor:prompt, react:native, assistant:auto' });
+    expect(c.llm.toolCallingByAgent).toEqual({ supervisor: 'prompt', react: 'native', assistant: 'auto' });
     expect(() => new AppConfig({ LLM_TOOL_CALLING_AGENTS: 'supervisor:magic' })).toThrow(/LLM_TOOL_CALLING_AGENTS/);
   });
 
@@ -31,5 +34,7 @@ describe('AppConfig', () => {
     expect(() => new AppConfig({ PORT: 'abc' })).toThrow(/PORT/);
     expect(() => new AppConfig({ LLM_MAX_RETRIES: '9' })).toThrow(/LLM_MAX_RETRIES/);
     expect(() => new AppConfig({ LLM_TOOL_CALLING: 'magic' })).toThrow(/LLM_TOOL_CALLING/);
+    expect(() => new AppConfig({ LLM_JSON_MODE: 'yaml' })).toThrow(/LLM_JSON_MODE/);
+    expect(() => new AppConfig({ LLM_BREAKER_FAILURES: '0' })).toThrow(/LLM_BREAKER_FAILURES/);
   });
 });

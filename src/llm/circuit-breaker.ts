@@ -2,6 +2,9 @@ import { ModelUnavailableError } from './model-errors';
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
+/** A gauge value per state (metrics): 0 closed, 1 half-open, 2 open. */
+export const BREAKER_STATE_VALUE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
+
 export interface BreakerSettings {
   /** consecutive failures (within `windowMs` of each other) that open the breaker */
   failures: number;

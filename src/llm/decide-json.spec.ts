@@ -33,6 +33,32 @@ describe('decideJson', () => {
     expect(Object.keys(format.json_schema.schema.properties)).toEqual(['is_valid', 'reason']);
   });
 
+  it('uses json_object for schemas json_schema cannot carry (transforms, a non-object root)', async () => {
+    const Loose = z.object({ n: z.preprocess((v) => Number(v), z.number()) });
+    const Either = z.union([z.array(z.string()), z.object({ steps: z.array(z.string()) })]);
+    const model = new FakeChatModel(['{"n": "3"}', '{"steps": ["a"]}']);
+    await expect(decideJson(model, ask, Loose, { node: 'n' })).resolves.toMatchObject({ ok: true, value: { n: 3 }, mode: 'json_object' });
+    await expect(decideJson(model, ask, Either, { node: 'n' })).resolves.toMatchObject({
+      ok: true,
+      value: { steps: ['a'] },
+      mode: 'json_object',
+    });
+    expect([0, 1].map((i) => formatOf(model, i))).toEqual(['json_object', 'json_object']);
+    const sent = model.calls[0].options.response_format as Record<string, unknown>;
+    expect(sent).toEqual({ type: 'json_object' });
+  });
+
+  it('JSON mode: mentions JSON in the leading system message when the prompt does not', async () => {
+    const model = new FakeChatModel(['{"is_valid": true, "reason": "x"}', '{"is_valid": true, "reason": "y"}']);
+    await decideJson(model, [new SystemMessage('Classify.'), new HumanMessage('q')], Verdict, { node: 'n' });
+    expect(model.calls[0].messages.map((m) => [m.getType(), m.content])).toEqual([
+      ['system', 'Classify.\n\nRespond with a JSON object only.'],
+      ['human', 'q'],
+    ]);
+    await decideJson(model, [new HumanMessage('q')], Verdict, { node: 'n', mode: 'json_object' });
+    expect(model.calls[1].messages.map((m) => m.getType())).toEqual(['system', 'human']);
+  });
+
   it('uses the configured mode: json_object, or off (no response_format)', async () => {
     const object = new FakeChatModel(['{"is_valid": false, "reason": "x"}']);
     setJsonDecisionSettings(object, { mode: 'json_object', retries: 1 });

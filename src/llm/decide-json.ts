@@ -87,9 +87,11 @@ async function invokeInMode<T>(
 ): Promise<{ text: string; mode: JsonMode }> {
   const config = opts.config ?? {};
   for (let current = start.mode; ;) {
+    const format = responseFormatFor(current, schema, opts.node);
+    current = format.mode;
     const options: RunnableConfig = {
       ...config,
-      ...responseFormatFor(current, schema, opts.node),
+      ...format.options,
       metadata: { ...config.metadata, model_call_node: opts.node },
       // a decision is not part of the answer: keep its tokens out of token streaming
       tags: [...(config.tags ?? []), 'nostream'],

@@ -58,25 +58,46 @@ export function downgradeJsonMode(model: BaseChatModel, from: JsonMode): JsonMod
   return next;
 }
 
-/** The call options that ask for JSON in `mode`. */
-export function responseFormatFor(mode: JsonMode, schema: z.ZodType | null, name: string): Record<string, unknown> {
-  if (mode === 'off') return {};
-  if (mode === 'json_object' || !schema) return { response_format: { type: 'json_object' } };
-  return {
-    response_format: {
-      type: 'json_schema',
-      // a plain JSON schema (not the zod object): the client then leaves parsing to us, prose and all
-      json_schema: { name: name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'decision', schema: toJsonSchema(schema), strict: false },
-    },
-  };
+/**
+ * The call options that ask for JSON in `mode`, and the mode they really use: json_schema needs a schema
+ * whose root is an object and that JSON Schema can express (no transforms); otherwise json_object.
+ */
+export function responseFormatFor(
+  mode: JsonMode,
+  schema: z.ZodType | null,
+  name: string,
+): { mode: JsonMode; options: Record<string, unknown> } {
+  if (mode === 'off') return { mode, options: {} };
+  const jsonSchema = mode === 'json_schema' && schema ? objectJsonSchema(schema) : null;
+  if (!jsonSchema) return { mode: 'json_object', options: { response_format: { type: 'json_object' } } };
+  // a plain JSON schema (not the zod object): the client then leaves parsing to us, prose and all
+  const json_schema = { name: name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'decision', schema: jsonSchema, strict: false };
+  return { mode, options: { response_format: { type: 'json_schema', json_schema } } };
 }
 
-/** OpenAI's JSON mode requires the word "JSON" somewhere in the messages. */
+function objectJsonSchema(schema: z.ZodType): Record<string, unknown> | null {
+  try {
+    const { $schema: _dialect, ...rest } = toJsonSchema(schema) as Record<string, unknown>;
+    return rest.type === 'object' ? rest : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * OpenAI's JSON mode requires the word "JSON" somewhere in the messages. When it is missing, the hint joins
+ * the leading system message (or becomes one): chat templates of open models reject a system message later on.
+ */
 export function ensureJsonMentioned(messages: BaseMessage[], mode: JsonMode): BaseMessage[] {
   if (mode === 'off' || messages.some((m) => /json/i.test(typeof m.content === 'string' ? m.content : JSON.stringify(m.content))))
     return messages;
-  return [...messages, new SystemMessage('Respond with a JSON object only.')];
+  const [first, ...rest] = messages;
+  if (first?.getType() === 'system' && typeof first.content === 'string')
+    return [new SystemMessage(`${first.content}\n\n${JSON_HINT}`), ...rest];
+  return [new SystemMessage(JSON_HINT), ...messages];
 }
+
+const JSON_HINT = 'Respond with a JSON object only.';
 
 /** Forget what was learnt (tests). */
 export function resetJsonModeMemory(): void {

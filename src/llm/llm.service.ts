@@ -5,10 +5,11 @@ import IORedis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
 import { MetricsService } from '../observability/metrics.service';
+import { breakerFor, type BreakerSnapshot } from './circuit-breaker';
 import { errorBodyFetch } from './error-body-fetch';
 import { type JsonModeSetting, setJsonDecisionSettings } from './json-mode';
 import { LlmCache, MemoryCacheStore, RedisCacheStore } from './llm-cache';
-import { MeteredChatOpenAI } from './metered-chat-model';
+import { MeteredChatOpenAI, OPENAI_BASE_URL } from './metered-chat-model';
 import type { ToolCallingMode } from './tool-binding';
 
 export interface ChatModelOptions {
@@ -76,6 +77,12 @@ export class LlmService implements OnApplicationShutdown {
   /** LLM_JSON_RETRIES: re-asks of an unparseable JSON decision. */
   get jsonRetries(): number {
     return this.config.llm.jsonRetries;
+  }
+
+  /** The configured endpoint's circuit breaker (for readiness and metrics); null without a model. */
+  breakerState(): BreakerSnapshot | null {
+    if (!this.configured) return null;
+    return breakerFor(this.config.llm.baseUrl ?? OPENAI_BASE_URL, this.config.llm.breaker).snapshot();
   }
 
   chatModel(options: ChatModelOptions = {}): BaseChatModel | null {

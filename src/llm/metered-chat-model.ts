@@ -3,13 +3,16 @@ import type { AIMessageChunk } from '@langchain/core/messages';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 
 import { breakerFor, type BreakerSettings, type CircuitBreaker } from './circuit-breaker';
-import { isAbortError, isModelUnavailable, statusOf } from './model-errors';
+import { isAbortError, isModelUnavailable, ModelUnavailableError, statusOf } from './model-errors';
 import { UsageCollector } from './usage-collector';
 
 type Fields = ConstructorParameters<typeof ChatOpenAI>[0] & { rateLimitRetries?: number; breaker?: BreakerSettings };
 
-/** A rate limit asking to wait longer than this is not waited for: the call fails (and counts for the breaker). */
+/** A rate limit asking to wait longer than this is not waited for (LangChain already waits up to 60 s itself): the call fails and counts for the breaker. */
 const MAX_RETRY_AFTER_MS = 30_000;
+
+/** the client's endpoint when no base URL is configured: the breaker key then */
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 /**
  * ChatOpenAI that reports each call (node, duration, tokens, failure) to the run's UsageCollector, and
@@ -26,7 +29,7 @@ export class MeteredChatOpenAI extends ChatOpenAI {
   constructor(fields: Fields) {
     super(fields);
     this.rateLimitRetries = fields.rateLimitRetries ?? 0;
-    this.breaker = breakerFor(fields.configuration?.baseURL ?? 'https://api.openai.com/v1', fields.breaker);
+    this.breaker = breakerFor(fields.configuration?.baseURL ?? OPENAI_BASE_URL, fields.breaker);
   }
 
   get circuitBreaker(): CircuitBreaker {
@@ -80,6 +83,8 @@ export class MeteredChatOpenAI extends ChatOpenAI {
       });
       return out;
     } catch (err) {
+      // refused by the open breaker: no call reached the endpoint, nothing to meter
+      if (err instanceof ModelUnavailableError && err.breakerOpen) throw err;
       usage?.record({
         node,
         ms: Math.round(performance.now() - started),
@@ -95,7 +100,9 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     this.breaker.acquire();
     try {
       const out = await this.invokeWithRateLimitRetries(input, options);
-      this.breaker.success();
+      // a cache hit says nothing about the endpoint
+      if (out.response_metadata?.cache_hit === true) this.breaker.release();
+      else this.breaker.success();
       return out;
     } catch (err) {
       if (isAbortError(err, options?.signal)) this.breaker.release();

@@ -1,5 +1,6 @@
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 
+import { FakeChatModel } from '../../test/support/fake-chat-model';
 import type { LlmService } from '../llm/llm.service';
 import type { ScopeSpec } from './scope.types';
 import { parseJson, ScopeValidator } from './scope-validator.service';
@@ -39,6 +40,29 @@ describe('ScopeValidator', () => {
       is_valid: true,
       decided_by: 'default',
     });
+  });
+
+  it('asks in JSON mode, re-asks once after an unreadable answer, and treats a model failure as in scope', async () => {
+    const model = new FakeChatModel(['음, 요리 질문 같네요.', 'Sure: {"is_valid": false, "reason": "요리"} done']);
+    const v = new ScopeValidator({ chatModel: () => model } as unknown as LlmService);
+    await expect(v.validate('김치찌개 끓이는 법', spec)).resolves.toEqual({ is_valid: false, reason: '요리', decided_by: 'model' });
+    expect(model.calls.map((c) => (c.options.response_format as { type: string }).type)).toEqual(['json_schema', 'json_schema']);
+
+    const down = new FakeChatModel([Object.assign(new Error('503 unavailable'), { status: 503 })]);
+    const v2 = new ScopeValidator({ chatModel: () => down } as unknown as LlmService);
+    await expect(v2.validate('김치찌개 끓이는 법', spec)).resolves.toMatchObject({
+      is_valid: true,
+      decided_by: 'default',
+      reason: 'model unavailable',
+    });
+  });
+
+  it('lets a cancellation through', async () => {
+    const c = new AbortController();
+    c.abort();
+    const abort = Object.assign(new Error('Aborted'), { name: 'AbortError' });
+    const v = new ScopeValidator({ chatModel: () => new FakeChatModel([abort]) } as unknown as LlmService);
+    await expect(v.validate('김치찌개 끓이는 법', spec, { signal: c.signal })).rejects.toThrow();
   });
 
   it('parses JSON inside prose or fences', () => {

@@ -2,6 +2,7 @@ import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import { tool } from '@langchain/core/tools';
+import { MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { z } from 'zod';
 
 import { PROMPT_TOOL_FAILURE, withPromptToolCalling } from './prompt-tool-calling.model';
@@ -85,5 +86,22 @@ describe('withPromptToolCalling', () => {
     expect(out.tool_calls ?? []).toHaveLength(0);
     expect(out.content).toBe('그 작업은 할 수 없습니다.');
     expect(String(model.seen[1].at(-1)!.content)).toMatch(/"drop_tables" is not an available tool\. Use one of: calculator/);
+  });
+});
+
+describe('withPromptToolCalling in a streaming graph', () => {
+  it('streams the parsed answer, never the raw ReAct text', async () => {
+    const model = new ScriptedTextModel(['Thought: 인사입니다.\nFinal Answer: 안녕하세요!']);
+    const bound = withPromptToolCalling(model, [calculator]);
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('agent', async (state, config) => ({ messages: [await bound.invoke(state.messages, config)] }))
+      .addEdge(START, 'agent')
+      .compile();
+    const texts: string[] = [];
+    for await (const [message] of await graph.stream({ messages: [new HumanMessage('안녕')] }, { streamMode: 'messages' })) {
+      texts.push(String(message.content));
+    }
+    expect(texts.join('')).toBe('안녕하세요!');
+    expect(texts.some((t) => t.includes('Final Answer') || t.includes('Thought'))).toBe(false);
   });
 });

@@ -22,8 +22,11 @@ export function withPromptToolCalling(model: BaseChatModel, tools: StructuredToo
   const maxRetries = opts.maxFormatRetries ?? 2;
   return RunnableLambda.from(async (messages: BaseMessage[], config?: RunnableConfig): Promise<AIMessage> => {
     const transcript = renderTranscript(messages, instructions);
+    // the raw ReAct text (Thought / Action …) is not the answer: keep it out of token streaming; the parsed
+    // message this returns reaches the stream as the node's output
+    const callConfig: RunnableConfig = { ...config, tags: [...(config?.tags ?? []), 'nostream'] };
     for (let attempt = 0; ; attempt++) {
-      const reply = await model.invoke(transcript, config);
+      const reply = await model.invoke(transcript, callConfig);
       const text = typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
       const parsed = parseToolCallReply(text, names);
       const usage = (reply as AIMessage).usage_metadata;

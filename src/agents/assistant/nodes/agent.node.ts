@@ -3,7 +3,7 @@ import { AIMessage, SystemMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
-import { bindToolsForMode, type ToolCallingMode } from '../../../llm/tool-binding';
+import { bindToolsForMode } from '../../../llm/tool-binding';
 import { buildSystemPrompt } from '../../../memory/memory.node';
 import { ruleToolCall } from '../../react/rules';
 import { outageAnswer, toolResultsOfTurn } from '../../shared/outage';
@@ -13,7 +13,7 @@ import type { AssistantStateType, AssistantUpdate } from '../state';
 export interface AgentNodeDeps {
   model: () => BaseChatModel | null;
   tools: StructuredToolInterface[];
-  toolCalling: () => ToolCallingMode;
+  toolCalling: () => Parameters<typeof bindToolsForMode>[2];
 }
 
 /** agent: the model with the summary and documents in its system prompt, deciding on tools (seed 001). */

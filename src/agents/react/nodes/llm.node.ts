@@ -3,7 +3,7 @@ import { AIMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
-import { bindToolsForMode, type ToolCallingMode } from '../../../llm/tool-binding';
+import { bindToolsForMode } from '../../../llm/tool-binding';
 import { REACT_SYSTEM_PROMPT, USER_MESSAGES } from '../prompts';
 import { bareExpression, ruleToolCall } from '../rules';
 import type { ReactStateType, ReactUpdate } from '../state';
@@ -11,7 +11,7 @@ import type { ReactStateType, ReactUpdate } from '../state';
 export interface LlmNodeDeps {
   model: () => BaseChatModel | null;
   tools: StructuredToolInterface[];
-  toolCalling: () => ToolCallingMode;
+  toolCalling: () => Parameters<typeof bindToolsForMode>[2];
 }
 
 /** LlmNode: one model call per visit (counted in iteration_count), with a rule fast path before it. */
