@@ -38,3 +38,17 @@ describe('AppConfig', () => {
     expect(() => new AppConfig({ LLM_BREAKER_FAILURES: '0' })).toThrow(/LLM_BREAKER_FAILURES/);
   });
 });
+
+describe('iteration limits per agent', () => {
+  it('defaults from the seeds; MAX_ITERATIONS is the deprecated fallback for react', () => {
+    expect(new AppConfig({}).iterationLimits).toEqual({ react: 5, assistant: 10, contractQa: 5 });
+    expect(new AppConfig({ MAX_ITERATIONS: '3' }).iterationLimits).toEqual({ react: 3, assistant: 10, contractQa: 5 });
+    const own = new AppConfig({
+      MAX_ITERATIONS: '3',
+      REACT_MAX_ITERATIONS: '4',
+      ASSISTANT_MAX_ITERATIONS: '6',
+      CONTRACT_QA_MAX_ITERATIONS: '7',
+    });
+    expect(own.iterationLimits).toEqual({ react: 4, assistant: 6, contractQa: 7 });
+  });
+});

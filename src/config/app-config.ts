@@ -33,7 +33,6 @@ const schema = z.object({
   RUN_TIMEOUT_MS: int(120_000, 100),
   RUN_LOCK_MS: int(30_000, 500),
   RUN_STALLED_CHECK_MS: int(15_000, 200),
-  MAX_ITERATIONS: int(5, 1),
   MAX_MESSAGE_CHARS: int(32_000, 1),
   MAX_BODY_BYTES: int(1_048_576, 1024),
   MAX_CONTRACT_CHARS: int(500_000, 100),
@@ -63,6 +62,12 @@ const schema = z.object({
   LLM_BREAKER_WINDOW_MS: int(60_000, 100),
   LLM_BREAKER_COOLDOWN_MS: int(30_000, 10),
   // --- end llm ---
+  // --- agents: iteration limits per agent (defaults from the seeds; MAX_ITERATIONS = deprecated react fallback) ---
+  MAX_ITERATIONS: z.coerce.number().int().min(1).optional(),
+  REACT_MAX_ITERATIONS: z.coerce.number().int().min(1).optional(),
+  ASSISTANT_MAX_ITERATIONS: int(10, 1),
+  CONTRACT_QA_MAX_ITERATIONS: int(5, 1),
+  // --- end agents ---
   KNOWLEDGE_BACKEND: z.enum(['postgres', 'opensearch']).default('postgres'),
   OPENSEARCH_URL: z.string().default('http://127.0.0.1:9200'),
   OPENSEARCH_INDEX: z.string().default('agents-documents'),
@@ -168,7 +173,10 @@ export class AppConfig {
   /** BullMQ job lock: a worker that stops renewing it (crash) loses the job to another after this long */
   readonly runLockMs: number;
   readonly runStalledCheckMs: number;
+  /** react's limit (REACT_MAX_ITERATIONS, else the deprecated MAX_ITERATIONS) — kept for callers of the old name */
   readonly maxIterations: number;
+  /** model iterations per turn, per agent (seeds: react 5, contract-qa 5; the assistant's seed sets none → 10) */
+  readonly iterationLimits: { react: number; assistant: number; contractQa: number };
   readonly maxMessageChars: number;
   readonly maxBodyBytes: number;
   readonly maxContractChars: number;
@@ -212,7 +220,12 @@ export class AppConfig {
     this.runTimeoutMs = e.RUN_TIMEOUT_MS;
     this.runLockMs = e.RUN_LOCK_MS;
     this.runStalledCheckMs = e.RUN_STALLED_CHECK_MS;
-    this.maxIterations = e.MAX_ITERATIONS;
+    this.iterationLimits = {
+      react: e.REACT_MAX_ITERATIONS ?? e.MAX_ITERATIONS ?? 5,
+      assistant: e.ASSISTANT_MAX_ITERATIONS,
+      contractQa: e.CONTRACT_QA_MAX_ITERATIONS,
+    };
+    this.maxIterations = this.iterationLimits.react;
     this.maxMessageChars = e.MAX_MESSAGE_CHARS;
     this.maxBodyBytes = e.MAX_BODY_BYTES;
     this.maxContractChars = e.MAX_CONTRACT_CHARS;

@@ -44,6 +44,27 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  // --- agents: tool executions (recorded by the one tool executor, src/agents/shared/tool-executor.ts) ---
+  readonly toolExecutions = new Counter({
+    name: 'agent_tool_executions_total',
+    help: 'Tool executions by tool and status',
+    labelNames: ['tool', 'status'],
+    registers: [this.registry],
+  });
+  readonly toolDuration = new Histogram({
+    name: 'agent_tool_duration_seconds',
+    help: 'Tool execution time (retries included)',
+    labelNames: ['tool'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  recordTool(tool: string, status: 'success' | 'error', ms: number): void {
+    this.toolExecutions.inc({ tool, status });
+    this.toolDuration.observe({ tool }, ms / 1000);
+  }
+  // --- end agents ---
+
   readonly llmCacheHits = new Counter({ name: 'llm_cache_hits_total', help: 'LLM cache hits', registers: [this.registry] });
   readonly llmCacheMisses = new Counter({ name: 'llm_cache_misses_total', help: 'LLM cache misses', registers: [this.registry] });
 

@@ -5,6 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { DocumentsService } from '../../knowledge/documents/documents.service';
 import { LlmService } from '../../llm/llm.service';
+import { MetricsService } from '../../observability/metrics.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
 import { buildAssistantGraph } from './graph';
@@ -32,6 +33,7 @@ export class AssistantAgentFactory implements AgentFactory {
     private readonly tools: ToolRegistry,
     private readonly documents: DocumentsService,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition {
@@ -42,6 +44,7 @@ export class AssistantAgentFactory implements AgentFactory {
         toolCalling: () => this.llm.toolCallingFor(this.name),
         documents: this.documents,
         memory: this.config.assistantMemory,
+        toolRun: { metrics: this.metrics },
       },
       checkpointer,
     );
@@ -56,7 +59,7 @@ export class AssistantAgentFactory implements AgentFactory {
         sources: [],
         next_action: 'end',
         iteration_count: 0,
-        max_iterations: this.config.maxIterations,
+        max_iterations: this.config.iterationLimits.assistant,
         tool_calls: [],
         summarised: false,
         error: null,

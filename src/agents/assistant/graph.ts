@@ -4,7 +4,7 @@ import { type BaseCheckpointSaver, END, type LangGraphRunnableConfig, START, Sta
 import type { DocumentsService } from '../../knowledge/documents/documents.service';
 import { createMemoryNode } from '../../memory/memory.node';
 import type { MemoryLimits } from '../../memory/memory-policy';
-import { runToolCalls } from '../shared/tool-executor';
+import { runToolCalls, type ToolRunOptions, uniqueSources } from '../shared/tool-executor';
 import { type AgentNodeDeps, createAgentNode } from './nodes/agent.node';
 import { createRagNode } from './nodes/rag.node';
 import { createRouterNode } from './nodes/router.node';
@@ -13,13 +13,15 @@ import { AssistantState, type AssistantStateType } from './state';
 export interface AssistantDeps extends AgentNodeDeps {
   documents: DocumentsService;
   memory: MemoryLimits;
+  toolRun?: ToolRunOptions;
 }
 
 /** router → (rag →) memory → agent ⇄ tools → END (seed 001). */
 export function buildAssistantGraph(deps: AssistantDeps, checkpointer?: BaseCheckpointSaver) {
   const tools = async function tools(state: AssistantStateType, config: LangGraphRunnableConfig) {
-    const { messages, records } = await runToolCalls(state.messages[state.messages.length - 1] as AIMessage, deps.tools, config);
-    return { messages, tool_calls: [...state.tool_calls, ...records] };
+    const last = state.messages[state.messages.length - 1] as AIMessage;
+    const { messages, records, sources } = await runToolCalls(last, deps.tools, config, deps.toolRun);
+    return { messages, tool_calls: [...state.tool_calls, ...records], sources: uniqueSources([...state.sources, ...sources]) };
   };
   const memory = createMemoryNode({ model: deps.model, limits: deps.memory });
   return new StateGraph(AssistantState)

@@ -6,6 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import type { RunError } from '../../database/entities';
 import { ContractsService } from '../../knowledge/contracts/contracts.service';
 import { LlmService } from '../../llm/llm.service';
+import { MetricsService } from '../../observability/metrics.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
 import { endOnModelOutage, outageAnswer } from '../shared/outage';
 import { createContractTools } from './contract-tools';
@@ -29,11 +30,12 @@ export class ContractQaAgentFactory implements AgentFactory {
     private readonly llm: LlmService,
     private readonly contracts: ContractsService,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition {
     const compiled = buildContractQaGraph(
-      { model: (o) => this.llm.chatModel(o), tools: createContractTools(this.contracts) },
+      { model: (o) => this.llm.chatModel(o), tools: createContractTools(this.contracts), toolRun: { metrics: this.metrics } },
       checkpointer,
     );
     return {
@@ -57,7 +59,7 @@ export class ContractQaAgentFactory implements AgentFactory {
         explored_articles: [],
         unexplored_articles: [],
         iteration_count: 0,
-        max_iterations: this.config.maxIterations,
+        max_iterations: this.config.iterationLimits.contractQa,
         decision_log: [],
         next_tool: null,
         final_response: '',

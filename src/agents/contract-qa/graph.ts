@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
 
+import type { ToolRunOptions } from '../shared/tool-executor';
 import { createCheckToolNeeded, should_use_tools } from './nodes/check-tool-needed.node';
 import { createEvaluator, should_continue } from './nodes/evaluator.node';
 import { createExecutors } from './nodes/executor.node';
@@ -12,11 +13,12 @@ import { ContractQaState } from './state';
 export interface ContractQaDeps {
   model: (o: { temperature: number; maxTokens: number }) => BaseChatModel | null;
   tools: StructuredToolInterface[];
+  toolRun?: ToolRunOptions;
 }
 
 /** check_tool_needed → planner → executor | parallel_executor → evaluator ⟲ planner → respond (seed 000). */
 export function buildContractQaGraph(deps: ContractQaDeps, checkpointer?: BaseCheckpointSaver) {
-  const { executor, parallel_executor, read_found } = createExecutors(deps.tools);
+  const { executor, parallel_executor, read_found } = createExecutors(deps.tools, deps.toolRun);
   return new StateGraph(ContractQaState)
     .addNode('check_tool_needed', createCheckToolNeeded(deps))
     .addNode('planner', createPlanner(deps))

@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { type BaseCheckpointSaver, END, START, StateGraph } from '@langchain/langgraph';
 
+import type { ToolRunOptions } from '../shared/tool-executor';
 import { createExecutor } from './nodes/executor.node';
 import { createFinalAnswer, error_handler } from './nodes/final-answer.node';
 import { createIntentClassifier } from './nodes/intent-classifier.node';
@@ -13,6 +14,7 @@ export interface PlanExecuteDeps {
   model: () => BaseChatModel | null;
   tools: () => StructuredToolInterface[];
   stepTimeoutMs: number;
+  toolRun?: ToolRunOptions;
 }
 
 /** The tool manifest shown to the intent classifier and the planners. */
@@ -36,7 +38,7 @@ export function buildPlanExecuteGraph(deps: PlanExecuteDeps, checkpointer?: Base
   return new StateGraph(PlanExecuteState)
     .addNode('intent_classifier', createIntentClassifier(planning))
     .addNode('planner', createPlanner(planning))
-    .addNode('executor', createExecutor({ tools: deps.tools, stepTimeoutMs: deps.stepTimeoutMs }))
+    .addNode('executor', createExecutor({ tools: deps.tools, stepTimeoutMs: deps.stepTimeoutMs, toolRun: deps.toolRun }))
     .addNode('replanner', createReplanner(planning))
     .addNode('final_answer', createFinalAnswer({ model: deps.model }))
     .addNode('error_handler', error_handler)

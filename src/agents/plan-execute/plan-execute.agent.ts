@@ -5,6 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import type { RunError } from '../../database/entities';
 import { LlmService } from '../../llm/llm.service';
+import { MetricsService } from '../../observability/metrics.service';
 import { currentDatetime } from '../../tools/basic/datetime.tool';
 import { createSummarizeTool } from '../../tools/basic/summarize.tool';
 import { ToolRegistry } from '../../tools/tool-registry.service';
@@ -39,6 +40,7 @@ export class PlanExecuteAgentFactory implements AgentFactory {
     private readonly llm: LlmService,
     private readonly tools: ToolRegistry,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {
     if (tools.pick(['summarize']).length === 0) tools.register(createSummarizeTool(() => llm.chatModel({ temperature: 0 })));
   }
@@ -46,7 +48,12 @@ export class PlanExecuteAgentFactory implements AgentFactory {
   create(checkpointer: BaseCheckpointSaver): AgentDefinition {
     const tools = this.tools.pick(PLAN_EXECUTE_TOOLS);
     const compiled = buildPlanExecuteGraph(
-      { model: () => this.llm.chatModel(), tools: () => tools, stepTimeoutMs: this.config.planExecute.stepTimeoutMs },
+      {
+        model: () => this.llm.chatModel(),
+        tools: () => tools,
+        stepTimeoutMs: this.config.planExecute.stepTimeoutMs,
+        toolRun: { metrics: this.metrics },
+      },
       checkpointer,
     );
     return {

@@ -22,7 +22,7 @@ export function buildReactGraph(deps: LlmNodeDeps, checkpointer?: BaseCheckpoint
   return new StateGraph(ReactState)
     .addNode('InputNode', input)
     .addNode('LlmNode', createLlmNode(deps))
-    .addNode('ToolNode', createToolNode(deps.tools))
+    .addNode('ToolNode', createToolNode(deps.tools, deps.toolRun))
     .addNode('ResponseNode', response)
     .addNode('ErrorNode', error)
     .addEdge(START, 'InputNode')

@@ -4,6 +4,7 @@ import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
 import { LlmService } from '../../llm/llm.service';
+import { MetricsService } from '../../observability/metrics.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
 import { buildReactGraph } from './graph';
@@ -20,11 +21,17 @@ export class ReactAgentFactory implements AgentFactory {
     private readonly llm: LlmService,
     private readonly tools: ToolRegistry,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition {
     const graph = buildReactGraph(
-      { model: () => this.llm.chatModel(), tools: this.tools.pick(REACT_TOOLS), toolCalling: () => this.llm.toolCallingFor(this.name) },
+      {
+        model: () => this.llm.chatModel(),
+        tools: this.tools.pick(REACT_TOOLS),
+        toolCalling: () => this.llm.toolCallingFor(this.name),
+        toolRun: { metrics: this.metrics },
+      },
       checkpointer,
     );
     return {
@@ -38,7 +45,7 @@ export class ReactAgentFactory implements AgentFactory {
         user_message: turn.message,
         current_step: 'start',
         iteration_count: 0,
-        max_iterations: this.config.maxIterations,
+        max_iterations: this.config.iterationLimits.react,
         tool_calls: [],
         error: null,
         response: '',

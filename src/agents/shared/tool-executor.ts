@@ -3,46 +3,81 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 
 import type { Source, ToolCallRecord } from '../agent-definition';
+import { NO_RETRY, type RetryPolicy, withRetries } from './tool-retry';
 
 const MAX_TOOL_OUTPUT = 8000;
 
+/** Where tool executions are counted (MetricsService implements it). */
+export interface ToolMetricsSink {
+  recordTool(tool: string, status: 'success' | 'error', ms: number): void;
+}
+
+/** How an agent runs its tools: which failures are retried, a time limit per execution, where it is metered. */
+export interface ToolRunOptions {
+  retry?: RetryPolicy;
+  timeoutMs?: number;
+  metrics?: ToolMetricsSink;
+}
+
+export type ToolOutcome =
+  | { ok: true; output: unknown; text: string; artifact?: unknown; attempts: number }
+  | { ok: false; text: string; error: unknown; attempts: number };
+
 /**
- * Runs an AI message's tool calls in parallel. A failing tool, an unknown tool or bad arguments become an
- * error ToolMessage for the model (the run goes on); only cancellation propagates. Tools that return
- * `content_and_artifact` with sources (search_knowledge_base) report them in `sources`.
+ * The one tool executor: runs one call of `tool` (undefined = not offered) under the agent's retry policy and
+ * time limit, meters it by tool and status, and never throws for a tool failure — only cancellation propagates.
+ * Tools answering `content_and_artifact` (search_knowledge_base) are invoked as tool calls to keep the artifact.
+ */
+export async function executeTool(
+  tool: StructuredToolInterface | undefined,
+  call: { name: string; args: Record<string, unknown>; id?: string },
+  config: RunnableConfig,
+  opts: ToolRunOptions = {},
+): Promise<ToolOutcome> {
+  if (!tool) return { ok: false, text: `Error: tool "${call.name}" is not available`, error: null, attempts: 0 };
+  const started = performance.now();
+  const asCall = (tool as { responseFormat?: string }).responseFormat === 'content_and_artifact';
+  const input = asCall ? { ...call, id: call.id ?? `call_${call.name}`, type: 'tool_call' as const } : call.args;
+  const result = await withRetries(
+    () => withTimeout(tool.invoke(input, config), opts.timeoutMs, call.name),
+    opts.retry ?? NO_RETRY,
+    config.signal,
+  );
+  opts.metrics?.recordTool(call.name, result.ok ? 'success' : 'error', performance.now() - started);
+  if (!result.ok) {
+    const message = result.error instanceof Error ? result.error.message : String(result.error);
+    return { ok: false, text: `Error: ${message}`, error: result.error, attempts: result.attempts };
+  }
+  const out = result.value;
+  const output = out instanceof ToolMessage ? out.content : out;
+  const text = (typeof output === 'string' ? output : JSON.stringify(output)).slice(0, MAX_TOOL_OUTPUT);
+  return { ok: true, output, text, artifact: out instanceof ToolMessage ? out.artifact : undefined, attempts: result.attempts };
+}
+
+/**
+ * Runs an AI message's tool calls in parallel (react, assistant, supervisor sub-agents). A failing tool, an
+ * unknown tool or bad arguments become an error ToolMessage for the model (the run goes on). Sources a tool
+ * reports as its artifact are returned in `sources`.
  */
 export async function runToolCalls(
   ai: AIMessage,
   tools: StructuredToolInterface[],
   config: RunnableConfig,
+  opts: ToolRunOptions = {},
 ): Promise<{ messages: ToolMessage[]; records: ToolCallRecord[]; sources: Source[] }> {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const results = await Promise.all(
     (ai.tool_calls ?? []).map(async (call) => {
       const id = call.id ?? `call_${call.name}`;
       const t = byName.get(call.name);
-      let content: string;
-      let status: 'success' | 'error' = 'success';
-      let sources: Source[] = [];
-      if (!t) {
-        content = `Error: unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(', ')}`;
-        status = 'error';
-      } else {
-        try {
-          const out: unknown = await t.invoke({ ...call, id, type: 'tool_call' }, config);
-          const result = out instanceof ToolMessage ? out.content : out;
-          content = (typeof result === 'string' ? result : JSON.stringify(result)).slice(0, MAX_TOOL_OUTPUT);
-          sources = out instanceof ToolMessage ? sourcesOf(out.artifact) : [];
-        } catch (err) {
-          if (config.signal?.aborted) throw err;
-          content = `Error: ${(err as Error).message}`;
-          status = 'error';
-        }
-      }
+      const outcome = t
+        ? await executeTool(t, { ...call, id }, config, opts)
+        : { ok: false as const, text: `Error: unknown tool "${call.name}". Available tools: ${[...byName.keys()].join(', ')}` };
+      const status = outcome.ok ? ('success' as const) : ('error' as const);
       return {
-        message: new ToolMessage({ content, tool_call_id: id, name: call.name, status }),
+        message: new ToolMessage({ content: outcome.text, tool_call_id: id, name: call.name, status }),
         record: { name: call.name, args: call.args, status } satisfies ToolCallRecord,
-        sources,
+        sources: outcome.ok ? sourcesOf(outcome.artifact) : [],
       };
     }),
   );
@@ -58,4 +93,13 @@ function sourcesOf(artifact: unknown): Source[] {
 export function uniqueSources(sources: Source[]): Source[] {
   const seen = new Set<string>();
   return sources.filter((s) => !seen.has(`${s.kind}:${s.ref}`) && seen.add(`${s.kind}:${s.ref}`));
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number | undefined, name: string): Promise<T> {
+  if (!ms) return p;
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${name} timed out after ${ms} ms`)), ms))),
+  ]);
 }

@@ -6,7 +6,7 @@ import { Annotation, END, type LangGraphRunnableConfig, MessagesAnnotation, STAR
 import { bindToolsForMode, type ToolCallingMode } from '../../llm/tool-binding';
 import type { Source, ToolCallRecord } from '../agent-definition';
 import { ruleToolCall } from '../react/rules';
-import { runToolCalls } from '../shared/tool-executor';
+import { runToolCalls, type ToolRunOptions } from '../shared/tool-executor';
 import { subAgentPrompt } from './prompts';
 
 export interface SubAgentSpec {
@@ -30,7 +30,10 @@ const SubAgentState = Annotation.Root({
  * createReactSubAgent: one small ReAct graph per sub-agent (seed 003: `call_model` ⇄ `execute_tool`, at most
  * `maxIterations` model calls). Works with native and prompt tool calling; without a model, rules pick a tool.
  */
-export function createReactSubAgent(spec: SubAgentSpec, deps: { model: () => BaseChatModel | null; toolCalling: () => ToolCallingMode }) {
+export function createReactSubAgent(
+  spec: SubAgentSpec,
+  deps: { model: () => BaseChatModel | null; toolCalling: () => ToolCallingMode; toolRun?: ToolRunOptions },
+) {
   const max = spec.maxIterations ?? 10;
   const graph = new StateGraph(SubAgentState)
     .addNode('call_model', async (state: typeof SubAgentState.State, config: LangGraphRunnableConfig) => {
@@ -49,7 +52,12 @@ export function createReactSubAgent(spec: SubAgentSpec, deps: { model: () => Bas
       return { iteration, messages: [reply] };
     })
     .addNode('execute_tool', async (state: typeof SubAgentState.State, config: LangGraphRunnableConfig) => {
-      const { messages, records, sources } = await runToolCalls(state.messages[state.messages.length - 1] as AIMessage, spec.tools, config);
+      const { messages, records, sources } = await runToolCalls(
+        state.messages[state.messages.length - 1] as AIMessage,
+        spec.tools,
+        config,
+        deps.toolRun,
+      );
       return { messages, records: records.map((r) => ({ ...r, agent: spec.name })), sources };
     })
     .addEdge(START, 'call_model')

@@ -5,6 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import type { RunError } from '../../database/entities';
 import { LlmService } from '../../llm/llm.service';
+import { MetricsService } from '../../observability/metrics.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
 import { endOnModelOutage, outageAnswer } from '../shared/outage';
@@ -28,10 +29,15 @@ export class SupervisorAgentFactory implements AgentFactory {
     private readonly llm: LlmService,
     private readonly tools: ToolRegistry,
     private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
   ) {}
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition {
-    const deps = { model: () => this.llm.chatModel(), toolCalling: () => this.llm.toolCallingFor(this.name) };
+    const deps = {
+      model: () => this.llm.chatModel(),
+      toolCalling: () => this.llm.toolCallingFor(this.name),
+      toolRun: { metrics: this.metrics },
+    };
     const agents = this.config.supervisor.agents.map((a) =>
       createReactSubAgent({ ...a, tools: this.tools.pick(a.tools), maxIterations: this.config.supervisor.agentMaxIterations }, deps),
     );

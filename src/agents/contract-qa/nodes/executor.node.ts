@@ -1,7 +1,8 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
-import { retryTransient, withRetries } from '../../shared/tool-retry';
+import { executeTool, type ToolRunOptions } from '../../shared/tool-executor';
+import { retryTransient } from '../../shared/tool-retry';
 import { mapToolParameters, toolSignature } from '../contract-tools';
 import type { CollectedInfo, ContractQaStateType, ContractQaUpdate, PlannedTool, ToolHistoryEntry } from '../state';
 import { unreadHits } from './planner.node';
@@ -10,7 +11,7 @@ import { unreadHits } from './planner.node';
 const RETRY = retryTransient(2);
 
 /** executor / parallel_executor: parameter mapping, up to 2 retries of transient failures, results into tool_history and collected_info. */
-export function createExecutors(tools: StructuredToolInterface[]) {
+export function createExecutors(tools: StructuredToolInterface[], toolRun: ToolRunOptions = {}) {
   const byName = new Map(tools.map((t) => [t.name, t]));
 
   async function run(
@@ -20,23 +21,14 @@ export function createExecutors(tools: StructuredToolInterface[]) {
   ): Promise<{ entry: ToolHistoryEntry; info?: CollectedInfo }> {
     const args = mapToolParameters(call.tool, call.args);
     const signature = toolSignature(call.tool, call.args);
-    const tool = byName.get(call.tool)!;
-    const result = await withRetries(
-      async () => (await tool.invoke({ ...args, contract_id: contractId }, config)) as CollectedInfo,
-      RETRY,
-      config.signal,
-    );
-    if (result.ok) {
-      const info = result.value;
-      return {
-        entry: { tool: call.tool, args: call.args, signature, status: 'success', summary: info.summary, attempts: result.attempts },
-        info,
-      };
-    }
-    const message = result.error instanceof Error ? result.error.message : String(result.error);
-    return {
-      entry: { tool: call.tool, args: call.args, signature, status: 'error', summary: message.slice(0, 200), attempts: result.attempts },
-    };
+    const result = await executeTool(byName.get(call.tool), { name: call.tool, args: { ...args, contract_id: contractId } }, config, {
+      ...toolRun,
+      retry: RETRY,
+    });
+    const entry = { tool: call.tool, args: call.args, signature, attempts: result.attempts };
+    if (!result.ok) return { entry: { ...entry, status: 'error', summary: result.text.replace(/^Error: /, '').slice(0, 200) } };
+    const info = result.output as CollectedInfo;
+    return { entry: { ...entry, status: 'success', summary: info.summary }, info };
   }
 
   async function apply(state: ContractQaStateType, calls: PlannedTool[], config: LangGraphRunnableConfig): Promise<ContractQaUpdate> {

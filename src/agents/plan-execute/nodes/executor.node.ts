@@ -2,6 +2,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { z } from 'zod';
 
+import { executeTool, type ToolRunOptions } from '../../shared/tool-executor';
 import type { PlanStep } from '../plan-schema';
 import type { PastStep, PlanExecuteStateType, PlanExecuteUpdate } from '../state';
 
@@ -9,27 +10,23 @@ import type { PastStep, PlanExecuteStateType, PlanExecuteUpdate } from '../state
  * executor: runs one step per visit, with no model call of its own. `input_from: "step_N"` takes that step's
  * output. A tool error or a time-out becomes a `failure` step (the replanner decides what next).
  */
-export function createExecutor(deps: { tools: () => StructuredToolInterface[]; stepTimeoutMs: number }) {
+export function createExecutor(deps: { tools: () => StructuredToolInterface[]; stepTimeoutMs: number; toolRun?: ToolRunOptions }) {
   return async function executor(state: PlanExecuteStateType, config: RunnableConfig): Promise<PlanExecuteUpdate> {
     const [step, ...rest] = state.plan;
     const started = new Date();
-    let status: PastStep['status'] = 'success';
-    let output: string;
-    try {
-      const tool = deps.tools().find((t) => t.name === step.tool);
-      if (!tool) throw new Error(`tool "${step.tool}" is not available`);
-      const input = resolveInput(step, state.past_steps);
-      output = await withTimeout(tool.invoke(toolArgs(tool, input), config), deps.stepTimeoutMs, step.tool);
-      output = typeof output === 'string' ? output : JSON.stringify(output);
-    } catch (err) {
-      if (config.signal?.aborted) throw err;
-      status = 'failure';
-      output = `Error: ${(err as Error).message}`;
-    }
+    const tool = deps.tools().find((t) => t.name === step.tool);
+    const input = resolveInput(step, state.past_steps);
+    const outcome =
+      'error' in input
+        ? { ok: false, text: `Error: ${input.error}` }
+        : await executeTool(tool, { name: step.tool, args: tool ? toolArgs(tool, input.value) : {} }, config, {
+            ...deps.toolRun,
+            timeoutMs: deps.stepTimeoutMs,
+          });
     const record: PastStep = {
       step,
-      status,
-      output: output.slice(0, 8000),
+      status: outcome.ok ? 'success' : 'failure',
+      output: outcome.text,
       started_at: started.toISOString(),
       duration_ms: Date.now() - started.getTime(),
     };
@@ -37,12 +34,11 @@ export function createExecutor(deps: { tools: () => StructuredToolInterface[]; s
   };
 }
 
-function resolveInput(step: PlanStep, past: PastStep[]): unknown {
-  if (!step.input_from) return step.input;
+function resolveInput(step: PlanStep, past: PastStep[]): { value: unknown } | { error: string } {
+  if (!step.input_from) return { value: step.input };
   const id = Number(step.input_from.slice('step_'.length));
   const source = [...past].reverse().find((p) => p.step.step_id === id && p.status === 'success');
-  if (!source) throw new Error(`${step.input_from} has no successful output to use`);
-  return source.output;
+  return source ? { value: source.output } : { error: `${step.input_from} has no successful output to use` };
 }
 
 /** A string input goes to the tool's first string parameter (e.g. calculator.expression, summarize.text). */
@@ -51,12 +47,4 @@ export function toolArgs(tool: StructuredToolInterface, input: unknown): Record<
   const shape = (tool.schema as z.ZodObject<z.ZodRawShape>).shape ?? {};
   const key = Object.keys(shape).find((k) => !(shape[k] instanceof z.ZodOptional)) ?? Object.keys(shape)[0] ?? 'input';
   return { [key]: String(input ?? '') };
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, name: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${name} timed out after ${ms} ms`)), ms))),
-  ]);
 }

@@ -4,6 +4,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import { bindToolsForMode } from '../../../llm/tool-binding';
+import type { ToolRunOptions } from '../../shared/tool-executor';
 import { REACT_SYSTEM_PROMPT, USER_MESSAGES } from '../prompts';
 import { bareExpression, ruleToolCall } from '../rules';
 import type { ReactStateType, ReactUpdate } from '../state';
@@ -12,6 +13,8 @@ export interface LlmNodeDeps {
   model: () => BaseChatModel | null;
   tools: StructuredToolInterface[];
   toolCalling: () => Parameters<typeof bindToolsForMode>[2];
+  /** how the tool node runs tools (metering) */
+  toolRun?: ToolRunOptions;
 }
 
 /** LlmNode: one model call per visit (counted in iteration_count), with a rule fast path before it. */
