@@ -21,7 +21,7 @@ import {
 } from '../test/support/seed-scenarios';
 
 const TOOL_MODES: ToolCallingCell[] = ['native', 'prompt', 'auto'];
-const JSON_MODES: JsonCell[] = ['on', 'off'];
+const JSON_MODES: JsonCell[] = ['on', 'ignored', 'off'];
 
 export async function runAgentMatrix(): Promise<CellResult[]> {
   const model = new ScriptedModelServer();
@@ -51,7 +51,7 @@ export async function runAgentMatrix(): Promise<CellResult[]> {
 const COMBOS = TOOL_MODES.flatMap((t) => JSON_MODES.map((j) => [t, j] as const));
 const comboLabel = ([t, j]: readonly [ToolCallingCell, JsonCell]) => `${t === 'auto' ? 'auto (refused)' : t} · JSON ${j}`;
 
-/** One row per scenario, one column per combination: `✅ 6 · 2` = correct · model calls · sources. */
+/** One row per scenario, one column per combination: `✅ 6 · 2` = correct · model calls · sources (⚠ incomplete). */
 export function compactTable(results: CellResult[]): string {
   const head = ['agent', 'scenario', ...COMBOS.map(comboLabel)];
   const rows = SEED_SCENARIOS.map((s) => [
@@ -61,7 +61,7 @@ export function compactTable(results: CellResult[]): string {
       const r = results.find((x) => x.scenario.id === s.id && x.tools === t && x.json === j);
       if (!r) return '—';
       const calls = r.modelRequests !== r.llmCalls ? `${r.llmCalls} (${r.modelRequests} req)` : String(r.llmCalls);
-      return `${r.correct ? '✅' : '❌'} ${calls} · ${r.sources.length}`;
+      return `${r.correct ? '✅' : '❌'} ${calls} · ${r.sources.length}${r.sourcesMissing.length ? ' ⚠' : ''}`;
     }),
   ]);
   return markdown(head, rows);
@@ -76,7 +76,7 @@ export function detailTable(results: CellResult[]): string {
     'JSON mode',
     'correct',
     'sources',
-    'model calls',
+    'model calls (nodes)',
     'sent: response_format / tools',
     'problem',
   ];
@@ -86,8 +86,8 @@ export function detailTable(results: CellResult[]): string {
     r.tools,
     r.json,
     r.correct ? 'yes' : 'NO',
-    r.sources.length ? `${r.sources.length}: ${r.sources.join(', ')}` : '0',
-    r.modelRequests !== r.llmCalls ? `${r.llmCalls} (${r.modelRequests} HTTP requests)` : String(r.llmCalls),
+    `${r.sources.length ? `${r.sources.length}: ${r.sources.join(', ')}` : '0'}${r.sourcesMissing.length ? ` — lacks ${r.sourcesMissing.join(', ')}` : ''}`,
+    `${r.llmCalls}${r.modelRequests !== r.llmCalls ? ` [${r.modelRequests} HTTP requests]` : ''} (${r.nodes.join(', ')})`,
     `${r.sent.responseFormat} / ${r.sent.tools}`,
     r.problem ?? '',
   ]);
@@ -99,16 +99,23 @@ function markdown(head: string[], rows: string[][]): string {
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-export const LEGEND =
-  'Cell: ✅/❌ answer correct · model calls (`llm_calls`; HTTP requests to the endpoint in brackets when they differ) · number of sources. ' +
-  "`auto (refused)`: LLM_TOOL_CALLING=auto against an endpoint answering tool requests with vLLM's 400, so auto switches to the ReAct " +
-  'text format (each cell starts from a fresh process memory, so it pays the refused request). JSON on: the endpoint accepts ' +
-  'response_format and LLM_JSON_MODE=auto; off: LLM_JSON_MODE=off and the model wraps its JSON in prose or a ```json fence.';
+export const LEGEND = [
+  'Cell: ✅/❌ answer correct · model calls (`llm_calls`; HTTP requests to the endpoint in brackets when they differ) · number of',
+  'sources, ⚠ when they lack the document or article the answer came from.',
+  '`auto (refused)`: LLM_TOOL_CALLING=auto against an endpoint that refuses tool requests (like vLLM without',
+  '`--enable-auto-tool-choice`; like Ollama\'s "does not support tools" in the JSON-off column), so auto switches to the ReAct',
+  'text format; each cell starts from a fresh process memory, so it pays the refused request. JSON on: LLM_JSON_MODE=auto and',
+  'the endpoint enforces response_format (bare JSON back); JSON ignored: LLM_JSON_MODE=auto, the endpoint accepts',
+  'response_format but does not enforce it (as servers that silently drop it do), so the model answers as without it;',
+  'JSON off: LLM_JSON_MODE=off. Without enforcement the model wraps its JSON in prose or a ```json fence.',
+].join(' ');
 
 /** Runs the matrix, prints it and writes bench/results/agent-matrix.md; returns the bench summary rows. */
 export async function benchAgentMatrix(): Promise<Array<[string, string, string]>> {
   const results = await runAgentMatrix();
   const correct = results.filter((r) => r.correct).length;
+  const cited = results.filter((r) => r.sourcesMissing.length === 0).length;
+  const flawed = results.filter((r) => !r.correct || r.sourcesMissing.length);
   const doc = [
     '# Seed scenarios × tool calling × JSON mode',
     '',
@@ -126,18 +133,19 @@ export async function benchAgentMatrix(): Promise<Array<[string, string, string]
   const dir = join(repoRoot(), 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'agent-matrix.md'), doc);
-  process.stdout.write(`\n${compactTable(results)}\n\n${detailTable(results.filter((r) => !r.correct))}\n`);
-  if (process.env.MATRIX_ANSWERS)
-    for (const r of results.filter((x) => !x.correct)) process.stdout.write(`${r.scenario.id} ${r.tools}/${r.json}: ${r.answer}\n`);
+  process.stdout.write(`\n${compactTable(results)}\n\nCells with a problem:\n\n${detailTable(flawed)}\n`);
+  if (process.env.MATRIX_ANSWERS) for (const r of flawed) process.stdout.write(`${r.scenario.id} ${r.tools}/${r.json}: ${r.answer}\n`);
+  const all = `${results.length} / ${results.length}`;
   return [
-    [`seed scenarios × tool calling × JSON mode: cells correct`, `${correct} / ${results.length}`, `${results.length} / ${results.length}`],
+    ['seed scenarios × tool calling × JSON mode: answers correct', `${correct} / ${results.length}`, all],
+    ['… answers whose sources cite what they used', `${cited} / ${results.length}`, all],
   ];
 }
 
 if (require.main === module) {
   benchAgentMatrix().then(
     (rows) => {
-      process.stdout.write(`\n${rows.map((r) => r.join(': ')).join('\n')}\n`);
+      process.stdout.write(`\n${rows.map(([measure, result]) => `${measure}: ${result}`).join('\n')}\n`);
       process.exit(0);
     },
     (err: Error) => {

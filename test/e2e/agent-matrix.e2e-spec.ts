@@ -17,13 +17,35 @@ import type { RunningApp } from '../support/test-app';
  */
 const scenario = (id: string) => SEED_SCENARIOS.find((s) => s.id === id)!;
 
-/** scenario → [model calls, requests with response_format, requests carrying tools] per combination */
-const EXPECTED: Record<string, Record<string, [number, number, number]>> = {
-  'cqa-termination': { 'native/on': [2, 1, 0], 'prompt/off': [2, 0, 0], 'auto/on': [2, 1, 0] },
-  // auto: the first request carries the tools, the endpoint refuses it (vLLM's 400), the agent retries in ReAct text
-  'asst-calculator': { 'native/on': [2, 0, 2], 'prompt/off': [2, 0, 0], 'auto/on': [3, 0, 1] },
-  'sup-walkthrough': { 'native/on': [4, 0, 2], 'prompt/off': [4, 0, 0], 'auto/on': [5, 0, 1] },
-  'pe-3-steps': { 'native/on': [3, 2, 0], 'prompt/off': [3, 0, 0], 'auto/on': [3, 2, 0] },
+type Expected = { nodes: string[]; responseFormat: number; tools: number };
+const SUPERVISOR = ['supervisor_route', 'call_model', 'call_model', 'supervisor_route'];
+
+/**
+ * scenario → per combination: the graph node of each model call (`!` = failed call), requests with a
+ * response_format, requests carrying native tools. `auto`: the first tool request is refused (vLLM's 400),
+ * counted as a failed call, and retried in the ReAct text format; no tools are sent after that.
+ */
+const EXPECTED: Record<string, Record<string, Expected>> = {
+  'cqa-termination': {
+    'native/on': { nodes: ['evaluator', 'respond'], responseFormat: 1, tools: 0 },
+    'prompt/off': { nodes: ['evaluator', 'respond'], responseFormat: 0, tools: 0 },
+    'auto/on': { nodes: ['evaluator', 'respond'], responseFormat: 1, tools: 0 },
+  },
+  'asst-calculator': {
+    'native/on': { nodes: ['agent', 'agent'], responseFormat: 0, tools: 2 },
+    'prompt/off': { nodes: ['agent', 'agent'], responseFormat: 0, tools: 0 },
+    'auto/on': { nodes: ['agent!', 'agent', 'agent'], responseFormat: 0, tools: 1 },
+  },
+  'sup-walkthrough': {
+    'native/on': { nodes: SUPERVISOR, responseFormat: 0, tools: 2 },
+    'prompt/off': { nodes: SUPERVISOR, responseFormat: 0, tools: 0 },
+    'auto/on': { nodes: ['supervisor_route', 'call_model!', 'call_model', 'call_model', 'supervisor_route'], responseFormat: 0, tools: 1 },
+  },
+  'pe-3-steps': {
+    'native/on': { nodes: ['intent_classifier', 'planner', 'final_answer'], responseFormat: 2, tools: 0 },
+    'prompt/off': { nodes: ['intent_classifier', 'planner', 'final_answer'], responseFormat: 0, tools: 0 },
+    'auto/on': { nodes: ['intent_classifier', 'planner', 'final_answer'], responseFormat: 2, tools: 0 },
+  },
 };
 
 const model = new ScriptedModelServer();
@@ -61,12 +83,14 @@ describe.each([
     const cell = await runCell(app, model, fixtures!, s, tools, json);
     expect({ answer: cell.answer, problem: cell.problem }).toEqual({ answer: cell.answer, problem: null });
     expect(cell.sources).toEqual(expect.arrayContaining(s.sources));
+    expect(cell.sourcesMissing).toEqual([]);
     if (s.sources.length) expect(cell.sources.length).toBeGreaterThan(0);
-    const [calls, responseFormat, toolRequests] = EXPECTED[id][`${tools}/${json}`];
-    expect({ llm_calls: cell.llmCalls, http_requests: cell.modelRequests, sent: cell.sent }).toEqual({
-      llm_calls: calls,
-      http_requests: calls,
-      sent: { responseFormat, tools: toolRequests },
+    const want = EXPECTED[id][`${tools}/${json}`];
+    expect({ llm_calls: cell.llmCalls, http_requests: cell.modelRequests, nodes: cell.nodes, sent: cell.sent }).toEqual({
+      llm_calls: want.nodes.length,
+      http_requests: want.nodes.length,
+      nodes: want.nodes,
+      sent: { responseFormat: want.responseFormat, tools: want.tools },
     });
   });
 });

@@ -9,14 +9,20 @@ import type { ChatRequest, ScriptedReply } from './model-server';
  *   wrap), otherwise wrapped in prose or a ```json fence; a plan is `{"steps": [...]}` in JSON mode (no top-level
  *   arrays there) and a bare array otherwise;
  * - evaluators are satisfied after the first round; answers quote the facts found in the request's context.
+ * `ignoreResponseFormat`: a server that accepts `response_format` but does not enforce it (the reply is what the
+ * model writes without JSON mode: prose or a fence around the JSON, a bare array for a plan).
  */
-export function plausibleModel(): (req: ChatRequest) => ScriptedReply {
+export function plausibleModel(opts: { ignoreResponseFormat?: boolean } = {}): (req: ChatRequest) => ScriptedReply {
   let wraps = 0;
-  const decide = (value: unknown): ScriptedReply => ({ json: value, wrap: wraps++ % 2 ? 'fence' : 'prose' });
+  const decide = (value: unknown): ScriptedReply => {
+    const wrap = wraps++ % 2 ? 'fence' : 'prose';
+    return opts.ignoreResponseFormat ? { content: wrapped(JSON.stringify(value), wrap) } : { json: value, wrap };
+  };
   return (req) => {
     const sys = systemText(req);
     const user = lastUserText(req);
-    const jsonMode = Boolean(req.response_format);
+    const jsonMode = Boolean(req.response_format) && !opts.ignoreResponseFormat;
+    if (sys.includes('질문 분류 전문가')) return decide(scopeOf(user));
     if (sys.includes('질문 분석 전문가')) return decide(checkToolNeeded(user));
     if (sys.includes('계약서 분석 전문가')) return decide(nextContractTool(user));
     if (sys.includes('충분성 평가')) return decide({ is_sufficient: true, reasoning: '검색 결과로 충분합니다', missing_info: null });
@@ -44,6 +50,8 @@ function toolUsingAgent(req: ChatRequest, sys: string): ScriptedReply {
   const tools = toolsOf(req, sys);
   const expression = arithmeticIn(question);
   if (expression && tools.includes('calculator')) return toolCallReply(req, 'calculator', { expression });
+  if (/what time|몇 시|시각/i.test(question) && tools.includes('get_current_datetime'))
+    return toolCallReply(req, 'get_current_datetime', { timezone: question.match(/\b[A-Z][a-z]+\/[A-Za-z_]+\b/)?.[0] ?? 'Asia/Seoul' });
   if (tools.includes('search_knowledge_base')) {
     // the supervisor's task (after "[작업]") names the topic in the documents' words
     const topic = question.split('[작업]').at(-1) ?? question;
@@ -54,6 +62,7 @@ function toolUsingAgent(req: ChatRequest, sys: string): ScriptedReply {
 
 function answerFromObservation(question: string, observation: string): string {
   if (/^-?[\d.,e+]+$/i.test(observation.trim())) return `계산 결과는 ${observation.trim()}입니다.`;
+  if (/^Error\b|error:/i.test(observation)) return `The tool could not answer that: ${observation.replace(/^Error:?\s*/i, '')}`;
   return bestSentence(observation, question);
 }
 
@@ -88,6 +97,13 @@ function questionOf(req: ChatRequest): string {
 }
 
 // ── contract-qa ───────────────────────────────────────────────────────────────────────────────────────────
+
+/** The ScopeValidator's `{is_valid, reason}`: questions about the service's domain are in scope. */
+function scopeOf(prompt: string) {
+  const question = prompt.match(/질문: (.*)/)?.[1] ?? prompt;
+  const off = /날씨|주식|맛집|축구|영화/.test(question);
+  return { is_valid: !off, reason: off ? '서비스 범위 밖의 질문' : '서비스 범위의 질문' };
+}
 
 function checkToolNeeded(prompt: string) {
   const question = prompt.match(/질문: (.*)/)?.[1] ?? prompt;
@@ -148,8 +164,14 @@ function intentOf(prompt: string) {
   return { intent: 'new_question', rewritten_query: input, needs_tool: true, constraints: '' };
 }
 
-/** One step per request in the query: "A 곱하기 B", "A의 B제곱", "지금 (UTC) 시각". */
+/** One step per request in the query: "A 곱하기 B", "A의 B제곱", "지금 (UTC) 시각"; "X 검색하고 요약" chains two. */
 function planFor(query: string): Array<Record<string, unknown>> {
+  if (/검색/.test(query) && /요약/.test(query)) {
+    return [
+      { step_id: 1, tool: 'search_knowledge_base', input: keywords(query)[0] ?? query },
+      { step_id: 2, tool: 'summarize', input_from: 'step_1' },
+    ];
+  }
   const steps: Array<Record<string, unknown>> = [];
   for (const part of query.split(/,|그리고/)) {
     const expression = arithmeticIn(part);
@@ -160,8 +182,13 @@ function planFor(query: string): Array<Record<string, unknown>> {
   return steps;
 }
 
+/** The steps' outputs (each block after "[step N: tool]"), in order. */
 function summariseResults(sys: string): string {
-  const outputs = [...sys.matchAll(/\[step \d+: [\w-]+\]\n([^\n]*)/g)].map((m) => m[1].trim());
+  const results = sys.split(/\n실행 결과:\n/)[1] ?? '';
+  const outputs = results
+    .split(/\[step \d+: [\w-]+\]\n/)
+    .slice(1)
+    .map((o) => o.replace(/\s+/g, ' ').trim().slice(0, 160));
   return `요청하신 결과입니다: ${outputs.join(', ')}.`;
 }
 
@@ -180,7 +207,7 @@ function arithmeticIn(text: string): string | null {
 const PARTICLES = /(은|는|이|가|을|를|의|에|에서|으로|로|이야|야|돼|나|요)$/;
 function keywords(text: string): string[] {
   return (text.match(/[\p{L}\p{N}]+/gu) ?? [])
-    .map((w) => w.replace(PARTICLES, ''))
+    .map((w) => (w.replace(PARTICLES, '').length >= 2 ? w.replace(PARTICLES, '') : w))
     .filter((w) => w.length >= 2 && !/^(뭐|얼마|어떻게|알려|내용|무엇)/.test(w));
 }
 
@@ -202,6 +229,11 @@ function firstSentences(text: string, n: number): string {
     .split(/(?<=다\.)\s+/)
     .slice(0, n)
     .join(' ');
+}
+
+/** JSON as a model writes it without JSON mode (what the server's `wrap` does for `{ json }` replies). */
+function wrapped(text: string, wrap: 'prose' | 'fence'): string {
+  return wrap === 'prose' ? `Sure! Here is my decision: ${text} Let me know if you need anything else.` : `\`\`\`json\n${text}\n\`\`\``;
 }
 
 function systemText(req: ChatRequest): string {

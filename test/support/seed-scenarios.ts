@@ -13,12 +13,15 @@ import { http, type RunningApp, startApp } from './test-app';
  * bench/agent-matrix.ts (the README table) and test/e2e/agent-matrix.e2e-spec.ts (a slice of it in CI).
  */
 export type ToolCallingCell = 'native' | 'prompt' | 'auto';
-export type JsonCell = 'on' | 'off';
+/** on: the endpoint enforces response_format; ignored: it accepts but does not enforce it; off: LLM_JSON_MODE=off */
+export type JsonCell = 'on' | 'ignored' | 'off';
 
 export interface ChatBody {
   response: string;
   sources: Array<{ ref: string }>;
   llm_calls: number;
+  session_id: string;
+  run_id: string;
   tools_used?: string[];
   error: { code: string } | null;
 }
@@ -59,6 +62,14 @@ export const SEED_SCENARIOS: SeedScenario[] = [
     check: has('2025년 1월 1일부터 2025년 12월 31일'),
   },
   { id: 'cqa-article', agent: 'contract-qa', label: '"제5조 내용"', message: '제5조 내용', sources: ['제5조'], check: has('일억이천만원') },
+  {
+    id: 'cqa-model-check',
+    agent: 'contract-qa',
+    label: '"비밀 정보를 남에게 말해도 돼?" (model decides tools)',
+    message: '비밀 정보를 남에게 말해도 돼?',
+    sources: ['제7조'],
+    check: has('제7조', '누설'),
+  },
   { id: 'cqa-greeting', agent: 'contract-qa', label: 'greeting', message: '안녕하세요', sources: [], check: has('안녕하세요') },
   {
     id: 'cqa-out-of-scope',
@@ -88,6 +99,14 @@ export const SEED_SCENARIOS: SeedScenario[] = [
   },
   { id: 'react-calculator', agent: 'react', label: 'tool call', message: 'What is 12 times 7?', sources: [], check: has('84') },
   {
+    id: 'react-tool-error',
+    agent: 'react',
+    label: 'tool error fed back',
+    message: 'What time is it in Mars/Olympus?',
+    sources: [],
+    check: has('Mars/Olympus'),
+  },
+  {
     id: 'sup-walkthrough',
     agent: 'supervisor',
     label: 'walk-through',
@@ -95,6 +114,23 @@ export const SEED_SCENARIOS: SeedScenario[] = [
     sources: ['hr.md'],
     check: has('15일'),
   },
+  {
+    id: 'sup-rules-route',
+    agent: 'supervisor',
+    label: 'rules route (rag_agent)',
+    message: '회사 휴가 정책 알려줘',
+    sources: ['hr.md'],
+    check: has('15일'),
+  },
+  {
+    id: 'sup-calculator',
+    agent: 'supervisor',
+    label: 'calculator (internal_agent)',
+    message: '123 * 456 계산해줘',
+    sources: [],
+    check: has('56088'),
+  },
+  { id: 'pe-chitchat', agent: 'plan-execute', label: 'chitchat', message: '안녕하세요!', sources: [], check: has('안녕하세요') },
   {
     id: 'pe-1-step',
     agent: 'plan-execute',
@@ -111,6 +147,14 @@ export const SEED_SCENARIOS: SeedScenario[] = [
     sources: [],
     check: (b) => has('1024', '243', String(new Date().getUTCFullYear()))(b),
   },
+  {
+    id: 'pe-search-summarize',
+    agent: 'plan-execute',
+    label: 'search → summarize (input_from)',
+    message: 'LangGraph가 뭔지 검색하고 요약해줘',
+    sources: ['langgraph.md'],
+    check: has('상태 그래프'),
+  },
 ];
 
 export interface CellResult {
@@ -126,11 +170,15 @@ export interface CellResult {
   error: string | null;
   /** the response text */
   answer: string;
+  /** the graph node of each model call (the run's trace), `!` marking a failed call */
+  nodes: string[];
+  /** the refs the scenario expects in the sources that are missing */
+  sourcesMissing: string[];
   /** what the endpoint was sent: requests with a response_format, requests carrying native `tools` */
   sent: { responseFormat: number; tools: number };
 }
 
-/** One app per (tool calling, JSON mode) combination; the endpoint refuses tools like vLLM in `auto`. */
+/** One app per (tool calling, JSON mode) combination (the endpoint's behaviour is set per cell by runCell). */
 export async function startMatrixApp(
   model: ScriptedModelServer,
   dbUrl: string,
@@ -144,7 +192,7 @@ export async function startMatrixApp(
     LLM_MAX_RETRIES: '0',
     LLM_CACHE: 'false',
     LLM_TOOL_CALLING: tools,
-    LLM_JSON_MODE: json === 'on' ? 'auto' : 'off',
+    LLM_JSON_MODE: json === 'off' ? 'off' : 'auto',
     MAX_CONTRACT_CHARS: '100000',
   });
 }
@@ -168,6 +216,11 @@ export async function uploadFixtures(app: RunningApp): Promise<MatrixFixtures> {
     content: '# 출장비\n\n국내 출장 일비는 하루 3만 원이다.',
     source: 'travel.md',
   });
+  await http(app.url, 'POST', '/v1/documents', {
+    title: 'LangGraph 소개',
+    content: 'LangGraph는 상태 그래프로 에이전트를 만드는 라이브러리다. 노드와 엣지로 흐름을 정의한다. 체크포인터로 상태를 저장한다.',
+    source: 'langgraph.md',
+  });
   return { contractId: up.body.contract_id };
 }
 
@@ -183,13 +236,21 @@ export async function runCell(
   resetToolCallingMemory();
   resetJsonModeMemory();
   model.reset();
-  if (tools === 'auto') model.configure({ tools: 'refuse_vllm' });
+  // auto: refused like vLLM (JSON on) or like Ollama (JSON off), so both refusals are covered
+  if (tools === 'auto') model.configure({ tools: json === 'off' ? 'refuse_ollama' : 'refuse_vllm' });
   if (tools === 'prompt') model.configure({ tools: 'refuse_vllm' }); // prompt mode must never send tools
-  model.setResponder(plausibleModel());
+  model.setResponder(plausibleModel({ ignoreResponseFormat: json === 'ignored' }));
   const extra = scenario.agent === 'contract-qa' ? { contract_id: fixtures.contractId } : {};
   const res = await http<ChatBody>(app.url, 'POST', '/v1/chat', { agent: scenario.agent, message: scenario.message, ...extra });
   const body = res.body;
   const refs = (body.sources ?? []).map((s) => s.ref);
+  const trace = await http<{ model_calls?: Array<{ node: string; error?: string }> }>(
+    app.url,
+    'GET',
+    `/v1/sessions/${body.session_id}/runs/${body.run_id}/trace`,
+  );
+  const nodes = (trace.body.model_calls ?? []).map((c) => `${c.node}${c.error ? '!' : ''}`);
+  const sourcesMissing = scenario.sources.filter((r) => !refs.includes(r));
   const sent = {
     responseFormat: model.responseFormats.filter((f) => f !== 'none').length,
     tools: model.requests.filter((r) => r.tools?.length).length,
@@ -198,7 +259,6 @@ export async function runCell(
     res.status !== 200 ? `HTTP ${res.status}` : null,
     body.error ? `error ${body.error.code}` : null,
     scenario.check(body),
-    ...scenario.sources.filter((r) => !refs.includes(r)).map((r) => `sources lack ${r}`),
     model.unexpected.length ? `${model.unexpected.length} unscripted model request(s)` : null,
     ...shapeProblems(sent, tools, json),
   ].filter((p): p is string => p !== null);
@@ -214,6 +274,8 @@ export async function runCell(
     error: body.error?.code ?? null,
     answer: String(body.response ?? ''),
     sent,
+    nodes,
+    sourcesMissing,
   };
 }
 
