@@ -39,16 +39,20 @@ export interface AgentOutcome {
   summary?: string;
 }
 
-/** The subset of a compiled LangGraph graph the orchestrator uses. */
-export interface RunnableGraph {
+/** A state as the orchestrator sees it: the graph's channel values. */
+export type AgentState = Record<string, unknown>;
+
+/** The subset of a compiled LangGraph graph the orchestrator uses; `S` is the agent's state. */
+export interface RunnableGraph<S = AgentState> {
   stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
-  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: unknown; next: readonly string[] }>;
+  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: S; next: readonly string[] }>;
 }
 
-export interface AgentDefinition {
+/** An agent, typed on its graph's state `S` and update `U` (the registry holds them as `AgentDefinition`). */
+export interface AgentDefinition<S extends AgentState = AgentState, U = Partial<S>> {
   name: string;
   description: string;
-  graph: RunnableGraph;
+  graph: RunnableGraph<S>;
   /**
    * When LangGraph writes checkpoints: `async` after every step (a crashed run resumes from its last step —
    * for long, multi-step agents), `exit` once at the end of the turn (a crashed turn re-runs from its start;
@@ -58,8 +62,8 @@ export interface AgentDefinition {
   /** When set, the orchestrator checks each message against this domain first and refuses what is outside. */
   scope?: ScopeSpec;
   /** The state update that starts a new turn (resets per-turn fields, appends the user message). */
-  buildInput(turn: TurnContext): Record<string, unknown>;
-  toOutcome(state: Record<string, unknown>, turn: TurnContext): AgentOutcome;
+  buildInput(turn: TurnContext): U;
+  toOutcome(state: S, turn: TurnContext): AgentOutcome;
 }
 
 /** Each agent module provides one factory; the registry builds them with the shared checkpointer. */

@@ -1,4 +1,3 @@
-import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
@@ -7,9 +6,10 @@ import { DocumentsService } from '../../knowledge/documents/documents.service';
 import { LlmService } from '../../llm/llm.service';
 import { MetricsService } from '../../observability/metrics.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
-import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import type { AgentDefinition, AgentFactory, AgentOutcome, TurnContext } from '../agent-definition';
+import { textOf } from '../shared/text';
 import { buildAssistantGraph } from './graph';
-import type { AssistantStateType } from './state';
+import { type AssistantStateType, type AssistantUpdate, turnInput } from './state';
 
 /** Seed 001's tools; the ones whose key, root or switch is missing are simply not offered (see GET /v1/tools). */
 export const ASSISTANT_TOOLS = [
@@ -36,7 +36,7 @@ export class AssistantAgentFactory implements AgentFactory {
     private readonly metrics: MetricsService,
   ) {}
 
-  create(checkpointer: BaseCheckpointSaver): AgentDefinition {
+  create(checkpointer: BaseCheckpointSaver): AgentDefinition<AssistantStateType, AssistantUpdate> {
     const graph = buildAssistantGraph(
       {
         model: () => this.llm.chatModel(),
@@ -51,25 +51,12 @@ export class AssistantAgentFactory implements AgentFactory {
     return {
       name: this.name,
       description: 'Assistant: router, knowledge-base RAG, summarising memory, general tools.',
-      graph: graph as unknown as RunnableGraph,
-      buildInput: (turn: TurnContext) => ({
-        messages: [new HumanMessage(turn.message)],
-        user_message: turn.message,
-        context: '',
-        sources: [],
-        next_action: 'end',
-        iteration_count: 0,
-        max_iterations: this.config.iterationLimits.assistant,
-        tool_calls: [],
-        summarised: false,
-        error: null,
-        degraded: false,
-      }),
-      toOutcome: (values: Record<string, unknown>): AgentOutcome => {
-        const s = values as unknown as AssistantStateType;
+      graph,
+      buildInput: (turn: TurnContext) => turnInput(turn, { maxIterations: this.config.iterationLimits.assistant }),
+      toOutcome: (s: AssistantStateType): AgentOutcome => {
         const last = s.messages[s.messages.length - 1];
         return {
-          response: typeof last?.content === 'string' ? last.content : '',
+          response: last ? textOf(last.content) : '',
           toolCalls: s.tool_calls,
           sources: s.sources,
           error: s.error,

@@ -1,26 +1,46 @@
+import { HumanMessage } from '@langchain/core/messages';
 import { Annotation, MessagesAnnotation } from '@langchain/langgraph';
 
 import type { RunError } from '../../database/entities';
-import type { Source, ToolCallRecord } from '../agent-definition';
+import type { Source, ToolCallRecord, TurnContext } from '../agent-definition';
+import { channel } from '../shared/state';
 
 /** Seed 001's AgentState: recent `messages`, the running `summary`, RAG `context`; the rest is per turn. */
 export const AssistantState = Annotation.Root({
   ...MessagesAnnotation.spec,
-  user_message: Annotation<string>,
-  summary: Annotation<string>({ reducer: (_old, next) => next, default: () => '' }),
-  context: Annotation<string>,
-  sources: Annotation<Source[]>,
-  route: Annotation<'rag' | 'agent'>,
-  route_reason: Annotation<string>,
-  route_by: Annotation<'rules' | 'model' | 'default'>,
-  next_action: Annotation<'tools' | 'end'>,
-  iteration_count: Annotation<number>,
-  max_iterations: Annotation<number>,
-  tool_calls: Annotation<ToolCallRecord[]>,
-  summarised: Annotation<boolean>,
-  error: Annotation<RunError | null> /** the model failed mid-turn and the answer is built from what was collected so far */,
-  degraded: Annotation<boolean>,
+  user_message: channel(() => ''),
+  summary: channel(() => ''),
+  context: channel(() => ''),
+  sources: channel<Source[]>(() => []),
+  route: channel<'rag' | 'agent'>(() => 'agent'),
+  route_reason: channel(() => ''),
+  route_by: channel<'rules' | 'model' | 'default'>(() => 'default'),
+  next_action: channel<'tools' | 'end'>(() => 'end'),
+  iteration_count: channel(() => 0),
+  max_iterations: channel(() => 10),
+  tool_calls: channel<ToolCallRecord[]>(() => []),
+  summarised: channel(() => false),
+  error: channel<RunError | null>(() => null),
+  /** the model failed mid-turn and the answer is built from what was collected so far */
+  degraded: channel(() => false),
 });
 
 export type AssistantStateType = typeof AssistantState.State;
 export type AssistantUpdate = typeof AssistantState.Update;
+
+/** The update that starts a turn (the summary is kept across turns; everything else here is per turn). */
+export function turnInput(turn: Pick<TurnContext, 'message'>, limits: { maxIterations: number }): AssistantUpdate {
+  return {
+    messages: [new HumanMessage(turn.message)],
+    user_message: turn.message,
+    context: '',
+    sources: [],
+    next_action: 'end',
+    iteration_count: 0,
+    max_iterations: limits.maxIterations,
+    tool_calls: [],
+    summarised: false,
+    error: null,
+    degraded: false,
+  };
+}

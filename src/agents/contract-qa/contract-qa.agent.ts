@@ -1,4 +1,3 @@
-import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
@@ -7,12 +6,12 @@ import type { RunError } from '../../database/entities';
 import { ContractsService } from '../../knowledge/contracts/contracts.service';
 import { LlmService } from '../../llm/llm.service';
 import { MetricsService } from '../../observability/metrics.service';
-import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import type { AgentDefinition, AgentFactory, AgentOutcome, TurnContext } from '../agent-definition';
 import { endOnModelOutage, outageAnswer } from '../shared/outage';
 import { createContractTools } from './contract-tools';
 import { buildContractQaGraph } from './graph';
 import { collected } from './nodes/respond.node';
-import type { ContractQaStateType } from './state';
+import { type ContractQaStateType, type ContractQaUpdate, turnInput } from './state';
 
 /** The model failed mid-turn: answer with the collected contract text, citing it. */
 function outageEnd(s: ContractQaStateType, error: RunError): ContractQaStateType {
@@ -33,7 +32,7 @@ export class ContractQaAgentFactory implements AgentFactory {
     private readonly metrics: MetricsService,
   ) {}
 
-  create(checkpointer: BaseCheckpointSaver): AgentDefinition {
+  create(checkpointer: BaseCheckpointSaver): AgentDefinition<ContractQaStateType, ContractQaUpdate> {
     const compiled = buildContractQaGraph(
       { model: (o) => this.llm.chatModel(o), tools: createContractTools(this.contracts), toolRun: { metrics: this.metrics } },
       checkpointer,
@@ -41,34 +40,15 @@ export class ContractQaAgentFactory implements AgentFactory {
     return {
       name: this.name,
       description: 'Contract Q&A over an uploaded contract (contract_id): search, read articles, evaluate, answer with sources.',
-      graph: endOnModelOutage(compiled as unknown as RunnableGraph, outageEnd),
+      graph: endOnModelOutage(compiled, outageEnd),
       scope: {
         domain: '계약서(조항, 조건, 별지, 표준계약서 비교)에 관한 질문',
         inScope: [/제\s*\d+\s*조|별지/, /계약|조항|해지|해제|위약|배상|대금|지급|비밀유지|분쟁|기간|갱신|의무|책임/],
         outOfScope: [/날씨|주식|주가|레시피|요리|축구|야구|영화|노래|게임|weather|recipe/i],
         refusal: '죄송합니다. 이 에이전트는 계약서에 관한 질문에만 답할 수 있습니다. 계약 조항이나 조건에 대해 물어봐 주세요.',
       },
-      buildInput: (turn: TurnContext) => ({
-        messages: [new HumanMessage(turn.message)],
-        contract_id: turn.contractId ?? '',
-        user_message: turn.message,
-        session_id: turn.sessionId,
-        contract_structure: null,
-        tool_history: [],
-        collected_info: [],
-        explored_articles: [],
-        unexplored_articles: [],
-        iteration_count: 0,
-        max_iterations: this.config.iterationLimits.contractQa,
-        decision_log: [],
-        next_tool: null,
-        final_response: '',
-        sources: [],
-        error: null,
-        degraded: false,
-      }),
-      toOutcome: (values: Record<string, unknown>): AgentOutcome => {
-        const s = values as unknown as ContractQaStateType;
+      buildInput: (turn: TurnContext) => turnInput(turn, { maxIterations: this.config.iterationLimits.contractQa }),
+      toOutcome: (s: ContractQaStateType): AgentOutcome => {
         return {
           response: s.final_response,
           toolCalls: s.tool_history.map((h) => ({ name: h.tool, args: h.args, status: h.status })),

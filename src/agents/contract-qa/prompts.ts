@@ -79,6 +79,3 @@ export const RESPOND_USER = `계약서 내용:
 
 export const DIRECT_REPLY = '안녕하세요! 계약서에 관해 궁금한 점을 물어보세요. 예: "해지 조건이 뭐야?", "제5조 알려줘"';
 export const NO_CONTRACT = '질문할 계약서를 지정해 주세요 (요청의 contract_id). 계약서는 POST /v1/contracts로 올릴 수 있습니다.';
-
-export const fill = (t: string, v: Record<string, string | number>) =>
-  t.replace(/\{(\w+)\}/g, (m, k: string) => (k in v ? String(v[k]) : m));

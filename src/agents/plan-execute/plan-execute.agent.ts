@@ -1,4 +1,3 @@
-import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
@@ -9,10 +8,10 @@ import { MetricsService } from '../../observability/metrics.service';
 import { currentDatetime } from '../../tools/basic/datetime.tool';
 import { createSummarizeTool } from '../../tools/basic/summarize.tool';
 import { ToolRegistry } from '../../tools/tool-registry.service';
-import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import type { AgentDefinition, AgentFactory, AgentOutcome, TurnContext } from '../agent-definition';
 import { endOnModelOutage, outageAnswer } from '../shared/outage';
 import { buildPlanExecuteGraph } from './graph';
-import type { PlanExecuteStateType } from './state';
+import { type PlanExecuteStateType, type PlanExecuteUpdate, turnInput } from './state';
 
 /** The model failed mid-turn: answer with the outputs of the steps that ran. */
 function outageEnd(s: PlanExecuteStateType, error: RunError): PlanExecuteStateType {
@@ -45,7 +44,7 @@ export class PlanExecuteAgentFactory implements AgentFactory {
     if (tools.pick(['summarize']).length === 0) tools.register(createSummarizeTool(() => llm.chatModel({ temperature: 0 })));
   }
 
-  create(checkpointer: BaseCheckpointSaver): AgentDefinition {
+  create(checkpointer: BaseCheckpointSaver): AgentDefinition<PlanExecuteStateType, PlanExecuteUpdate> {
     const tools = this.tools.pick(PLAN_EXECUTE_TOOLS);
     const compiled = buildPlanExecuteGraph(
       {
@@ -59,27 +58,9 @@ export class PlanExecuteAgentFactory implements AgentFactory {
     return {
       name: this.name,
       description: 'Plan-and-execute: intent classification, JSON plans, model-free executor, bounded re-planning, fail-closed.',
-      graph: endOnModelOutage(compiled as unknown as RunnableGraph, outageEnd),
-      buildInput: (turn: TurnContext) => ({
-        messages: [new HumanMessage(turn.message)],
-        input: turn.message,
-        current_datetime: currentDatetime(),
-        intent: 'new_question',
-        rewritten_query: turn.message,
-        needs_tool: true,
-        constraints: '',
-        content_only: false,
-        plan: [],
-        past_steps: [],
-        replan_count: 0,
-        max_replans: this.config.planExecute.maxReplans,
-        decision_log: [],
-        error: null,
-        result: '',
-        degraded: false,
-      }),
-      toOutcome: (values: Record<string, unknown>): AgentOutcome => {
-        const s = values as unknown as PlanExecuteStateType;
+      graph: endOnModelOutage(compiled, outageEnd),
+      buildInput: (turn: TurnContext) => turnInput(turn, { maxReplans: this.config.planExecute.maxReplans, now: currentDatetime() }),
+      toOutcome: (s: PlanExecuteStateType): AgentOutcome => {
         const plan = s.past_steps.map((p) => p.step).concat(s.plan);
         return {
           response: s.result,

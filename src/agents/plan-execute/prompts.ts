@@ -50,5 +50,3 @@ export const ERROR_MESSAGES: Record<string, string> = {
   TOOL_NOT_ALLOWED: '실행이 중단되었습니다: 허용되지 않은 도구가 계획에 포함되었습니다.',
   REPLAN_LIMIT: '실행이 중단되었습니다: 재계획 한도를 넘었습니다.',
 };
-
-export const fill = (template: string, values: Record<string, string>) => template.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);

@@ -18,7 +18,7 @@ export function ConditionalNode(state: ReactStateType): 'tool' | 'response' | 'e
   return 'response';
 }
 
-export function buildReactGraph(deps: LlmNodeDeps, checkpointer?: BaseCheckpointSaver) {
+export function buildReactGraph(deps: LlmNodeDeps, checkpointer?: BaseCheckpointSaver, name = 'react') {
   return new StateGraph(ReactState)
     .addNode('InputNode', input)
     .addNode('LlmNode', createLlmNode(deps))
@@ -31,5 +31,5 @@ export function buildReactGraph(deps: LlmNodeDeps, checkpointer?: BaseCheckpoint
     .addEdge('ToolNode', 'LlmNode')
     .addEdge('ResponseNode', END)
     .addEdge('ErrorNode', END)
-    .compile({ checkpointer, name: 'react' });
+    .compile({ checkpointer, name });
 }

@@ -1,4 +1,3 @@
-import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
@@ -6,9 +5,10 @@ import { AppConfig } from '../../config/app-config';
 import { LlmService } from '../../llm/llm.service';
 import { MetricsService } from '../../observability/metrics.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
-import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import type { AgentDefinition, AgentFactory, AgentOutcome, TurnContext } from '../agent-definition';
+import { uniqueSources } from '../shared/tool-executor';
 import { buildReactGraph } from './graph';
-import type { ReactStateType } from './state';
+import { type ReactStateType, type ReactUpdate, turnInput } from './state';
 
 export const REACT_TOOLS = ['calculator', 'get_current_datetime'] as const;
 
@@ -24,7 +24,7 @@ export class ReactAgentFactory implements AgentFactory {
     private readonly metrics: MetricsService,
   ) {}
 
-  create(checkpointer: BaseCheckpointSaver): AgentDefinition {
+  create(checkpointer: BaseCheckpointSaver): AgentDefinition<ReactStateType, ReactUpdate> {
     const graph = buildReactGraph(
       {
         model: () => this.llm.chatModel(),
@@ -37,27 +37,15 @@ export class ReactAgentFactory implements AgentFactory {
     return {
       name: this.name,
       description: 'Minimal ReAct tool loop (calculator, date/time) with an iteration limit.',
-      graph: graph as unknown as RunnableGraph,
+      graph,
       // a react turn is short: checkpoint once per turn; a crashed turn is re-run from its start
       durability: 'exit',
-      buildInput: (turn: TurnContext) => ({
-        messages: [new HumanMessage(turn.message)],
-        user_message: turn.message,
-        current_step: 'start',
-        iteration_count: 0,
-        max_iterations: this.config.iterationLimits.react,
-        tool_calls: [],
-        error: null,
-        response: '',
-        fast_path: false,
-        degraded: false,
-      }),
-      toOutcome: (values: Record<string, unknown>): AgentOutcome => {
-        const s = values as unknown as ReactStateType;
+      buildInput: (turn: TurnContext) => turnInput(turn, { maxIterations: this.config.iterationLimits.react }),
+      toOutcome: (s: ReactStateType): AgentOutcome => {
         return {
           response: s.response,
           toolCalls: s.tool_calls,
-          sources: [],
+          sources: uniqueSources(s.sources),
           error: s.error,
           metadata: { iterations: s.iteration_count, fast_path: s.fast_path, ...(s.degraded ? { degraded: true } : {}) },
           trace: {

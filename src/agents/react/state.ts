@@ -1,8 +1,9 @@
-import type { BaseMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { Annotation, MessagesAnnotation } from '@langchain/langgraph';
 
 import type { RunError } from '../../database/entities';
-import type { ToolCallRecord } from '../agent-definition';
+import type { Source, ToolCallRecord, TurnContext } from '../agent-definition';
+import { channel } from '../shared/state';
 
 /**
  * The seed's AgentState. `messages` accumulate across turns (checkpointed per session);
@@ -10,19 +11,39 @@ import type { ToolCallRecord } from '../agent-definition';
  */
 export const ReactState = Annotation.Root({
   ...MessagesAnnotation.spec,
-  user_message: Annotation<string>,
-  current_step: Annotation<string>,
-  iteration_count: Annotation<number>,
-  max_iterations: Annotation<number>,
+  user_message: channel(() => ''),
+  current_step: channel(() => 'start'),
+  iteration_count: channel(() => 0),
+  max_iterations: channel(() => 5),
   /** calls this turn, in order, with their outcome */
-  tool_calls: Annotation<ToolCallRecord[]>,
-  error: Annotation<RunError | null>,
-  response: Annotation<string>,
+  tool_calls: channel<ToolCallRecord[]>(() => []),
+  /** what this turn's tools cited (search_knowledge_base) */
+  sources: channel<Source[]>(() => []),
+  error: channel<RunError | null>(() => null),
+  response: channel(() => ''),
   /** true when the turn was decided by rules alone (bare arithmetic): the answer needs no model */
-  fast_path: Annotation<boolean> /** the model failed mid-turn and the answer is built from what was collected so far */,
-  degraded: Annotation<boolean>,
+  fast_path: channel(() => false),
+  /** the model failed mid-turn and the answer is built from what was collected so far */
+  degraded: channel(() => false),
 });
 
 export type ReactStateType = typeof ReactState.State;
 export type ReactUpdate = typeof ReactState.Update;
 export type Messages = BaseMessage[];
+
+/** The update that starts a turn: the user's message appended, every per-turn field reset. */
+export function turnInput(turn: Pick<TurnContext, 'message'>, limits: { maxIterations: number }): ReactUpdate {
+  return {
+    messages: [new HumanMessage(turn.message)],
+    user_message: turn.message,
+    current_step: 'start',
+    iteration_count: 0,
+    max_iterations: limits.maxIterations,
+    tool_calls: [],
+    sources: [],
+    error: null,
+    response: '',
+    fast_path: false,
+    degraded: false,
+  };
+}

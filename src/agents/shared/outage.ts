@@ -32,7 +32,7 @@ type Values = Record<string, unknown>;
  * agent's outage answer over the partial state (decision log, tool history, past steps gathered so far).
  * Other errors and cancellations propagate unchanged.
  */
-export function endOnModelOutage<S extends Values>(graph: RunnableGraph, end: (values: S, error: RunError) => S): RunnableGraph {
+export function endOnModelOutage<S extends Values>(graph: RunnableGraph<S>, end: (values: S, error: RunError) => S): RunnableGraph<S> {
   return {
     getState: (config) => graph.getState(config),
     async stream(input, options) {

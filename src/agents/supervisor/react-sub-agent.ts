@@ -1,12 +1,14 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { Annotation, END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
-import { bindToolsForMode, type ToolCallingMode } from '../../llm/tool-binding';
+import { ModelUnavailableError } from '../../llm/model-errors';
 import type { Source, ToolCallRecord } from '../agent-definition';
-import { ruleToolCall } from '../react/rules';
-import { runToolCalls, type ToolRunOptions } from '../shared/tool-executor';
+import { buildReactGraph } from '../react/graph';
+import type { LlmNodeDeps } from '../react/nodes/llm.node';
+import { turnInput } from '../react/state';
+import type { ToolRunOptions } from '../shared/tool-executor';
 import { subAgentPrompt } from './prompts';
 
 export interface SubAgentSpec {
@@ -18,88 +20,49 @@ export interface SubAgentSpec {
   maxIterations?: number;
 }
 
-const SubAgentState = Annotation.Root({
-  ...MessagesAnnotation.spec,
-  iteration: Annotation<number>({ reducer: (_a, b) => b, default: () => 0 }),
-  records: Annotation<ToolCallRecord[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
-  sources: Annotation<Source[]>({ reducer: (a, b) => [...a, ...b], default: () => [] }),
-  hit_limit: Annotation<boolean>({ reducer: (_a, b) => b, default: () => false }),
-});
-
 /**
- * createReactSubAgent: one small ReAct graph per sub-agent (seed 003: `call_model` ⇄ `execute_tool`, at most
- * `maxIterations` model calls). Works with native and prompt tool calling; without a model, rules pick a tool.
+ * createReactSubAgent: a sub-agent is the react agent's graph (seed 003: `call_model` ⇄ `execute_tool`) with the
+ * sub-agent's role as its system prompt and tools, at most `maxIterations` model calls, no checkpointer of its
+ * own. Works with native and prompt tool calling; without a model, rules pick a tool.
  */
 export function createReactSubAgent(
   spec: SubAgentSpec,
-  deps: { model: () => BaseChatModel | null; toolCalling: () => ToolCallingMode; toolRun?: ToolRunOptions },
+  deps: { model: () => BaseChatModel | null; toolCalling: LlmNodeDeps['toolCalling']; toolRun?: ToolRunOptions },
 ) {
   const max = spec.maxIterations ?? 10;
-  const graph = new StateGraph(SubAgentState)
-    .addNode('call_model', async (state: typeof SubAgentState.State, config: LangGraphRunnableConfig) => {
-      const iteration = state.iteration + 1;
-      if (iteration > max) {
-        return {
-          iteration,
-          hit_limit: true,
-          messages: [new AIMessage(`${spec.name}: 반복 한도(${max}회)에 도달해 작업을 마치지 못했습니다.`)],
-        };
-      }
-      const model = deps.model();
-      if (!model) return { iteration, messages: [withoutModel(state.messages)] };
-      const bound = bindToolsForMode(model, spec.tools, deps.toolCalling());
-      const reply = await bound.invoke([new SystemMessage(subAgentPrompt(spec.role)), ...state.messages], config);
-      return { iteration, messages: [reply] };
-    })
-    .addNode('execute_tool', async (state: typeof SubAgentState.State, config: LangGraphRunnableConfig) => {
-      const { messages, records, sources } = await runToolCalls(
-        state.messages[state.messages.length - 1] as AIMessage,
-        spec.tools,
-        config,
-        deps.toolRun,
-      );
-      return { messages, records: records.map((r) => ({ ...r, agent: spec.name })), sources };
-    })
-    .addEdge(START, 'call_model')
-    .addConditionalEdges(
-      'call_model',
-      (s) => (!s.hit_limit && (s.messages[s.messages.length - 1] as AIMessage).tool_calls?.length ? 'execute_tool' : END),
-      ['execute_tool', END],
-    )
-    .addEdge('execute_tool', 'call_model')
-    .compile({ name: spec.name });
+  const graph = buildReactGraph({ ...deps, tools: spec.tools, systemPrompt: subAgentPrompt(spec.role) }, undefined, spec.name);
 
   return {
     ...spec,
     /**
      * Runs the task with the conversation so far (seed 003 passes the user's messages): returns the agent's
-     * answer, its tool calls, the sources its tools cited and whether it hit its iteration limit.
+     * answer, its tool calls, the sources its tools cited and whether it hit its iteration limit. A model outage
+     * is thrown (the supervisor's turn ends MODEL_UNAVAILABLE with what its agents found so far).
      */
     async run(
       task: string,
       conversation: BaseMessage[],
       config: LangGraphRunnableConfig,
     ): Promise<{ output: string; records: ToolCallRecord[]; sources: Source[]; hitLimit: boolean }> {
-      const out = await graph.invoke({ messages: taskMessages(task, conversation) }, { ...config, recursionLimit: max * 2 + 5 });
-      const last = out.messages[out.messages.length - 1];
+      const messages = taskMessages(task, conversation);
+      const request = String(messages[messages.length - 1].content);
+      const out = await graph.invoke(
+        { ...turnInput({ message: request }, { maxIterations: max }), messages },
+        { ...config, recursionLimit: max * 2 + 5 },
+      );
+      if (out.error?.code === 'MODEL_UNAVAILABLE') throw new ModelUnavailableError(out.error.message);
+      const hitLimit = out.error?.code === 'ITERATION_LIMIT';
       return {
-        output: typeof last.content === 'string' ? last.content : JSON.stringify(last.content),
-        records: out.records,
+        output: hitLimit ? `${spec.name}: 반복 한도(${max}회)에 도달해 작업을 마치지 못했습니다.` : out.response,
+        records: out.tool_calls.map((r) => ({ ...r, agent: spec.name })),
         sources: out.sources,
-        hitLimit: out.hit_limit,
+        hitLimit,
       };
     },
   };
 }
 
 export type ReactSubAgent = ReturnType<typeof createReactSubAgent>;
-
-function withoutModel(messages: BaseMessage[]): AIMessage {
-  const last = messages[messages.length - 1];
-  if (last.getType() === 'tool') return new AIMessage(String(last.content));
-  const call = ruleToolCall(String(last.content));
-  return call ? new AIMessage({ content: '', tool_calls: [call] }) : new AIMessage('언어 모델이 없어 이 작업을 처리할 수 없습니다.');
-}
 
 const HISTORY_MESSAGES = 6;
 

@@ -1,4 +1,3 @@
-import { HumanMessage } from '@langchain/core/messages';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
@@ -7,12 +6,12 @@ import type { RunError } from '../../database/entities';
 import { LlmService } from '../../llm/llm.service';
 import { MetricsService } from '../../observability/metrics.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
-import type { AgentDefinition, AgentFactory, AgentOutcome, RunnableGraph, TurnContext } from '../agent-definition';
+import type { AgentDefinition, AgentFactory, AgentOutcome, TurnContext } from '../agent-definition';
 import { endOnModelOutage, outageAnswer } from '../shared/outage';
 import { uniqueSources } from '../shared/tool-executor';
 import { buildSupervisorGraph } from './graph';
 import { createReactSubAgent } from './react-sub-agent';
-import type { SupervisorStateType } from './state';
+import { type SupervisorStateType, type SupervisorUpdate, turnInput } from './state';
 
 /** The model failed mid-turn: answer with what the agents reported so far. */
 function outageEnd(s: SupervisorStateType, error: RunError): SupervisorStateType {
@@ -32,7 +31,7 @@ export class SupervisorAgentFactory implements AgentFactory {
     private readonly metrics: MetricsService,
   ) {}
 
-  create(checkpointer: BaseCheckpointSaver): AgentDefinition {
+  create(checkpointer: BaseCheckpointSaver): AgentDefinition<SupervisorStateType, SupervisorUpdate> {
     const deps = {
       model: () => this.llm.chatModel(),
       toolCalling: () => this.llm.toolCallingFor(this.name),
@@ -45,25 +44,9 @@ export class SupervisorAgentFactory implements AgentFactory {
     return {
       name: this.name,
       description: `Supervisor delegating to ${agents.map((a) => a.name).join(', ')} (works with prompt-based tool calling).`,
-      graph: endOnModelOutage(compiled as unknown as RunnableGraph, outageEnd),
-      buildInput: (turn: TurnContext) => ({
-        messages: [new HumanMessage(turn.message)],
-        user_message: turn.message,
-        next_agent: null,
-        task: '',
-        agent_outputs: [],
-        delegations: [],
-        routing_count: 0,
-        max_routings: this.config.supervisor.maxRoutings,
-        notes: [],
-        tool_calls: [],
-        sources: [],
-        final_response: '',
-        error: null,
-        degraded: false,
-      }),
-      toOutcome: (values: Record<string, unknown>): AgentOutcome => {
-        const s = values as unknown as SupervisorStateType;
+      graph: endOnModelOutage(compiled, outageEnd),
+      buildInput: (turn: TurnContext) => turnInput(turn, { maxRoutings: this.config.supervisor.maxRoutings }),
+      toOutcome: (s: SupervisorStateType): AgentOutcome => {
         return {
           response: s.final_response,
           toolCalls: s.tool_calls,

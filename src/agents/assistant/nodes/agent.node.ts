@@ -5,8 +5,8 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import { bindToolsForMode } from '../../../llm/tool-binding';
 import { buildSystemPrompt } from '../../../memory/memory.node';
-import { ruleToolCall } from '../../react/rules';
 import { outageAnswer, toolResultsOfTurn } from '../../shared/outage';
+import { ruleToolCall } from '../../shared/rules';
 import { ASSISTANT_SYSTEM_PROMPT, NO_MODEL_ANSWER } from '../prompts';
 import type { AssistantStateType, AssistantUpdate } from '../state';
 

@@ -4,8 +4,9 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { z } from 'zod';
 
 import { decideJson } from '../../../llm/decide-json';
+import { fill } from '../../shared/text';
 import { needsToolsByRules } from '../classifier';
-import { CHECK_TOOL_PROMPT, fill, JSON_ANALYST } from '../prompts';
+import { CHECK_TOOL_PROMPT, JSON_ANALYST } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate } from '../state';
 
 const ToolNeed = z.object({ needs_tools: z.boolean(), reasoning: z.coerce.string().default('') });

@@ -5,7 +5,8 @@ import { z } from 'zod';
 
 import { extractArticleRefs } from '../../../knowledge/contracts/article-matching';
 import { decideJson } from '../../../llm/decide-json';
-import { EVALUATOR_PROMPT, EVALUATOR_SYSTEM, fill } from '../prompts';
+import { fill } from '../../shared/text';
+import { EVALUATOR_PROMPT, EVALUATOR_SYSTEM } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate } from '../state';
 import { unreadHits } from './planner.node';
 

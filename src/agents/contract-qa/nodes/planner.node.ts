@@ -5,9 +5,10 @@ import { z } from 'zod';
 
 import { extractArticleRefs } from '../../../knowledge/contracts/article-matching';
 import { decideJson } from '../../../llm/decide-json';
+import { fill } from '../../shared/text';
 import { topicsOf } from '../classifier';
 import { mapToolParameters, toolSignature } from '../contract-tools';
-import { fill, PLANNER_PROMPT, PLANNER_SYSTEM } from '../prompts';
+import { PLANNER_PROMPT, PLANNER_SYSTEM } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate, PlannedTool } from '../state';
 
 const TOOLS = [

@@ -4,8 +4,9 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { z } from 'zod';
 
 import { decideJson } from '../../../llm/decide-json';
-import { ruleToolCall } from '../../react/rules';
-import { fill, INTENT_PROMPT } from '../prompts';
+import { ruleToolCall } from '../../shared/rules';
+import { fill } from '../../shared/text';
+import { INTENT_PROMPT } from '../prompts';
 import { isChitchat, isContentOnly } from '../rules';
 import type { PlanExecuteStateType, PlanExecuteUpdate } from '../state';
 

@@ -4,9 +4,10 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import type { RunError } from '../../../database/entities';
 import { decideJson, RAW_JSON } from '../../../llm/decide-json';
-import { ruleToolCall } from '../../react/rules';
+import { ruleToolCall } from '../../shared/rules';
+import { fill } from '../../shared/text';
 import { checkPlan, type PlanStep } from '../plan-schema';
-import { fill, PLANNER_PROMPT } from '../prompts';
+import { PLANNER_PROMPT } from '../prompts';
 import type { PlanExecuteStateType, PlanExecuteUpdate } from '../state';
 
 export interface PlannerDeps {

@@ -1,7 +1,8 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
-import { fill, REPLANNER_PROMPT } from '../prompts';
+import { fill } from '../../shared/text';
+import { REPLANNER_PROMPT } from '../prompts';
 import type { PlanExecuteStateType, PlanExecuteUpdate } from '../state';
 import { decidePlan, type PlannerDeps } from './planner.node';
 

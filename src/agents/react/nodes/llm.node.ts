@@ -4,9 +4,9 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import { bindToolsForMode } from '../../../llm/tool-binding';
+import { bareExpression, ruleToolCall } from '../../shared/rules';
 import type { ToolRunOptions } from '../../shared/tool-executor';
 import { REACT_SYSTEM_PROMPT, USER_MESSAGES } from '../prompts';
-import { bareExpression, ruleToolCall } from '../rules';
 import type { ReactStateType, ReactUpdate } from '../state';
 
 export interface LlmNodeDeps {
@@ -15,6 +15,8 @@ export interface LlmNodeDeps {
   toolCalling: () => Parameters<typeof bindToolsForMode>[2];
   /** how the tool node runs tools (metering) */
   toolRun?: ToolRunOptions;
+  /** the system prompt (default: REACT_SYSTEM_PROMPT; the supervisor's sub-agents give their role) */
+  systemPrompt?: string;
 }
 
 /** LlmNode: one model call per visit (counted in iteration_count), with a rule fast path before it. */
@@ -28,13 +30,13 @@ export function createLlmNode(deps: LlmNodeDeps) {
         error: { code: 'ITERATION_LIMIT', message: `stopped after ${state.max_iterations} model iterations` },
       };
     }
-    const ruled = decideByRules(state, deps.model() === null);
+    const ruled = decideByRules(state, deps.model() === null, new Set(deps.tools.map((t) => t.name)));
     if (ruled) return { ...ruled, iteration_count, current_step: 'llm' };
 
     const model = deps.model()!;
     const bound = bindToolsForMode(model, deps.tools, deps.toolCalling());
     try {
-      const reply = await bound.invoke([new SystemMessage(REACT_SYSTEM_PROMPT), ...state.messages], config);
+      const reply = await bound.invoke([new SystemMessage(deps.systemPrompt ?? REACT_SYSTEM_PROMPT), ...state.messages], config);
       return { messages: [reply], iteration_count, current_step: 'llm' };
     } catch (err) {
       if (config.signal?.aborted) throw err;
@@ -51,7 +53,7 @@ export function createLlmNode(deps: LlmNodeDeps) {
  * Decisions without a model: a bare expression goes straight to the calculator and its result is the answer;
  * with no model configured, rules pick the tool and the answer is the tool output (extractive).
  */
-function decideByRules(state: ReactStateType, noModel: boolean): Partial<ReactUpdate> | null {
+function decideByRules(state: ReactStateType, noModel: boolean, offered: Set<string>): Partial<ReactUpdate> | null {
   const last = state.messages[state.messages.length - 1];
   const afterTools = last instanceof ToolMessage || last?.getType() === 'tool';
   if (afterTools) {
@@ -59,7 +61,8 @@ function decideByRules(state: ReactStateType, noModel: boolean): Partial<ReactUp
     return { messages: [new AIMessage(extractiveAnswer(state))] };
   }
   const expr = bareExpression(state.user_message);
-  const call = expr || noModel ? ruleToolCall(state.user_message) : null;
+  const ruled = expr || noModel ? ruleToolCall(state.user_message) : null;
+  const call = ruled && offered.has(ruled.name) ? ruled : null;
   if (call) return { messages: [new AIMessage({ content: '', tool_calls: [call] })], fast_path: Boolean(expr) };
   return noModel ? { messages: [new AIMessage(USER_MESSAGES.NO_MODEL)] } : null;
 }

@@ -12,7 +12,7 @@ import type { ReactStateType, ReactUpdate } from '../state';
 export function createToolNode(tools: StructuredToolInterface[], opts: ToolRunOptions = {}) {
   return async function tool(state: ReactStateType, config: LangGraphRunnableConfig): Promise<ReactUpdate> {
     const last = state.messages[state.messages.length - 1] as AIMessage;
-    const { messages, records } = await runToolCalls(last, tools, config, opts);
-    return { messages, tool_calls: [...state.tool_calls, ...records], current_step: 'tool' };
+    const { messages, records, sources } = await runToolCalls(last, tools, config, opts);
+    return { messages, tool_calls: [...state.tool_calls, ...records], sources: [...state.sources, ...sources], current_step: 'tool' };
   };
 }

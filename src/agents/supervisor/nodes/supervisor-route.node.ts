@@ -2,6 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { textOf } from '../../shared/text';
 import { type AgentCard, agentResultsBlock, ROUTING_LIMIT_NOTE, supervisorPrompt } from '../prompts';
 import { delegateByRules } from '../rules';
 import type { SupervisorStateType, SupervisorUpdate } from '../state';
@@ -31,7 +32,7 @@ export function createSupervisorRoute(deps: { model: () => BaseChatModel | null;
       [new SystemMessage(supervisorPrompt(deps.agents)), ...state.messages.slice(0, -1), new HumanMessage(request)],
       config,
     );
-    const parsed = parseSupervisorReply(String(reply.content), state.user_message);
+    const parsed = parseSupervisorReply(textOf(reply.content), state.user_message);
     if (parsed.kind === 'final') return finish(parsed.answer);
     if (!names.includes(parsed.agent)) {
       return {
