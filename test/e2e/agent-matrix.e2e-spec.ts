@@ -17,8 +17,11 @@ import type { RunningApp } from '../support/test-app';
  */
 const scenario = (id: string) => SEED_SCENARIOS.find((s) => s.id === id)!;
 
-type Expected = { nodes: string[]; responseFormat: number; tools: number };
-const SUPERVISOR = ['supervisor_route', 'call_model', 'call_model', 'supervisor_route'];
+type Expected = { nodes: unknown[]; responseFormat: number; tools: number };
+/** a call of the supervisor's sub-agent (whatever its graph names the node), and a failed one */
+const SUB = expect.stringMatching(/^(?!supervisor_route)[\w-]+$/);
+const SUB_REFUSED = expect.stringMatching(/^(?!supervisor_route)[\w-]+!$/);
+const SUPERVISOR = ['supervisor_route', SUB, SUB, 'supervisor_route'];
 
 /**
  * scenario → per combination: the graph node of each model call (`!` = failed call), requests with a
@@ -39,7 +42,7 @@ const EXPECTED: Record<string, Record<string, Expected>> = {
   'sup-walkthrough': {
     'native/on': { nodes: SUPERVISOR, responseFormat: 0, tools: 2 },
     'prompt/off': { nodes: SUPERVISOR, responseFormat: 0, tools: 0 },
-    'auto/on': { nodes: ['supervisor_route', 'call_model!', 'call_model', 'call_model', 'supervisor_route'], responseFormat: 0, tools: 1 },
+    'auto/on': { nodes: ['supervisor_route', SUB_REFUSED, SUB, SUB, 'supervisor_route'], responseFormat: 0, tools: 1 },
   },
   'pe-3-steps': {
     'native/on': { nodes: ['intent_classifier', 'planner', 'final_answer'], responseFormat: 2, tools: 0 },
