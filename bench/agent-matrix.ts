@@ -23,11 +23,12 @@ import {
 const TOOL_MODES: ToolCallingCell[] = ['native', 'prompt', 'auto'];
 const JSON_MODES: JsonCell[] = ['on', 'ignored', 'off'];
 
-export async function runAgentMatrix(): Promise<CellResult[]> {
+export async function runAgentMatrix(): Promise<{ results: CellResult[]; streamed: CellResult[] }> {
   const model = new ScriptedModelServer();
   await model.start();
   const db = await createTestDatabase('agent_matrix');
   const results: CellResult[] = [];
+  const streamed: CellResult[] = [];
   try {
     let fixtures: Awaited<ReturnType<typeof uploadFixtures>> | undefined;
     for (const tools of TOOL_MODES) {
@@ -36,6 +37,9 @@ export async function runAgentMatrix(): Promise<CellResult[]> {
         try {
           fixtures ??= await uploadFixtures(app);
           for (const scenario of SEED_SCENARIOS) results.push(await runCell(app, model, fixtures, scenario, tools, json));
+          if (json !== 'on') continue;
+          for (const scenario of SEED_SCENARIOS)
+            streamed.push(await runCell(app, model, fixtures, scenario, tools, json, { stream: true }));
         } finally {
           await app.close();
         }
@@ -45,7 +49,7 @@ export async function runAgentMatrix(): Promise<CellResult[]> {
     await model.stop();
     await db.drop();
   }
-  return results;
+  return { results, streamed };
 }
 
 const COMBOS = TOOL_MODES.flatMap((t) => JSON_MODES.map((j) => [t, j] as const));
@@ -94,6 +98,39 @@ export function detailTable(results: CellResult[]): string {
   return markdown(head, rows);
 }
 
+/** Streamed turns (JSON on): is the answer right, and is what the client saw as tokens the answer? */
+export function streamedTable(streamed: CellResult[], detailed = false): string {
+  const head = ['agent', 'scenario', ...TOOL_MODES.map((t) => (t === 'auto' ? 'auto (refused)' : t))];
+  const rows = SEED_SCENARIOS.map((s) => [
+    s.agent,
+    s.label,
+    ...TOOL_MODES.map((t) => {
+      const r = streamed.find((x) => x.scenario.id === s.id && x.tools === t);
+      if (!r) return '—';
+      return `${r.correct ? '✅' : '❌'} ${r.llmCalls} · ${streamVerdict(r.tokens ?? '', r.answer, detailed)}`;
+    }),
+  ]);
+  return markdown(head, rows);
+}
+
+/** How the `token` events relate to the answer: equal, the answer twice, or the answer mixed with other text. */
+export function streamVerdict(tokens: string, answer: string, detailed: boolean): string {
+  const t = tokens.trim();
+  const a = answer.trim();
+  if (!t) return a ? 'no tokens' : '= answer';
+  if (t === a) return '= answer';
+  if (t === a + a) return 'answer twice';
+  const extra = (text: string) => (detailed ? ` ("${oneLine(text, 60)}")` : '');
+  if (t.endsWith(a)) return `other text, then the answer${extra(t.slice(0, -a.length))}`;
+  if (t.includes(a)) return `the answer among other text${extra(t)}`;
+  return `not the answer${extra(t)}`;
+}
+
+const oneLine = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+};
+
 function markdown(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
@@ -112,7 +149,7 @@ export const LEGEND = [
 
 /** Runs the matrix, prints it and writes bench/results/agent-matrix.md; returns the bench summary rows. */
 export async function benchAgentMatrix(): Promise<Array<[string, string, string]>> {
-  const results = await runAgentMatrix();
+  const { results, streamed } = await runAgentMatrix();
   const correct = results.filter((r) => r.correct).length;
   const cited = results.filter((r) => r.sourcesMissing.length === 0).length;
   const flawed = results.filter((r) => !r.correct || r.sourcesMissing.length);
@@ -125,6 +162,12 @@ export async function benchAgentMatrix(): Promise<Array<[string, string, string]
     '',
     compactTable(results),
     '',
+    '## Streamed (`POST /v1/chat/stream`, one token per SSE chunk, JSON on)',
+    '',
+    'Cell: ✅/❌ answer correct · model calls · the `token` events joined (what a streaming client shows) compared with the answer.',
+    '',
+    streamedTable(streamed, true),
+    '',
     '## Every cell',
     '',
     detailTable(results),
@@ -133,12 +176,14 @@ export async function benchAgentMatrix(): Promise<Array<[string, string, string]
   const dir = join(repoRoot(), 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'agent-matrix.md'), doc);
-  process.stdout.write(`\n${compactTable(results)}\n\nCells with a problem:\n\n${detailTable(flawed)}\n`);
+  process.stdout.write(`\n${compactTable(results)}\n\n${streamedTable(streamed)}\n\nCells with a problem:\n\n${detailTable(flawed)}\n`);
   if (process.env.MATRIX_ANSWERS) for (const r of flawed) process.stdout.write(`${r.scenario.id} ${r.tools}/${r.json}: ${r.answer}\n`);
   const all = `${results.length} / ${results.length}`;
+  const clean = streamed.filter((r) => r.correct && r.tokens?.trim() === r.answer.trim()).length;
   return [
     ['seed scenarios × tool calling × JSON mode: answers correct', `${correct} / ${results.length}`, all],
     ['… answers whose sources cite what they used', `${cited} / ${results.length}`, all],
+    ['… streamed: correct and token stream = answer', `${clean} / ${streamed.length}`, `${streamed.length} / ${streamed.length}`],
   ];
 }
 

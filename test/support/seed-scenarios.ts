@@ -5,6 +5,7 @@ import { resetJsonModeMemory } from '../../src/llm/json-mode';
 import { resetToolCallingMemory } from '../../src/llm/tool-binding';
 import type { ScriptedModelServer } from './model-server';
 import { plausibleModel } from './plausible-model';
+import { chatOverSse } from './sse-chat';
 import { http, type RunningApp, startApp } from './test-app';
 
 /**
@@ -172,6 +173,8 @@ export interface CellResult {
   answer: string;
   /** the graph node of each model call (the run's trace), `!` marking a failed call */
   nodes: string[];
+  /** streamed turns: the `token` events joined (what a streaming client shows) */
+  tokens?: string;
   /** the refs the scenario expects in the sources that are missing */
   sourcesMissing: string[];
   /** what the endpoint was sent: requests with a response_format, requests carrying native `tools` */
@@ -232,6 +235,7 @@ export async function runCell(
   scenario: SeedScenario,
   tools: ToolCallingCell,
   json: JsonCell,
+  opts: { stream?: boolean } = {},
 ): Promise<CellResult> {
   resetToolCallingMemory();
   resetJsonModeMemory();
@@ -239,9 +243,12 @@ export async function runCell(
   // auto: refused like vLLM (JSON on) or like Ollama (JSON off), so both refusals are covered
   if (tools === 'auto') model.configure({ tools: json === 'off' ? 'refuse_ollama' : 'refuse_vllm' });
   if (tools === 'prompt') model.configure({ tools: 'refuse_vllm' }); // prompt mode must never send tools
+  // streamed turns: the server sends one token per SSE chunk, as real servers do
+  if (opts.stream) model.configure({ tokenPerChunk: true });
   model.setResponder(plausibleModel({ ignoreResponseFormat: json === 'ignored' }));
   const extra = scenario.agent === 'contract-qa' ? { contract_id: fixtures.contractId } : {};
-  const res = await http<ChatBody>(app.url, 'POST', '/v1/chat', { agent: scenario.agent, message: scenario.message, ...extra });
+  const request = { agent: scenario.agent, message: scenario.message, ...extra };
+  const res = opts.stream ? await chatOverSse<ChatBody>(app.url, request) : await http<ChatBody>(app.url, 'POST', '/v1/chat', request);
   const body = res.body;
   const refs = (body.sources ?? []).map((s) => s.ref);
   const trace = await http<{ model_calls?: Array<{ node: string; error?: string }> }>(
@@ -276,6 +283,7 @@ export async function runCell(
     sent,
     nodes,
     sourcesMissing,
+    ...('tokens' in res ? { tokens: res.tokens } : {}),
   };
 }
 
