@@ -88,6 +88,18 @@ describe('model outage mid-graph, every agent', () => {
     expect(again.body).toMatchObject({ error: null, response: '30일 전 서면 통지로 해지할 수 있습니다.' });
   });
 
+  it.each([
+    ['a malformed body', { fault: 'malformed' } as const],
+    ['a rate limit', { fault: 'http_429' } as const],
+  ])('contract-qa: %s from the model ends the same way', async (_name, fault) => {
+    model.setResponder((req) =>
+      systemOf(req).includes('충분성') ? { json: { is_sufficient: true, reasoning: '충분', missing_info: null } } : fault,
+    );
+    const res = await chat({ agent: 'contract-qa', contract_id: contractId, message: '해지 조건이 뭐야?' });
+    await expectFailedRun(res);
+    expect(res.body.metadata.degraded).toBe(true);
+  });
+
   it('contract-qa: an outage before anything was collected still answers MODEL_UNAVAILABLE', async () => {
     model.setResponder(() => outage);
     const res = await chat({ agent: 'contract-qa', contract_id: contractId, message: '이 계약에서 을이 조심할 부분은?' });
@@ -103,6 +115,14 @@ describe('model outage mid-graph, every agent', () => {
     expect(res.body.response).toMatch(/56088/);
     const t = await trace(res);
     expect(t.decision_log).toEqual([expect.objectContaining({ step: 'delegate', agent: 'internal_agent' })]);
+  });
+
+  it('supervisor: an outage inside a sub-agent keeps its tool calls and their results', async () => {
+    model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '123*456' } }] }, outage);
+    const res = await chat({ agent: 'supervisor', message: '123 * 456 계산해줘' });
+    await expectFailedRun(res);
+    expect(res.body).toMatchObject({ metadata: { degraded: true }, tool_calls: [{ name: 'calculator', agent: 'internal_agent' }] });
+    expect(res.body.response).toMatch(/56088/);
   });
 
   it('supervisor: an outage on its first call', async () => {

@@ -55,6 +55,20 @@ describe('assistant agent', () => {
     expect(model.requests[1].messages.at(-1)).toMatchObject({ role: 'tool', content: '56088' });
   });
 
+  it('cites the documents its search_knowledge_base tool found', async () => {
+    await http(svc.url, 'POST', '/v1/documents', {
+      title: '출장 규정',
+      content: '# 출장비\n\n국내 출장 일비는 하루 3만 원이다.',
+      source: 'travel.md',
+    });
+    model.enqueue({ toolCalls: [{ name: 'search_knowledge_base', args: { query: '출장 일비' } }] }, { content: '하루 3만 원입니다.' });
+    const res = await chat({ message: '안녕, 출장 일비가 얼마인지 찾아줄래?' });
+    expect(res.body).toMatchObject({ response: '하루 3만 원입니다.', metadata: { route: 'agent' } });
+    expect(res.body.sources).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: 'document', ref: 'travel.md', title: '출장 규정' })]),
+    );
+  });
+
   it('manages knowledge-base documents over REST', async () => {
     const bad = await http(svc.url, 'POST', '/v1/documents', { title: ' ', content: 'x' });
     expect(bad.status).toBe(400);

@@ -130,6 +130,7 @@ describe('plan-execute agent', () => {
       return { content: 'LangGraph는 상태 그래프로 에이전트를 만드는 라이브러리입니다.' };
     });
     const res = await chat('LangGraph가 뭔지 검색하고 요약해줘');
+    expect(res.body.sources).toEqual([expect.objectContaining({ kind: 'document', title: 'LangGraph 소개' })]);
     const t = await trace(res);
     expect(t.past_steps.map((p: any) => [p.step.tool, p.status])).toEqual([
       ['search_knowledge_base', 'success'],

@@ -10,6 +10,7 @@ import { createSummarizeTool } from '../../tools/basic/summarize.tool';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, TurnContext } from '../agent-definition';
 import { endOnModelOutage, outageAnswer } from '../shared/outage';
+import { uniqueSources } from '../shared/tool-executor';
 import { buildPlanExecuteGraph } from './graph';
 import { type PlanExecuteStateType, type PlanExecuteUpdate, turnInput } from './state';
 
@@ -69,7 +70,7 @@ export class PlanExecuteAgentFactory implements AgentFactory {
             args: { input: p.step.input ?? null, input_from: p.step.input_from ?? null },
             status: p.status === 'success' ? 'success' : 'error',
           })),
-          sources: [],
+          sources: uniqueSources(s.past_steps.flatMap((p) => p.sources ?? [])),
           error: s.error,
           metadata: {
             intent: s.intent,

@@ -2,7 +2,7 @@ import { HumanMessage } from '@langchain/core/messages';
 import { Annotation, MessagesAnnotation } from '@langchain/langgraph';
 
 import type { RunError } from '../../database/entities';
-import type { TurnContext } from '../agent-definition';
+import type { Source, TurnContext } from '../agent-definition';
 import { channel } from '../shared/state';
 import type { PlanStep } from './plan-schema';
 
@@ -14,6 +14,8 @@ export interface PastStep {
   output: string;
   started_at: string;
   duration_ms: number;
+  /** what the step's tool cited (search_knowledge_base) */
+  sources?: Source[];
 }
 
 /** Seed 004's PTEState (`messages` keep the conversation; the rest is per turn). */

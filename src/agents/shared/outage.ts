@@ -32,7 +32,10 @@ type Values = Record<string, unknown>;
  * agent's outage answer over the partial state (decision log, tool history, past steps gathered so far).
  * Other errors and cancellations propagate unchanged.
  */
-export function endOnModelOutage<S extends Values>(graph: RunnableGraph<S>, end: (values: S, error: RunError) => S): RunnableGraph<S> {
+export function endOnModelOutage<S extends Values>(
+  graph: RunnableGraph<S>,
+  end: (values: S, error: RunError, cause: unknown) => S,
+): RunnableGraph<S> {
   return {
     getState: (config) => graph.getState(config),
     async stream(input, options) {
@@ -55,7 +58,7 @@ export function endOnModelOutage<S extends Values>(graph: RunnableGraph<S>, end:
         } catch (err) {
           if (signal?.aborted || !isModelUnavailable(err)) throw err;
           last ??= (await graph.getState(config)).values as Values;
-          if (Array.isArray(modes) ? modes.includes('values') : modes === 'values') yield wrap(end(last as S, modelUnavailable(err)));
+          if (Array.isArray(modes) ? modes.includes('values') : modes === 'values') yield wrap(end(last as S, modelUnavailable(err), err));
         }
       })();
     },

@@ -84,7 +84,8 @@ export async function runToolCalls(
   return { messages: results.map((r) => r.message), records: results.map((r) => r.record), sources: results.flatMap((r) => r.sources) };
 }
 
-function sourcesOf(artifact: unknown): Source[] {
+/** The sources a tool reported as its artifact (search_knowledge_base), if any. */
+export function sourcesOf(artifact: unknown): Source[] {
   if (!Array.isArray(artifact)) return [];
   return artifact.filter((a): a is Source => typeof a === 'object' && a !== null && typeof (a as Source).kind === 'string');
 }

@@ -1,3 +1,5 @@
+import { GraphInterrupt } from '@langchain/langgraph';
+
 import { ContractNotFoundException } from '../../knowledge/contracts/contracts.service';
 import { isTransientToolError, NO_RETRY, retryTransient, withRetries } from './tool-retry';
 
@@ -19,5 +21,9 @@ describe('tool retry policy', () => {
     expect(await withRetries(notFound, retryTransient(2))).toMatchObject({ ok: false, attempts: 1 });
     calls = 0;
     expect(await withRetries(flaky, NO_RETRY)).toMatchObject({ ok: false, attempts: 1 });
+  });
+
+  it('lets a LangGraph interrupt (a pause for approval) through, never as a tool failure', async () => {
+    await expect(withRetries(() => Promise.reject(new GraphInterrupt()), retryTransient(2))).rejects.toBeInstanceOf(GraphInterrupt);
   });
 });

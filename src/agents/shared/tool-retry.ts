@@ -1,4 +1,5 @@
 import { ToolInputParsingException } from '@langchain/core/tools';
+import { isGraphInterrupt } from '@langchain/langgraph';
 import { ZodError } from 'zod';
 
 import { DomainException } from '../../common/domain.exception';
@@ -24,7 +25,7 @@ export function isTransientToolError(err: unknown): boolean {
 
 export const retryTransient = (retries: number): RetryPolicy => ({ retries, retryable: isTransientToolError });
 
-/** Runs `call` under `policy`; cancellation (the signal) always propagates. */
+/** Runs `call` under `policy`; cancellation (the signal) and LangGraph interrupts (approval pauses) always propagate. */
 export async function withRetries<T>(
   call: () => Promise<T>,
   policy: RetryPolicy,
@@ -34,7 +35,7 @@ export async function withRetries<T>(
     try {
       return { ok: true, value: await call(), attempts: attempt };
     } catch (err) {
-      if (signal?.aborted) throw err;
+      if (signal?.aborted || isGraphInterrupt(err)) throw err;
       if (attempt > policy.retries || !policy.retryable(err)) return { ok: false, error: err, attempts: attempt };
     }
   }

@@ -3,14 +3,16 @@ import { type BaseCheckpointSaver, END, type LangGraphRunnableConfig, START, Sta
 
 import { createSupervisorRoute } from './nodes/supervisor-route.node';
 import type { ReactSubAgent } from './react-sub-agent';
-import { SupervisorState, type SupervisorStateType } from './state';
+import { SupervisorState, type SupervisorStateType, type SupervisorUpdate } from './state';
 
 /** supervisor_route → (agent → supervisor_route)* → END (seed 003). */
 export function buildSupervisorGraph(
   deps: { model: () => BaseChatModel | null; agents: ReactSubAgent[] },
   checkpointer?: BaseCheckpointSaver,
 ) {
-  const graph = new StateGraph(SupervisorState).addNode(
+  // node names are the configured agents' (SUPERVISOR_AGENTS): typed as `string`
+  const graph: StateGraph<typeof SupervisorState.spec, SupervisorStateType, SupervisorUpdate, string> = new StateGraph(SupervisorState);
+  graph.addNode(
     'supervisor_route',
     createSupervisorRoute({ model: deps.model, agents: deps.agents.map((a) => ({ name: a.name, description: a.description })) }),
   );
@@ -28,9 +30,8 @@ export function buildSupervisorGraph(
   const names = deps.agents.map((a) => a.name);
   const route = (s: SupervisorStateType) =>
     s.next_agent && names.includes(s.next_agent) ? s.next_agent : s.final_response ? END : 'supervisor_route';
-  const g = graph as unknown as StateGraph<typeof SupervisorState.spec, SupervisorStateType, Partial<SupervisorStateType>, string>;
-  g.addEdge(START, 'supervisor_route');
-  g.addConditionalEdges('supervisor_route', route, [...names, 'supervisor_route', END]);
-  for (const n of names) g.addEdge(n, 'supervisor_route');
-  return g.compile({ checkpointer, name: 'supervisor' });
+  graph.addEdge(START, 'supervisor_route');
+  graph.addConditionalEdges('supervisor_route', route, [...names, 'supervisor_route', END]);
+  for (const n of names) graph.addEdge(n, 'supervisor_route');
+  return graph.compile({ checkpointer, name: 'supervisor' });
 }

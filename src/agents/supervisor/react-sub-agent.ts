@@ -8,6 +8,7 @@ import type { Source, ToolCallRecord } from '../agent-definition';
 import { buildReactGraph } from '../react/graph';
 import type { LlmNodeDeps } from '../react/nodes/llm.node';
 import { turnInput } from '../react/state';
+import { toolResultsOfTurn } from '../shared/outage';
 import type { ToolRunOptions } from '../shared/tool-executor';
 import { subAgentPrompt } from './prompts';
 
@@ -50,11 +51,14 @@ export function createReactSubAgent(
         { ...turnInput({ message: request }, { maxIterations: max }), messages },
         { ...config, recursionLimit: max * 2 + 5 },
       );
-      if (out.error?.code === 'MODEL_UNAVAILABLE') throw new ModelUnavailableError(out.error.message);
+      const records = out.tool_calls.map((r) => ({ ...r, agent: spec.name }));
+      if (out.error?.code === 'MODEL_UNAVAILABLE') {
+        throw new SubAgentOutage(out.error.message, { records, sources: out.sources, found: toolResultsOfTurn(out.messages) });
+      }
       const hitLimit = out.error?.code === 'ITERATION_LIMIT';
       return {
         output: hitLimit ? `${spec.name}: 반복 한도(${max}회)에 도달해 작업을 마치지 못했습니다.` : out.response,
-        records: out.tool_calls.map((r) => ({ ...r, agent: spec.name })),
+        records,
         sources: out.sources,
         hitLimit,
       };
@@ -63,6 +67,16 @@ export function createReactSubAgent(
 }
 
 export type ReactSubAgent = ReturnType<typeof createReactSubAgent>;
+
+/** The model failed inside a sub-agent: what it had done so far travels with the error to the outage ending. */
+export class SubAgentOutage extends ModelUnavailableError {
+  constructor(
+    message: string,
+    readonly partial: { records: ToolCallRecord[]; sources: Source[]; found: string },
+  ) {
+    super(message);
+  }
+}
 
 const HISTORY_MESSAGES = 6;
 

@@ -10,13 +10,22 @@ import type { AgentDefinition, AgentFactory, AgentOutcome, TurnContext } from '.
 import { endOnModelOutage, outageAnswer } from '../shared/outage';
 import { uniqueSources } from '../shared/tool-executor';
 import { buildSupervisorGraph } from './graph';
-import { createReactSubAgent } from './react-sub-agent';
+import { createReactSubAgent, SubAgentOutage } from './react-sub-agent';
 import { type SupervisorStateType, type SupervisorUpdate, turnInput } from './state';
 
 /** The model failed mid-turn: answer with what the agents reported so far. */
-function outageEnd(s: SupervisorStateType, error: RunError): SupervisorStateType {
-  const { text, degraded } = outageAnswer(s.agent_outputs.map((o) => `[${o.agent}] ${o.output}`).join('\n\n'));
-  return { ...s, error, final_response: text, degraded };
+function outageEnd(s: SupervisorStateType, error: RunError, cause: unknown): SupervisorStateType {
+  const partial = cause instanceof SubAgentOutage ? cause.partial : { records: [], sources: [], found: '' };
+  const found = [...s.agent_outputs.map((o) => `[${o.agent}] ${o.output}`), partial.found].filter(Boolean).join('\n\n');
+  const { text, degraded } = outageAnswer(found);
+  return {
+    ...s,
+    error,
+    final_response: text,
+    degraded,
+    tool_calls: [...s.tool_calls, ...partial.records],
+    sources: [...s.sources, ...partial.sources],
+  };
 }
 
 /** Seed 003: a supervisor routing to ReAct sub-agents, with prompt-based tool calling for open models. */

@@ -3,7 +3,8 @@ import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import type { Source } from '../../agent-definition';
-import { fill, textOf } from '../../shared/text';
+import { askModel } from '../../shared/model-call';
+import { fill } from '../../shared/text';
 import { DIRECT_REPLY, NO_CONTRACT, RESPOND_SYSTEM, RESPOND_USER } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate } from '../state';
 
@@ -24,7 +25,7 @@ export function createRespond(deps: { model: (o: { temperature: number; maxToken
 
 async function ask(model: BaseChatModel, question: string, context: string, config: LangGraphRunnableConfig): Promise<string> {
   const user = context ? fill(RESPOND_USER, { context, question }) : question;
-  return textOf((await model.invoke([new SystemMessage(RESPOND_SYSTEM), new HumanMessage(user)], config)).content);
+  return askModel(model, [new SystemMessage(RESPOND_SYSTEM), new HumanMessage(user)], config);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { z } from 'zod';
 
-import { executeTool, type ToolRunOptions } from '../../shared/tool-executor';
+import { executeTool, sourcesOf, type ToolOutcome, type ToolRunOptions } from '../../shared/tool-executor';
 import type { PlanStep } from '../plan-schema';
 import type { PastStep, PlanExecuteStateType, PlanExecuteUpdate } from '../state';
 
@@ -16,9 +16,9 @@ export function createExecutor(deps: { tools: () => StructuredToolInterface[]; s
     const started = new Date();
     const tool = deps.tools().find((t) => t.name === step.tool);
     const input = resolveInput(step, state.past_steps);
-    const outcome =
+    const outcome: ToolOutcome =
       'error' in input
-        ? { ok: false, text: `Error: ${input.error}` }
+        ? { ok: false, text: `Error: ${input.error}`, error: input.error, attempts: 0 }
         : await executeTool(tool, { name: step.tool, args: tool ? toolArgs(tool, input.value) : {} }, config, {
             ...deps.toolRun,
             timeoutMs: deps.stepTimeoutMs,
@@ -29,6 +29,7 @@ export function createExecutor(deps: { tools: () => StructuredToolInterface[]; s
       output: outcome.text,
       started_at: started.toISOString(),
       duration_ms: Date.now() - started.getTime(),
+      ...(outcome.ok && sourcesOf(outcome.artifact).length ? { sources: sourcesOf(outcome.artifact) } : {}),
     };
     return { plan: rest, past_steps: [...state.past_steps, record] };
   };

@@ -2,7 +2,8 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
-import { fill, textOf } from '../../shared/text';
+import { askModel } from '../../shared/model-call';
+import { fill } from '../../shared/text';
 import { ERROR_MESSAGES, FINAL_ANSWER_PROMPT, GENERAL_CONVERSATION_PROMPT } from '../prompts';
 import type { PlanExecuteStateType, PlanExecuteUpdate } from '../state';
 
@@ -19,10 +20,10 @@ export function createFinalAnswer(deps: { model: () => BaseChatModel | null }) {
     } else if (results.length) {
       const text = results.map((r) => `[step ${r.step.step_id}: ${r.step.tool}]\n${r.output}`).join('\n\n');
       const system = fill(FINAL_ANSWER_PROMPT, { input: state.input, query: state.rewritten_query, results: text });
-      result = textOf((await model.invoke([new SystemMessage(system), new HumanMessage(state.input)], config)).content);
+      result = await askModel(model, [new SystemMessage(system), new HumanMessage(state.input)], config);
     } else {
       const history = state.messages.slice(-7);
-      result = textOf((await model.invoke([new SystemMessage(GENERAL_CONVERSATION_PROMPT), ...history], config)).content);
+      result = await askModel(model, [new SystemMessage(GENERAL_CONVERSATION_PROMPT), ...history], config);
     }
     return { result, messages: [new AIMessage(result)] };
   };

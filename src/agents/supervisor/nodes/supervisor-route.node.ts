@@ -2,7 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
-import { textOf } from '../../shared/text';
+import { askModel } from '../../shared/model-call';
 import { type AgentCard, agentResultsBlock, ROUTING_LIMIT_NOTE, supervisorPrompt } from '../prompts';
 import { delegateByRules } from '../rules';
 import type { SupervisorStateType, SupervisorUpdate } from '../state';
@@ -28,11 +28,12 @@ export function createSupervisorRoute(deps: { model: () => BaseChatModel | null;
       return finish(state.agent_outputs.map((o) => o.output).join('\n\n') || '요청을 처리할 에이전트를 정하지 못했습니다.');
     }
     const request = `${state.user_message}${agentResultsBlock(state.agent_outputs)}${state.notes.length ? `\n\n[알림]\n${state.notes.join('\n')}` : ''}`;
-    const reply = await model.invoke(
+    const reply = await askModel(
+      model,
       [new SystemMessage(supervisorPrompt(deps.agents)), ...state.messages.slice(0, -1), new HumanMessage(request)],
       config,
     );
-    const parsed = parseSupervisorReply(textOf(reply.content), state.user_message);
+    const parsed = parseSupervisorReply(reply, state.user_message);
     if (parsed.kind === 'final') return finish(parsed.answer);
     if (!names.includes(parsed.agent)) {
       return {
