@@ -8,17 +8,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createTestDatabase } from '../test/support/infra';
+import { type CellResult, repoRoot, runCell, startMatrixApp, uploadFixtures } from '../test/support/matrix-runner';
 import { ScriptedModelServer } from '../test/support/model-server';
-import {
-  type CellResult,
-  type JsonCell,
-  repoRoot,
-  runCell,
-  SEED_SCENARIOS,
-  startMatrixApp,
-  type ToolCallingCell,
-  uploadFixtures,
-} from '../test/support/seed-scenarios';
+import { type JsonCell, SEED_SCENARIOS, type ToolCallingCell } from '../test/support/seed-scenarios';
 
 const TOOL_MODES: ToolCallingCell[] = ['native', 'prompt', 'auto'];
 const JSON_MODES: JsonCell[] = ['on', 'ignored', 'off'];

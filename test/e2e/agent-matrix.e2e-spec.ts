@@ -1,14 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '../support/infra';
+import { type MatrixFixtures, runCell, startMatrixApp, uploadFixtures } from '../support/matrix-runner';
 import { ScriptedModelServer } from '../support/model-server';
-import {
-  type JsonCell,
-  type MatrixFixtures,
-  runCell,
-  SEED_SCENARIOS,
-  startMatrixApp,
-  type ToolCallingCell,
-  uploadFixtures,
-} from '../support/seed-scenarios';
+import { type JsonCell, SEED_SCENARIOS, type ToolCallingCell } from '../support/seed-scenarios';
 import type { RunningApp } from '../support/test-app';
 
 /**
