@@ -37,6 +37,12 @@ const EXPECTED: Record<string, Record<string, Expected>> = {
     'prompt/off': { nodes: SUPERVISOR, responseFormat: 0, tools: 0 },
     'auto/on': { nodes: ['supervisor_route', SUB_REFUSED, SUB, SUB, 'supervisor_route'], responseFormat: 0, tools: 1 },
   },
+  // the summarize step's own model call is metered under `executor`; the answer cites the searched document
+  'pe-search-summarize': {
+    'native/on': { nodes: ['intent_classifier', 'planner', 'executor', 'final_answer'], responseFormat: 2, tools: 0 },
+    'prompt/off': { nodes: ['intent_classifier', 'planner', 'executor', 'final_answer'], responseFormat: 0, tools: 0 },
+    'auto/on': { nodes: ['intent_classifier', 'planner', 'executor', 'final_answer'], responseFormat: 2, tools: 0 },
+  },
   'pe-3-steps': {
     'native/on': { nodes: ['intent_classifier', 'planner', 'final_answer'], responseFormat: 2, tools: 0 },
     'prompt/off': { nodes: ['intent_classifier', 'planner', 'final_answer'], responseFormat: 0, tools: 0 },
