@@ -218,6 +218,10 @@ async function main(): Promise<void> {
       const { benchMemory } = await import('./memory.bench');
       rows.push(...(await benchMemory()));
     }
+    if (want('matrix')) {
+      const { benchAgentMatrix } = await import('./agent-matrix');
+      rows.push(...(await benchAgentMatrix()));
+    }
     if (want('peak')) {
       const peak = await queued(model, db.url, 0, QUEUED, 2, 20);
       rows.push([`peak: ${QUEUED} queued runs, model 0 ms, 2 workers × 20`, `${round(peak.rate)} runs/s`, 'report']);
