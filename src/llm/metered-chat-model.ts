@@ -7,6 +7,7 @@ import type { ChatGenerationChunk, ChatResult } from '@langchain/core/outputs';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 
 import { breakerFor, type BreakerSettings, type CircuitBreaker } from './circuit-breaker';
+import { LenientCompletions } from './lenient-completions';
 import { isAbortError, isModelUnavailable, ModelUnavailableError, statusOf } from './model-errors';
 import { isBudgetExceeded, RunBudget } from './run-budget';
 import { UsageCollector } from './usage-collector';
@@ -37,7 +38,8 @@ export class MeteredChatOpenAI extends ChatOpenAI {
   private readonly breaker: CircuitBreaker;
 
   constructor(fields: Fields) {
-    super(fields);
+    // decisions in json_schema mode are parsed leniently by decideJson, not strictly by the SDK
+    super({ ...fields, completions: fields.completions ?? new LenientCompletions(fields) });
     this.rateLimitRetries = fields.rateLimitRetries ?? 0;
     this.breaker = breakerFor(fields.configuration?.baseURL ?? OPENAI_BASE_URL, fields.breaker);
   }

@@ -85,6 +85,22 @@ describe('model client: JSON mode, tool-calling auto, breaker', () => {
       expect(server.unexpected).toHaveLength(0);
     });
 
+    it('an endpoint that accepts json_schema but answers in prose is read leniently, with one request', async () => {
+      // e.g. a server that ignores response_format, or an enforcing one cut off by max_tokens: the OpenAI SDK's
+      // strict parse() would throw on this text and the decision would end as MODEL_UNAVAILABLE
+      server.enqueue({ content: 'Sure! Here is my decision: {"is_valid": true, "reason": "요리"} Hope this helps.' });
+      const usage = new UsageCollector();
+      const out = await decideJson(service(baseUrl).chatModel()!, ask, Verdict, {
+        node: 'scope_validator',
+        config: { configurable: { [USAGE_KEY]: usage } },
+      });
+      expect(out).toMatchObject({ ok: true, value: { is_valid: true, reason: '요리' }, mode: 'json_schema' });
+      expect(server.callCount).toBe(1);
+      expect(server.responseFormats).toEqual(['json_schema']);
+      expect(usage.calls).toHaveLength(1);
+      expect(usage.calls[0].error).toBeUndefined();
+    });
+
     it('auto: an endpoint rejecting json_schema only is used in json_object mode', async () => {
       server.configure({ responseFormat: { json_schema: 'reject' } });
       server.enqueue({ json: { is_valid: true, reason: 'obj' }, wrap: 'prose' });
