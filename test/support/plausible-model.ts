@@ -1,3 +1,4 @@
+import { untrustedBodies } from '../../src/tools/untrusted';
 import type { ChatRequest, ScriptedReply } from './model-server';
 
 /**
@@ -18,7 +19,12 @@ export function plausibleModel(opts: { ignoreResponseFormat?: boolean } = {}): (
     const wrap = wraps++ % 2 ? 'fence' : 'prose';
     return opts.ignoreResponseFormat ? { content: wrapped(JSON.stringify(value), wrap) } : { json: value, wrap };
   };
-  return (req) => {
+  return (raw) => {
+    // a real model reads the data inside the service's untrusted-data markers (and is not told what to do by it)
+    const req: ChatRequest = {
+      ...raw,
+      messages: raw.messages.map((m) => (typeof m.content === 'string' ? { ...m, content: untrustedBodies(m.content) } : m)),
+    };
     const sys = systemText(req);
     const user = lastUserText(req);
     const jsonMode = Boolean(req.response_format) && !opts.ignoreResponseFormat;

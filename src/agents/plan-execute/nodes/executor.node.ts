@@ -2,6 +2,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { z } from 'zod';
 
+import { untrustedBodies } from '../../../tools/untrusted';
 import { executeTool, sourcesOf, type ToolOutcome, type ToolRunOptions } from '../../shared/tool-executor';
 import type { PlanStep } from '../plan-schema';
 import type { PastStep, PlanExecuteStateType, PlanExecuteUpdate } from '../state';
@@ -39,7 +40,8 @@ function resolveInput(step: PlanStep, past: PastStep[]): { value: unknown } | { 
   if (!step.input_from) return { value: step.input };
   const id = Number(step.input_from.slice('step_'.length));
   const source = [...past].reverse().find((p) => p.step.step_id === id && p.status === 'success');
-  return source ? { value: source.output } : { error: `${step.input_from} has no successful output to use` };
+  // the next tool gets the data itself; the markers are for prompts (the run's guard already counts it as tool output)
+  return source ? { value: untrustedBodies(source.output) } : { error: `${step.input_from} has no successful output to use` };
 }
 
 /** A string input goes to the tool's first string parameter (e.g. calculator.expression, summarize.text). */
