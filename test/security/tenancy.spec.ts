@@ -3,11 +3,11 @@ import { join } from 'node:path';
 
 import { Client } from 'pg';
 
-import { createContractTools } from '../../src/agents/contract-qa/contract-tools';
 import { ApiKeyStore } from '../../src/auth/api-key-store';
 import { ContractsService } from '../../src/knowledge/contracts/contracts.service';
 import { DocumentsService } from '../../src/knowledge/documents/documents.service';
 import { createKnowledgeBaseTool } from '../../src/tools/basic/knowledge-base.tool';
+import { createContractTools } from '../../src/tools/contract/contract-tools';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
 import { type RunningApp, startApp } from '../support/test-app';
