@@ -8,6 +8,7 @@ import { HealthController } from '../observability/health.controller';
 import { HttpMetricsMiddleware } from '../observability/http-metrics.middleware';
 import { MetricsController } from '../observability/metrics.controller';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
+import { RunRecordsModule } from '../runs/records/run-records.module';
 import { RunsModule } from '../runs/runs.module';
 import { ToolApprovalService } from '../tools/tool-approval.service';
 import { ToolsModule } from '../tools/tools.module';
@@ -25,7 +26,15 @@ export class ApiModule implements NestModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [AuthModule, OrchestratorModule, RunsModule.register(config), ToolsModule, DocumentsModule, ContractsModule],
+      imports: [
+        AuthModule,
+        OrchestratorModule,
+        RunRecordsModule,
+        RunsModule.register(config),
+        ToolsModule,
+        DocumentsModule,
+        ContractsModule,
+      ],
       controllers: [
         ChatController,
         JobsController,

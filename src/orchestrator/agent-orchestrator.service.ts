@@ -23,6 +23,10 @@ import { isModelUnavailable } from '../llm/model-errors';
 import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
 import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
 import { MetricsService } from '../observability/metrics.service';
+import type { ChatResult } from '../runs/records/chat-result';
+import { DurableRuns } from '../runs/records/durable-runs.repository';
+import { PersistentUsageCollector, type RunUsage } from '../runs/records/persistent-usage';
+import { type RunEnd, RunRecords } from '../runs/records/run-records.repository';
 import { TOOL_LEDGER_KEY } from '../runs/tool-ledger';
 import { ScopeValidator } from '../scope/scope-validator.service';
 import {
@@ -37,16 +41,12 @@ import {
 } from '../tools/tool-approval';
 import { ToolApprovalStore } from '../tools/tool-approval.store';
 import { withBudgetReport } from './budget-outcome';
-import type { ChatResult } from './chat-result';
 import { isTransientDbError, withDbRetry } from './db-retry';
-import { DurableRuns } from './durable-runs.repository';
 import { linkSignals } from './linked-signal';
-import { PersistentUsageCollector, type RunUsage } from './persistent-usage';
+import { SessionsService } from './sessions.service';
 import { TurnLease } from './turn-lease.service';
 
 export { SessionLeaseBusy } from './turn-lease.service';
-import { type RunEnd, RunRecords } from './run-records.service';
-import { SessionsService } from './sessions.service';
 
 export interface TurnRequest {
   message: string;

@@ -7,6 +7,7 @@ import { redisOptions } from '../config/redis-options';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { BullRunQueue } from './bull-run-queue';
 import { InlineRunQueue } from './inline-run-queue';
+import { RunRecordsModule } from './records/run-records.module';
 import { RUNS_QUEUE } from './run.job';
 import { RunProcessor } from './run.processor';
 import { CANCEL_CHANNEL_REDIS, RunCancellation } from './run-cancellation.service';
@@ -26,7 +27,7 @@ export class RunsModule {
     if (!config.redisUrl) {
       return {
         module: RunsModule,
-        imports: [OrchestratorModule],
+        imports: [OrchestratorModule, RunRecordsModule],
         providers: [...common, InlineRunQueue, { provide: RunQueue, useExisting: InlineRunQueue }, RunRecovery],
         exports: [RunsService, RunQueue],
       };
@@ -36,6 +37,7 @@ export class RunsModule {
       module: RunsModule,
       imports: [
         OrchestratorModule,
+        RunRecordsModule,
         BullModule.forRoot({ connection, prefix: config.queuePrefix }),
         BullModule.registerQueue({ name: RUNS_QUEUE }),
       ],

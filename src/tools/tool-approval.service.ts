@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { RunNotInterruptedException } from '../common/domain.exception';
-import { RunRecords } from '../orchestrator/run-records.service';
+import { RunRecords } from '../runs/records/run-records.repository';
 import { RunQueue } from '../runs/run-queue';
 import { type JobView, toJobView } from '../runs/runs.service';
 import { ToolApprovalStore } from './tool-approval.store';

@@ -4,8 +4,8 @@ import { isSessionId } from '../../auth/tenant';
 import { Tenant } from '../../auth/tenant.guard';
 import { NoResultException, RunNotFoundException, SessionNotFoundException } from '../../common/domain.exception';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
-import { RunRecords } from '../../orchestrator/run-records.service';
 import { SessionsService } from '../../orchestrator/sessions.service';
+import { RunRecords } from '../../runs/records/run-records.repository';
 import { isUuid } from './ids';
 
 @Controller('v1/sessions')

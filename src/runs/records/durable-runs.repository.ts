@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { rowsOf } from '../database/query-rows';
-import { PgToolLedger, type ToolLedger } from '../runs/tool-ledger';
+import { rowsOf } from '../../database/query-rows';
+import { PgToolLedger, type ToolLedger } from '../tool-ledger';
 import type { AttemptCallRecord, RunUsage } from './persistent-usage';
 
 export interface UsageTotals {
