@@ -403,7 +403,6 @@ export class AgentOrchestrator {
   ): Promise<ChatResult> {
     const pending = toPendingApproval(request, usage.calls);
     const paused = await this.approvals.pause(run.id, pending, { waiting_for: 'approval', tool: pending.tool });
-    this.sessions.notifyReleased(run.sessionId);
     this.logger.log({ msg: 'run waits for tool approval', ...log, tool: pending.tool, tool_call_id: pending.tool_call_id });
     if (!paused) return this.storedResult(run.id);
     const ms = Date.now() - started;
@@ -496,7 +495,6 @@ export class AgentOrchestrator {
         summary: outcome.summary || null,
       }),
     );
-    this.sessions.notifyReleased(run.sessionId);
     if (recorded) {
       this.metrics.recordRun({
         agent: run.agent,
