@@ -4,6 +4,7 @@ import { AuthModule } from '../auth/auth.module';
 import type { AppConfig } from '../config/app-config';
 import { ContractsModule } from '../knowledge/contracts/contracts.module';
 import { DocumentsModule } from '../knowledge/documents/documents.module';
+import { MemoryModule } from '../memory/memory.module';
 import { HealthController } from '../observability/health.controller';
 import { HttpMetricsMiddleware } from '../observability/http-metrics.middleware';
 import { MetricsController } from '../observability/metrics.controller';
@@ -29,6 +30,7 @@ export class ApiModule implements NestModule {
       imports: [
         AuthModule,
         OrchestratorModule,
+        MemoryModule,
         RunRecordsModule,
         RunsModule.register(config),
         ToolsModule,

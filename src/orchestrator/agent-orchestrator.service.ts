@@ -22,6 +22,7 @@ import { LlmService } from '../llm/llm.service';
 import { isModelUnavailable } from '../llm/model-errors';
 import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
 import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
+import { ConversationRepository } from '../memory/conversation.repository';
 import { MetricsService } from '../observability/metrics.service';
 import type { ChatResult } from '../runs/records/chat-result';
 import { DurableRuns } from '../runs/records/durable-runs.repository';
@@ -43,7 +44,6 @@ import { ToolApprovalStore } from '../tools/tool-approval.store';
 import { withBudgetReport } from './budget-outcome';
 import { isTransientDbError, withDbRetry } from './db-retry';
 import { linkSignals } from './linked-signal';
-import { SessionsService } from './sessions.service';
 import { TurnLease } from './turn-lease.service';
 
 export { SessionLeaseBusy } from './turn-lease.service';
@@ -115,7 +115,7 @@ export class AgentOrchestrator {
 
   constructor(
     private readonly agents: AgentRegistry,
-    private readonly sessions: SessionsService,
+    private readonly sessions: ConversationRepository,
     private readonly runs: RunRecords,
     private readonly llm: LlmService,
     private readonly config: AppConfig,

@@ -9,11 +9,11 @@ import { MessageEntity, SessionEntity } from '../database/entities';
 import { insertable, rowsOf } from '../database/query-rows';
 
 /**
- * Sessions and their messages. (A session's turn lease — turns of one session never overlap, across processes
+ * The conversation store: sessions and their messages. (A session's turn lease — turns of one session never overlap, across processes
  * too — is taken and renewed by TurnLease through DurableRuns, and given back with the run's result.)
  */
 @Injectable()
-export class SessionsService {
+export class ConversationRepository {
   constructor(
     @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
     @InjectRepository(MessageEntity) private readonly messages: Repository<MessageEntity>,
