@@ -13,6 +13,7 @@ import { RunProcessor } from './run.processor';
 import { CANCEL_CHANNEL_REDIS, RunCancellation } from './run-cancellation.service';
 import { RunExecutor } from './run-executor.service';
 import { RunQueue } from './run-queue';
+import { RunQueueHealthIndicator } from './run-queue.health';
 import { RunRecovery } from './run-recovery.service';
 import { RunsService } from './runs.service';
 
@@ -23,13 +24,13 @@ export class RunsModule {
    * `worker` false → this process only enqueues (RUN_WORKER=false on API nodes).
    */
   static register(config: AppConfig, worker = config.runWorker): DynamicModule {
-    const common: Provider[] = [RunsService, RunExecutor, RunCancellation];
+    const common: Provider[] = [RunsService, RunExecutor, RunCancellation, RunQueueHealthIndicator];
     if (!config.redisUrl) {
       return {
         module: RunsModule,
         imports: [OrchestratorModule, RunRecordsModule],
         providers: [...common, InlineRunQueue, { provide: RunQueue, useExisting: InlineRunQueue }, RunRecovery],
-        exports: [RunsService, RunQueue],
+        exports: [RunsService, RunQueue, RunQueueHealthIndicator],
       };
     }
     const connection = redisOptions(config.redisUrl);
@@ -51,7 +52,7 @@ export class RunsModule {
         },
         ...(worker ? [RunProcessor, RunRecovery] : []),
       ],
-      exports: [RunsService, RunQueue],
+      exports: [RunsService, RunQueue, RunQueueHealthIndicator],
     };
   }
 }
