@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { rowsOf } from '../../database/query-rows';
-import { PgToolLedger, type ToolLedger } from '../tool-ledger';
+import type { ToolLedger } from '../tool-ledger';
 import type { AttemptCallRecord, RunUsage } from './persistent-usage';
+import { PgToolLedger } from './tool-ledger.repository';
 
 export interface UsageTotals {
   calls: number;
