@@ -40,7 +40,7 @@ import {
   TOOL_GUARD_KEY,
   toPendingApproval,
 } from '../tools/tool-approval';
-import { ToolApprovalStore } from '../tools/tool-approval.store';
+import { ToolApprovalRepository } from '../tools/tool-approval.repository';
 import { withBudgetReport } from './budget-outcome';
 import { isTransientDbError, withDbRetry } from './db-retry';
 import { linkSignals } from './linked-signal';
@@ -121,7 +121,7 @@ export class AgentOrchestrator {
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
     private readonly scope: ScopeValidator,
-    private readonly approvals: ToolApprovalStore,
+    private readonly approvals: ToolApprovalRepository,
     private readonly durable: DurableRuns,
     private readonly lease: TurnLease,
   ) {}
