@@ -2,12 +2,17 @@ import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/c
 
 import { AuthModule } from '../auth/auth.module';
 import type { AppConfig } from '../config/app-config';
+import { DatabaseHealthIndicator } from '../database/database.health';
 import { ContractsModule } from '../knowledge/contracts/contracts.module';
 import { DocumentsModule } from '../knowledge/documents/documents.module';
+import { MemoryModule } from '../memory/memory.module';
 import { HealthController } from '../observability/health.controller';
+import { HEALTH_INDICATORS, type HealthIndicator } from '../observability/health-indicator';
 import { HttpMetricsMiddleware } from '../observability/http-metrics.middleware';
 import { MetricsController } from '../observability/metrics.controller';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
+import { RunRecordsModule } from '../runs/records/run-records.module';
+import { RunQueueHealthIndicator } from '../runs/run-queue.health';
 import { RunsModule } from '../runs/runs.module';
 import { ToolApprovalService } from '../tools/tool-approval.service';
 import { ToolsModule } from '../tools/tools.module';
@@ -25,7 +30,16 @@ export class ApiModule implements NestModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [AuthModule, OrchestratorModule, RunsModule.register(config), ToolsModule, DocumentsModule, ContractsModule],
+      imports: [
+        AuthModule,
+        OrchestratorModule,
+        MemoryModule,
+        RunRecordsModule,
+        RunsModule.register(config),
+        ToolsModule,
+        DocumentsModule,
+        ContractsModule,
+      ],
       controllers: [
         ChatController,
         JobsController,
@@ -37,7 +51,17 @@ export class ApiModule implements NestModule {
         HealthController,
         MetricsController,
       ],
-      providers: [HttpMetricsMiddleware, TurnGate, ToolApprovalService],
+      providers: [
+        HttpMetricsMiddleware,
+        TurnGate,
+        ToolApprovalService,
+        // readiness: each module provides the indicator of what it owns; observability imports none of them
+        {
+          provide: HEALTH_INDICATORS,
+          inject: [DatabaseHealthIndicator, RunQueueHealthIndicator],
+          useFactory: (...indicators: HealthIndicator[]) => indicators,
+        },
+      ],
     };
   }
 

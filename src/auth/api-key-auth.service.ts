@@ -4,7 +4,8 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
-import { ApiKeyStore, hashKey } from './api-key-store';
+import { hashKey } from './api-key';
+import { ApiKeyRepository } from './api-key.repository';
 import { DEFAULT_TENANT } from './tenant';
 
 /** Who a request is: its tenant and the key it used (the key's id, never the key). */
@@ -25,7 +26,7 @@ const REQUIRED_TTL_MS = 2000;
 export class ApiKeyAuth implements OnApplicationBootstrap {
   private readonly logger = new Logger('Auth');
   private readonly envKeys: Array<{ tenantId: string; hash: Buffer; keyId: string }>;
-  private readonly store: ApiKeyStore;
+  private readonly store: ApiKeyRepository;
   private requiredCache?: { value: boolean; at: number };
 
   constructor(config: AppConfig, db: DataSource) {
@@ -34,7 +35,7 @@ export class ApiKeyAuth implements OnApplicationBootstrap {
       hash: Buffer.from(hashKey(k.key), 'hex'),
       keyId: `env-${i + 1}`,
     }));
-    this.store = new ApiKeyStore((sql, params) => db.query(sql, params));
+    this.store = new ApiKeyRepository((sql, params) => db.query(sql, params));
   }
 
   async onApplicationBootstrap(): Promise<void> {

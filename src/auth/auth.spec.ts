@@ -1,6 +1,6 @@
 import { AppConfig } from '../config/app-config';
+import { hashKey } from './api-key';
 import { ApiKeyAuth, presentedKey } from './api-key-auth.service';
-import { hashKey } from './api-key-store';
 import { authMiddleware } from './auth.middleware';
 import { isServerIssuedId, isSessionId, runInTenant, tenantOf, threadIdOf } from './tenant';
 

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 
 import { DataSource } from 'typeorm';
 
-import { ApiKeyStore } from '../auth/api-key-store';
+import { ApiKeyRepository } from '../auth/api-key.repository';
 import { AppConfig } from '../config/app-config';
 import { DatabaseConnection } from '../database/database-connection';
 import { ENTITIES } from '../database/entities';
@@ -23,7 +23,7 @@ function out(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function run(store: ApiKeyStore, args: string[]): Promise<number> {
+async function run(store: ApiKeyRepository, args: string[]): Promise<number> {
   const [command] = args;
   const tenant = option(args, 'tenant');
   if (command === 'create' && tenant) {
@@ -57,7 +57,7 @@ async function main(): Promise<number> {
   await db.initialize();
   try {
     await db.runMigrations();
-    return await run(new ApiKeyStore((sql, params) => db.query(sql, params)), process.argv.slice(2));
+    return await run(new ApiKeyRepository((sql, params) => db.query(sql, params)), process.argv.slice(2));
   } finally {
     await db.destroy();
     await connection.onApplicationShutdown();

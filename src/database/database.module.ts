@@ -4,6 +4,7 @@ import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
+import { DatabaseHealthIndicator } from './database.health';
 import { DatabaseConnection } from './database-connection';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
@@ -64,7 +65,11 @@ class PgPoolCloser implements OnApplicationShutdown {
     }),
     TypeOrmModule.forFeature(ENTITIES),
   ],
-  providers: [{ provide: PG_POOL, inject: [DataSource, DatabaseConnection], useFactory: pgPoolFactory }, PgPoolCloser],
-  exports: [TypeOrmModule, DatabaseCoreModule, PG_POOL],
+  providers: [
+    { provide: PG_POOL, inject: [DataSource, DatabaseConnection], useFactory: pgPoolFactory },
+    PgPoolCloser,
+    DatabaseHealthIndicator,
+  ],
+  exports: [TypeOrmModule, DatabaseCoreModule, PG_POOL, DatabaseHealthIndicator],
 })
 export class DatabaseModule {}

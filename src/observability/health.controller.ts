@@ -1,9 +1,8 @@
-import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
-import { RunQueue } from '../runs/run-queue';
+import { HEALTH_INDICATORS, type HealthIndicator } from './health-indicator';
 
 type Check = { status: 'up' | 'down' | 'not_configured'; detail?: string; ms?: number };
 const CHECK_TIMEOUT_MS = 2000;
@@ -11,8 +10,7 @@ const CHECK_TIMEOUT_MS = 2000;
 @Controller('health')
 export class HealthController {
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly queue: RunQueue,
+    @Inject(HEALTH_INDICATORS) private readonly indicators: HealthIndicator[],
     private readonly config: AppConfig,
   ) {}
 
@@ -21,21 +19,27 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** 503 when the database or the queue is down; a down model endpoint only degrades (rules still answer). */
+  /**
+   * 503 when a provided indicator (database, queue) is down; a down model endpoint only degrades (rules still
+   * answer).
+   */
   @Get('ready')
   async ready(@Res({ passthrough: true }) res: Response) {
-    const [database, redis, model] = await Promise.all([
-      timed(() => this.dataSource.query('SELECT 1').then(() => true)),
-      this.queue.kind === 'inline' ? Promise.resolve<Check>({ status: 'not_configured' }) : timed(() => this.queue.ready()),
-      this.config.modelConfigured ? timed(() => this.pingModel()) : Promise.resolve<Check>({ status: 'not_configured' }),
+    const notConfigured = Promise.resolve<Check>({ status: 'not_configured' });
+    const [model, ...results] = await Promise.all([
+      this.config.modelConfigured ? timed(() => this.pingModel()) : notConfigured,
+      ...this.indicators.map((i) => (i.configured() ? timed(() => i.check()) : notConfigured)),
     ]);
-    const ok = database.status === 'up' && redis.status !== 'down';
+    const ok = results.every((c) => c.status !== 'down');
     res.status(ok ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
-    return {
-      status: !ok ? 'unavailable' : model.status === 'down' ? 'degraded' : 'ok',
-      checks: { database, redis, model },
-      queue: this.queue.kind,
-    };
+    const checks: Record<string, Check> = {};
+    const details: Record<string, unknown> = {};
+    this.indicators.forEach((indicator, n) => {
+      checks[indicator.name] = results[n];
+      Object.assign(details, indicator.details?.());
+    });
+    checks.model = model;
+    return { status: !ok ? 'unavailable' : model.status === 'down' ? 'degraded' : 'ok', checks, ...details };
   }
 
   private async pingModel(): Promise<boolean> {

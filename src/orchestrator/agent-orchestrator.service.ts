@@ -22,7 +22,12 @@ import { LlmService } from '../llm/llm.service';
 import { isModelUnavailable } from '../llm/model-errors';
 import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
 import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
+import { ConversationRepository } from '../memory/conversation.repository';
 import { MetricsService } from '../observability/metrics.service';
+import type { ChatResult } from '../runs/records/chat-result';
+import { DurableRuns } from '../runs/records/durable-runs.repository';
+import { PersistentUsageCollector, type RunUsage } from '../runs/records/persistent-usage';
+import { type RunEnd, RunRecords } from '../runs/records/run-records.repository';
 import { TOOL_LEDGER_KEY } from '../runs/tool-ledger';
 import { ScopeValidator } from '../scope/scope-validator.service';
 import {
@@ -35,18 +40,13 @@ import {
   TOOL_GUARD_KEY,
   toPendingApproval,
 } from '../tools/tool-approval';
-import { ToolApprovalStore } from '../tools/tool-approval.store';
+import { ToolApprovalRepository } from '../tools/tool-approval.repository';
 import { withBudgetReport } from './budget-outcome';
-import type { ChatResult } from './chat-result';
 import { isTransientDbError, withDbRetry } from './db-retry';
-import { DurableRuns } from './durable-runs.repository';
 import { linkSignals } from './linked-signal';
-import { PersistentUsageCollector, type RunUsage } from './persistent-usage';
 import { TurnLease } from './turn-lease.service';
 
 export { SessionLeaseBusy } from './turn-lease.service';
-import { type RunEnd, RunRecords } from './run-records.service';
-import { SessionsService } from './sessions.service';
 
 export interface TurnRequest {
   message: string;
@@ -115,13 +115,13 @@ export class AgentOrchestrator {
 
   constructor(
     private readonly agents: AgentRegistry,
-    private readonly sessions: SessionsService,
+    private readonly sessions: ConversationRepository,
     private readonly runs: RunRecords,
     private readonly llm: LlmService,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
     private readonly scope: ScopeValidator,
-    private readonly approvals: ToolApprovalStore,
+    private readonly approvals: ToolApprovalRepository,
     private readonly durable: DurableRuns,
     private readonly lease: TurnLease,
   ) {}
@@ -403,7 +403,6 @@ export class AgentOrchestrator {
   ): Promise<ChatResult> {
     const pending = toPendingApproval(request, usage.calls);
     const paused = await this.approvals.pause(run.id, pending, { waiting_for: 'approval', tool: pending.tool });
-    this.sessions.notifyReleased(run.sessionId);
     this.logger.log({ msg: 'run waits for tool approval', ...log, tool: pending.tool, tool_call_id: pending.tool_call_id });
     if (!paused) return this.storedResult(run.id);
     const ms = Date.now() - started;
@@ -496,7 +495,6 @@ export class AgentOrchestrator {
         summary: outcome.summary || null,
       }),
     );
-    this.sessions.notifyReleased(run.sessionId);
     if (recorded) {
       this.metrics.recordRun({
         agent: run.agent,

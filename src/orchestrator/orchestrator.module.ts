@@ -2,17 +2,16 @@ import { Module } from '@nestjs/common';
 
 import { AgentsModule } from '../agents/agents.module';
 import { LlmModule } from '../llm/llm.module';
+import { MemoryModule } from '../memory/memory.module';
+import { RunRecordsModule } from '../runs/records/run-records.module';
 import { ScopeModule } from '../scope/scope.module';
-import { ToolApprovalStore } from '../tools/tool-approval.store';
+import { ToolApprovalRepository } from '../tools/tool-approval.repository';
 import { AgentOrchestrator } from './agent-orchestrator.service';
-import { DurableRuns } from './durable-runs.repository';
-import { RunRecords } from './run-records.service';
-import { SessionsService } from './sessions.service';
 import { TurnLease } from './turn-lease.service';
 
 @Module({
-  imports: [AgentsModule, LlmModule, ScopeModule],
-  providers: [AgentOrchestrator, SessionsService, RunRecords, ToolApprovalStore, DurableRuns, TurnLease],
-  exports: [AgentOrchestrator, SessionsService, RunRecords, AgentsModule, ToolApprovalStore, DurableRuns],
+  imports: [AgentsModule, LlmModule, MemoryModule, ScopeModule, RunRecordsModule],
+  providers: [AgentOrchestrator, ToolApprovalRepository, TurnLease],
+  exports: [AgentOrchestrator, AgentsModule, ToolApprovalRepository],
 })
 export class OrchestratorModule {}

@@ -2,9 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity } from '../database/entities';
+import { DurableRuns } from '../runs/records/durable-runs.repository';
+import { RunRecords } from '../runs/records/run-records.repository';
 import { withDbRetry } from './db-retry';
-import { DurableRuns } from './durable-runs.repository';
-import { RunRecords } from './run-records.service';
 
 const LEASE_POLL_MS = 50;
 

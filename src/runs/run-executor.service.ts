@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 
 import { AgentOrchestrator, type ExecuteOptions, type ProgressEvent } from '../orchestrator/agent-orchestrator.service';
-import type { ChatResult } from '../orchestrator/chat-result';
-import { RunRecords } from '../orchestrator/run-records.service';
+import type { ChatResult } from './records/chat-result';
+import { RunRecords } from './records/run-records.repository';
 import { RunCancellation } from './run-cancellation.service';
 
 const PROGRESS_WRITE_INTERVAL_MS = 250;

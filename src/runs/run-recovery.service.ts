@@ -3,9 +3,9 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../observability/metrics.service';
 import { AgentOrchestrator } from '../orchestrator/agent-orchestrator.service';
-import { DurableRuns } from '../orchestrator/durable-runs.repository';
-import { RunRecords } from '../orchestrator/run-records.service';
 import { BullRunQueue } from './bull-run-queue';
+import { DurableRuns } from './records/durable-runs.repository';
+import { RunRecords } from './records/run-records.repository';
 import { RunQueue } from './run-queue';
 
 const INLINE_ORPHAN_AFTER_MS = 60_000;

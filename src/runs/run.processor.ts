@@ -5,7 +5,7 @@ import { RunNotFoundException } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
 import { AgentOrchestrator, RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
-import { DurableRuns } from '../orchestrator/durable-runs.repository';
+import { DurableRuns } from './records/durable-runs.repository';
 import { type RunJobData, RUNS_QUEUE } from './run.job';
 import { RunExecutor } from './run-executor.service';
 import { RunQueue } from './run-queue';

@@ -7,11 +7,13 @@ import { redisOptions } from '../config/redis-options';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { BullRunQueue } from './bull-run-queue';
 import { InlineRunQueue } from './inline-run-queue';
+import { RunRecordsModule } from './records/run-records.module';
 import { RUNS_QUEUE } from './run.job';
 import { RunProcessor } from './run.processor';
 import { CANCEL_CHANNEL_REDIS, RunCancellation } from './run-cancellation.service';
 import { RunExecutor } from './run-executor.service';
 import { RunQueue } from './run-queue';
+import { RunQueueHealthIndicator } from './run-queue.health';
 import { RunRecovery } from './run-recovery.service';
 import { RunsService } from './runs.service';
 
@@ -22,13 +24,13 @@ export class RunsModule {
    * `worker` false → this process only enqueues (RUN_WORKER=false on API nodes).
    */
   static register(config: AppConfig, worker = config.runWorker): DynamicModule {
-    const common: Provider[] = [RunsService, RunExecutor, RunCancellation];
+    const common: Provider[] = [RunsService, RunExecutor, RunCancellation, RunQueueHealthIndicator];
     if (!config.redisUrl) {
       return {
         module: RunsModule,
-        imports: [OrchestratorModule],
+        imports: [OrchestratorModule, RunRecordsModule],
         providers: [...common, InlineRunQueue, { provide: RunQueue, useExisting: InlineRunQueue }, RunRecovery],
-        exports: [RunsService, RunQueue],
+        exports: [RunsService, RunQueue, RunQueueHealthIndicator],
       };
     }
     const connection = redisOptions(config.redisUrl);
@@ -36,6 +38,7 @@ export class RunsModule {
       module: RunsModule,
       imports: [
         OrchestratorModule,
+        RunRecordsModule,
         BullModule.forRoot({ connection, prefix: config.queuePrefix }),
         BullModule.registerQueue({ name: RUNS_QUEUE }),
       ],
@@ -49,7 +52,7 @@ export class RunsModule {
         },
         ...(worker ? [RunProcessor, RunRecovery] : []),
       ],
-      exports: [RunsService, RunQueue],
+      exports: [RunsService, RunQueue, RunQueueHealthIndicator],
     };
   }
 }

@@ -3,9 +3,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { RunAlreadyFinishedException } from '../common/domain.exception';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { AgentOrchestrator, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
-import { DurableRuns } from '../orchestrator/durable-runs.repository';
-import { RunRecords } from '../orchestrator/run-records.service';
 import { pendingCallView } from '../tools/tool-approval';
+import { DurableRuns } from './records/durable-runs.repository';
+import { RunRecords } from './records/run-records.repository';
 import { RunCancellation } from './run-cancellation.service';
 import { RunQueue } from './run-queue';
 

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 
 import { RunNotInterruptedException } from '../common/domain.exception';
-import { RunRecords } from '../orchestrator/run-records.service';
+import { RunRecords } from '../runs/records/run-records.repository';
 import { RunQueue } from '../runs/run-queue';
 import { type JobView, toJobView } from '../runs/runs.service';
-import { ToolApprovalStore } from './tool-approval.store';
+import { ToolApprovalRepository } from './tool-approval.repository';
 
 const HANDOFF_MS = 5_000;
 const HANDOFF_CHECK_MS = 200;
@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class ToolApprovalService {
   constructor(
     private readonly records: RunRecords,
-    private readonly store: ToolApprovalStore,
+    private readonly store: ToolApprovalRepository,
     private readonly queue: RunQueue,
   ) {}
 

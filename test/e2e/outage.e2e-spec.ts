@@ -2,7 +2,7 @@ import { Client } from 'pg';
 
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 import { TcpProxy } from '../support/tcp-proxy';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import { http, type RunningApp, startApp, waitFor } from '../support/test-app';
 
 /** Database or Redis unreachable → 503 with an error code; the service recovers when they return. */
 describe('infrastructure outages', () => {
@@ -59,7 +59,8 @@ describe('infrastructure outages', () => {
     redisProxy.cut();
     let refusedSession: string | undefined;
     try {
-      await new Promise((r) => setTimeout(r, 200));
+      // the service has noticed: its readiness reports Redis down
+      await waitFor(async () => ((await http(svc.url, 'GET', '/health/ready')).body?.checks?.redis?.status === 'down' ? true : undefined));
       const res = await http(svc.url, 'POST', '/v1/jobs', { message: '3+3' });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('QUEUE_UNAVAILABLE');
@@ -77,11 +78,14 @@ describe('infrastructure outages', () => {
     }
     expect(refusedSession).toBe('checked');
     // ioredis reconnects on its own
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 202; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      status = (await http(svc.url, 'POST', '/v1/jobs', { message: '4+4' })).status;
-    }
+    const status = await waitFor(
+      async () => {
+        const s = (await http(svc.url, 'POST', '/v1/jobs', { message: '4+4' })).status;
+        return s === 202 ? s : undefined;
+      },
+      10_000,
+      200,
+    );
     expect(status).toBe(202);
   });
 });

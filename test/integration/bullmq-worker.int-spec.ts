@@ -64,7 +64,16 @@ describe('BullMQ runs with separate workers', () => {
     });
     const subs = await Promise.all([1, 2, 3].map(() => http(api.url, 'POST', '/v1/jobs', { message: 'multiply six by seven' })));
     expect(subs.map((s) => s.status)).toEqual([202, 202, 202]);
-    await new Promise((r) => setTimeout(r, 500));
+    // in the queue, waiting: no worker (the API runs none) has taken them
+    const q = new Queue(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix: env.QUEUE_PREFIX });
+    try {
+      await waitFor(async () => {
+        const states = await Promise.all(subs.map((s) => q.getJobState(s.body.job_id as string)));
+        return states.every((st) => st === 'waiting') ? true : undefined;
+      });
+    } finally {
+      await q.close();
+    }
     for (const s of subs) expect((await job(s.body.job_id)).status).toBe('queued');
 
     await startWorker();

@@ -1,4 +1,4 @@
-import { http, startApp } from '../support/test-app';
+import { http, startApp, waitFor } from '../support/test-app';
 import { Harness, weatherResponder } from './support/harness';
 
 /**
@@ -30,12 +30,15 @@ describe('many turns on one session', () => {
     // while they run: never more than one of the session's turns `running`
     let maxRunning = 0;
     const ids = [...same, ...others].map((j) => j.job_id);
-    for (;;) {
-      const rows = await h.query(`SELECT status FROM runs WHERE session_id = $1`, [first.session_id]);
-      maxRunning = Math.max(maxRunning, rows.filter((r) => r.status === 'running').length);
-      if (rows.every((r) => r.status === 'completed')) break;
-      await new Promise((r) => setTimeout(r, 30));
-    }
+    await waitFor(
+      async () => {
+        const rows = await h.query(`SELECT status FROM runs WHERE session_id = $1`, [first.session_id]);
+        maxRunning = Math.max(maxRunning, rows.filter((r) => r.status === 'running').length);
+        return rows.every((r) => r.status === 'completed') ? true : undefined;
+      },
+      55_000,
+      30,
+    );
     const rows = await h.allEnded(ids);
     const byId = new Map(rows.map((r) => [r.id, r]));
     expect(rows.every((r) => r.status === 'completed')).toBe(true);

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 
 import { Client } from 'pg';
 
-import { createContractTools } from '../../src/agents/contract-qa/contract-tools';
-import { ApiKeyStore } from '../../src/auth/api-key-store';
+import { ApiKeyRepository } from '../../src/auth/api-key.repository';
 import { ContractsService } from '../../src/knowledge/contracts/contracts.service';
 import { DocumentsService } from '../../src/knowledge/documents/documents.service';
 import { createKnowledgeBaseTool } from '../../src/tools/basic/knowledge-base.tool';
+import { createContractTools } from '../../src/tools/contract/contract-tools';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
 import { type RunningApp, startApp } from '../support/test-app';
@@ -247,7 +247,7 @@ describe('tenants and API keys', () => {
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
     try {
-      const store = new ApiKeyStore(async (sql, params) => (await pg.query(sql, params)).rows);
+      const store = new ApiKeyRepository(async (sql, params) => (await pg.query(sql, params)).rows);
       const { id, key } = await store.create('initech', 'ci');
       const rows = await store.list('initech');
       expect(rows).toHaveLength(1);

@@ -2,6 +2,7 @@ import { HumanMessage } from '@langchain/core/messages';
 import { Annotation, MessagesAnnotation } from '@langchain/langgraph';
 
 import type { RunError } from '../../database/entities';
+import type { CollectedInfo } from '../../tools/contract/contract-tools';
 import type { Source, TurnContext } from '../agent-definition';
 import { channel } from '../shared/state';
 
@@ -18,17 +19,6 @@ export interface ToolHistoryEntry {
   status: 'success' | 'error';
   summary: string;
   attempts: number;
-}
-
-/** What a tool found: articles with their text, search hits, or the structure. */
-export interface CollectedInfo {
-  tool: string;
-  summary: string;
-  articles?: Array<{ number: string; index: number; title: string; text: string; contract_id: string; standard?: boolean }>;
-  exhibits?: Array<{ number: string; title: string; content: string }>;
-  hits?: Array<{ number: string; index: number; title: string; snippet: string }>;
-  /** the contract's exhibits by number and title (get_contract_structure) */
-  exhibit_titles?: Array<{ number: string; title: string }>;
 }
 
 /** get_contract_structure's outline of the contract. */

@@ -3,8 +3,8 @@ import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
-import type { ChatResult } from '../../orchestrator/chat-result';
 import { idempotencyKey } from '../../runs/idempotency-key';
+import type { ChatResult } from '../../runs/records/chat-result';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { SseStream } from '../sse';
 import { TurnGate } from '../turn-gate';

@@ -3,8 +3,8 @@ import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { RunNotFoundException } from '../../common/domain.exception';
-import { RunRecords } from '../../orchestrator/run-records.service';
 import { idempotencyKey } from '../../runs/idempotency-key';
+import { RunRecords } from '../../runs/records/run-records.repository';
 import { JobView, RunsService } from '../../runs/runs.service';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { SseStream } from '../sse';

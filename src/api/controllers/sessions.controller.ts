@@ -3,15 +3,15 @@ import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
 import { isSessionId } from '../../auth/tenant';
 import { Tenant } from '../../auth/tenant.guard';
 import { NoResultException, RunNotFoundException, SessionNotFoundException } from '../../common/domain.exception';
+import { ConversationRepository } from '../../memory/conversation.repository';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
-import { RunRecords } from '../../orchestrator/run-records.service';
-import { SessionsService } from '../../orchestrator/sessions.service';
+import { RunRecords } from '../../runs/records/run-records.repository';
 import { isUuid } from './ids';
 
 @Controller('v1/sessions')
 export class SessionsController {
   constructor(
-    private readonly sessions: SessionsService,
+    private readonly sessions: ConversationRepository,
     private readonly runs: RunRecords,
     private readonly orchestrator: AgentOrchestrator,
   ) {}

@@ -1,10 +1,10 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { type CollectedInfo, mapToolParameters, toolSignature } from '../../../tools/contract/contract-tools';
 import { executeTool, type ToolRunOptions } from '../../shared/tool-executor';
 import { retryTransient } from '../../shared/tool-retry';
-import { mapToolParameters, toolSignature } from '../contract-tools';
-import type { CollectedInfo, ContractQaStateType, ContractQaUpdate, PlannedTool, ToolHistoryEntry } from '../state';
+import type { ContractQaStateType, ContractQaUpdate, PlannedTool, ToolHistoryEntry } from '../state';
 import { unreadHits } from './planner.node';
 
 /** seed 000: up to 2 retries — of transient failures only */

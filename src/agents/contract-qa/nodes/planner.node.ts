@@ -5,9 +5,9 @@ import { z } from 'zod';
 
 import { extractArticleRefs } from '../../../knowledge/contracts/article-matching';
 import { decideJson } from '../../../llm/decide-json';
+import { mapToolParameters, toolSignature } from '../../../tools/contract/contract-tools';
 import { fill } from '../../shared/text';
 import { topicsOf } from '../classifier';
-import { mapToolParameters, toolSignature } from '../contract-tools';
 import { PLANNER_PROMPT, PLANNER_SYSTEM } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate, PlannedTool } from '../state';
 

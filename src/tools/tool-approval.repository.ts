@@ -9,7 +9,7 @@ import { rowsOf } from '../database/query-rows';
  * released — one statement), and an operator's decision moves it back to `queued` exactly once.
  */
 @Injectable()
-export class ToolApprovalStore {
+export class ToolApprovalRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** running → interrupted with the pending call; false when the run was no longer running. */

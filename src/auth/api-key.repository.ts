@@ -1,5 +1,6 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
+import { hashKey, newKey } from './api-key';
 import { TENANT_ID_PATTERN } from './tenant';
 
 /** Runs one SQL statement and returns its rows (TypeORM's DataSource.query or a pg client). */
@@ -14,22 +15,12 @@ export interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
-/** SHA-256 of a key, hex: what is stored and compared (the key itself is never stored or logged). */
-export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
-
-/** A new random key: `ak_` + 32 random bytes (base64url). */
-export function newKey(): string {
-  return `ak_${randomBytes(32).toString('base64url')}`;
-}
-
 function rows<T>(result: unknown): T[] {
   return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
 }
 
 /** The `api_keys` table: hashed keys per tenant, created and revoked by the admin command. */
-export class ApiKeyStore {
+export class ApiKeyRepository {
   constructor(private readonly query: QueryFn) {}
 
   async create(tenantId: string, name = ''): Promise<{ id: string; key: string }> {

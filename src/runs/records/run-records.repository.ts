@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
-import { RunNotFoundException } from '../common/domain.exception';
-import { RunEntity, RunError, RunInput, RunMode, RunStatus } from '../database/entities';
-import { pgSafeJson, pgSafeText } from '../database/pg-safe';
-import { insertable, rowsOf } from '../database/query-rows';
+import { RunNotFoundException } from '../../common/domain.exception';
+import { RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
+import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
+import { insertable, rowsOf } from '../../database/query-rows';
 import type { ChatResult } from './chat-result';
 
 export interface NewRun {

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { rowsOf } from '../database/query-rows';
-import { PgToolLedger, type ToolLedger } from '../runs/tool-ledger';
+import { rowsOf } from '../../database/query-rows';
+import type { ToolLedger } from '../tool-ledger';
 import type { AttemptCallRecord, RunUsage } from './persistent-usage';
+import { PgToolLedger } from './tool-ledger.repository';
 
 export interface UsageTotals {
   calls: number;

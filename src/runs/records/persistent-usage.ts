@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 
-import { type ModelCallRecord, UsageCollector } from '../llm/usage-collector';
+import { type ModelCallRecord, UsageCollector } from '../../llm/usage-collector';
 import type { UsageTotals } from './durable-runs.repository';
 
 /** A model call as kept on the run: which attempt made it. */

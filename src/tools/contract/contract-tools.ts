@@ -3,7 +3,17 @@ import { z } from 'zod';
 
 import { tenantOf } from '../../auth/tenant';
 import type { ContractsService } from '../../knowledge/contracts/contracts.service';
-import type { CollectedInfo } from './state';
+
+/** What a tool found: articles with their text, search hits, or the structure. */
+export interface CollectedInfo {
+  tool: string;
+  summary: string;
+  articles?: Array<{ number: string; index: number; title: string; text: string; contract_id: string; standard?: boolean }>;
+  exhibits?: Array<{ number: string; title: string; content: string }>;
+  hits?: Array<{ number: string; index: number; title: string; snippet: string }>;
+  /** the contract's exhibits by number and title (get_contract_structure) */
+  exhibit_titles?: Array<{ number: string; title: string }>;
+}
 
 /** the tool's run config: `configurable.tenant_id` says whose contracts these are */
 type Cfg = { configurable?: Record<string, unknown> };

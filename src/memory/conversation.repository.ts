@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+
+import { SessionNotFoundException } from '../common/domain.exception';
+import { MessageEntity, SessionEntity } from '../database/entities';
+import { insertable, rowsOf } from '../database/query-rows';
+
+/**
+ * The conversation store: sessions and their messages. (A session's turn lease — turns of one session never overlap, across processes
+ * too — is taken and renewed by TurnLease through DurableRuns, and given back with the run's result.)
+ */
+@Injectable()
+export class ConversationRepository {
+  constructor(
+    @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
+    @InjectRepository(MessageEntity) private readonly messages: Repository<MessageEntity>,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  /** A new session: a server-issued UUID, or the client's own id (taken as is; see `open`). */
+  async create(agent: string, tenantId: string, metadata: Record<string, unknown> = {}, id: string = randomUUID()): Promise<SessionEntity> {
+    // insert, not save: save() would first SELECT the id and wrap both in a transaction
+    const session = this.sessions.create({
+      id,
+      agent,
+      tenantId,
+      metadata,
+      summary: null,
+      activeRunId: null,
+      leaseExpiresAt: null,
+    });
+    await this.sessions.insert(insertable(session));
+    return session;
+  }
+
+  /**
+   * The tenant's session with a client-chosen id, started with `agent` when the tenant has never used the
+   * id (two concurrent first turns with the same id end up in the same session).
+   */
+  async open(tenantId: string, id: string, agent: string): Promise<{ session: SessionEntity; created: boolean }> {
+    const rows = rowsOf(
+      await this.dataSource.query(
+        `INSERT INTO sessions (tenant_id, id, agent) VALUES ($1, $2, $3) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+        [tenantId, id, agent],
+      ),
+    );
+    return { session: await this.get(id, tenantId), created: rows.length > 0 };
+  }
+
+  /** The tenant's session; another tenant's (or no) session is SESSION_NOT_FOUND. */
+  async get(id: string, tenantId: string): Promise<SessionEntity> {
+    const s = await this.sessions.findOneBy({ id, tenantId });
+    if (!s) throw new SessionNotFoundException(id);
+    return s;
+  }
+
+  async find(id: string, tenantId: string): Promise<SessionEntity | null> {
+    return this.sessions.findOneBy({ id, tenantId });
+  }
+
+  async history(id: string, tenantId: string): Promise<MessageEntity[]> {
+    return this.messages.find({ where: { sessionId: id, tenantId }, order: { seq: 'ASC' } });
+  }
+
+  async delete(id: string, tenantId: string): Promise<void> {
+    await this.sessions.delete({ id, tenantId });
+  }
+}
