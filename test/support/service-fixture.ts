@@ -39,6 +39,8 @@ export interface ServiceOptions {
   db?: boolean;
   /** the local Redis with a queue prefix of its own, obliterated at teardown */
   redis?: boolean;
+  /** runs once the model and the database are up, before `env` is read and the app starts (e.g. a proxy in front of the model) */
+  beforeStart?: (ctx: ServiceContext) => Promise<void> | void;
 }
 
 export interface ServiceHandle {
@@ -86,6 +88,7 @@ export function useService(label: string, options: ServiceOptions = {}): Service
     }
     if (wantsDb) db = await createTestDatabase(label);
     if (options.redis) queuePrefix = uniqueQueuePrefix(label);
+    await options.beforeStart?.({ db, model, queuePrefix });
     const defaults: Env = {
       ...(db ? { DATABASE_URL: db.url } : {}),
       ...(modelOptions ? { LLM_BASE_URL: model.baseUrl } : {}),
