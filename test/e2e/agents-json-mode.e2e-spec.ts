@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import type { ChatRequest } from '../support/model-server';
+import { useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 const systemOf = (r: ChatRequest) => String(r.messages[0]?.content ?? '');
 const formatOf = (r: ChatRequest) => (r.response_format?.type as string | undefined) ?? 'none';
@@ -18,36 +18,21 @@ describe.each([
   ['auto', 'rejecting'],
   ['off', 'accepting'],
 ] as const)('JSON decisions with LLM_JSON_MODE=%s, endpoint %s response_format', (jsonMode, endpoint) => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
+  const svc = useService(`json_mode_${jsonMode}_${endpoint}`, {
+    env: { LLM_MODEL: `m-${jsonMode}-${endpoint}`, LLM_MAX_RETRIES: '0', LLM_CACHE: 'false', LLM_JSON_MODE: jsonMode },
+    model: { resetEach: true },
+  });
+  const { model } = svc;
   let contractId: string;
   const constrained = jsonMode === 'auto' && endpoint === 'accepting';
 
   beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase(`json_mode_${jsonMode}_${endpoint}`);
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: `m-${jsonMode}-${endpoint}`,
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-      LLM_JSON_MODE: jsonMode,
-    });
     const contract = readFileSync(join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md'), 'utf8');
     contractId = (await http(svc.url, 'POST', '/v1/contracts', { title: '용역계약서', content: contract })).body.contract_id;
     await http(svc.url, 'POST', '/v1/documents', { title: '출장 규정', content: '# 출장비\n\n국내 출장 일비는 하루 3만 원이다.' });
   });
 
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
   beforeEach(() => {
-    model.reset();
     if (endpoint === 'rejecting') model.configure({ responseFormat: { json_schema: 'reject', json_object: 'reject' } });
   });
   /** the formats of the calls that were answered (a rejected attempt is retried without response_format) */

@@ -1,40 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 /** One iteration limit per agent: MAX_ITERATIONS (deprecated) still limits react, and only react. */
 describe('iteration limits per agent', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
+  const svc = useService('agents_limits', {
+    env: { ...SCRIPTED_LLM, MAX_ITERATIONS: '1', CONTRACT_QA_MAX_ITERATIONS: '2' },
+    model: { resetEach: true },
+  });
+  const { model } = svc;
   let contractId: string;
 
   beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('agents_limits');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-      MAX_ITERATIONS: '1',
-      CONTRACT_QA_MAX_ITERATIONS: '2',
-    });
     const contract = readFileSync(join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md'), 'utf8');
     contractId = (await http(svc.url, 'POST', '/v1/contracts', { title: '용역계약서', content: contract })).body.contract_id;
   });
-
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
-  beforeEach(() => model.reset());
 
   it('react keeps honouring MAX_ITERATIONS', async () => {
     model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] }, { content: '42' });

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { type ChatRequest, ScriptedModelServer, type ScriptedReply } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import type { ChatRequest, ScriptedReply } from '../support/model-server';
+import { useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 const text = (c: unknown) => (typeof c === 'string' ? c : JSON.stringify(c ?? ''));
 const systemOf = (r: ChatRequest) => text(r.messages[0]?.content);
@@ -104,23 +104,15 @@ const table = new Map<string, Map<string, string>>();
 
 /** Each seed scenario × tool calling × JSON mode, against the plausible model: answer, sources, model calls. */
 describe.each(MODES.flatMap((m) => JSON_MODES.map((j) => ({ ...m, ...j }))))('seed scenarios, tools $tools, JSON $json', (mode) => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
+  const svc = useService(`matrix_${mode.tools.slice(0, 6)}_${mode.json}`, {
+    env: { LLM_MODEL: `plausible-${mode.tools.slice(0, 6)}-${mode.json}`, LLM_MAX_RETRIES: '0', LLM_CACHE: 'false', ...mode.env },
+    model: { resetEach: true },
+  });
+  const { model } = svc;
   let contractId: string;
   const column = `${mode.tools} / JSON ${mode.json}`;
 
   beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase(`matrix_${mode.tools.slice(0, 6)}_${mode.json}`);
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: `plausible-${mode.tools.slice(0, 6)}-${mode.json}`,
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-      ...mode.env,
-    });
     const contract = readFileSync(join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md'), 'utf8');
     contractId = (await http(svc.url, 'POST', '/v1/contracts', { title: '용역계약서', content: contract })).body.contract_id;
     await http(svc.url, 'POST', '/v1/documents', {
@@ -130,14 +122,7 @@ describe.each(MODES.flatMap((m) => JSON_MODES.map((j) => ({ ...m, ...j }))))('se
     });
   });
 
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
   beforeEach(() => {
-    model.reset();
     if (mode.refuse) model.configure({ tools: 'refuse_vllm' });
     model.setResponder(plausibleModel);
   });

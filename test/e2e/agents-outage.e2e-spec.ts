@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import type { ChatRequest } from '../support/model-server';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 const systemOf = (r: ChatRequest) => String(r.messages[0]?.content ?? '');
 const outage = { fault: 'http_500' } as const;
@@ -13,26 +13,15 @@ const outage = { fault: 'http_500' } as const;
  * response, the partial trace kept on the run, and a degraded answer from what was collected when there is one.
  */
 describe('model outage mid-graph, every agent', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
+  const svc = useService('agents_outage', { env: SCRIPTED_LLM, model: { resetEach: true } });
+  const { model } = svc;
   let contractId: string;
 
   beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('agents_outage');
-    svc = await startApp({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false' });
     const contract = readFileSync(join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md'), 'utf8');
     contractId = (await http(svc.url, 'POST', '/v1/contracts', { title: '용역계약서', content: contract })).body.contract_id;
   });
 
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
-  beforeEach(() => model.reset());
   const chat = (body: Record<string, unknown>) => http(svc.url, 'POST', '/v1/chat', body);
   const trace = (r: { body: { session_id: string; run_id: string } }) =>
     http(svc.url, 'GET', `/v1/sessions/${r.body.session_id}/runs/${r.body.run_id}/trace`).then((t) => t.body);

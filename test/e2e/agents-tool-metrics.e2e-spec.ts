@@ -1,27 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 /** Tool executions are metered by tool and status, with their latency — whichever agent ran them. */
 describe('tool execution metrics', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('agents_tool_metrics');
-    svc = await startApp({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false' });
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
+  const svc = useService('agents_tool_metrics', { env: SCRIPTED_LLM, model: true });
+  const { model } = svc;
 
   const metric = async (line: RegExp) => {
     const text = (await http(svc.url, 'GET', '/metrics')).body as string;

@@ -1,6 +1,6 @@
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import type { ChatRequest } from '../support/model-server';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 const HANDBOOK = `# 휴가 정책
 
@@ -14,32 +14,8 @@ const systemOf = (r: ChatRequest) => String(r.messages.find((m) => m.role === 's
 
 /** The assistant agent (seed 001) end to end: router, RAG with sources, tools, summarising memory, restarts. */
 describe('assistant agent', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('assistant');
-    env = {
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-      DEFAULT_AGENT: 'assistant',
-    };
-    svc = await startApp(env);
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
-  beforeEach(() => model.reset());
+  const svc = useService('assistant', { env: { ...SCRIPTED_LLM, DEFAULT_AGENT: 'assistant' }, model: { resetEach: true } });
+  const { model } = svc;
   const chat = (body: Record<string, unknown>) => http(svc.url, 'POST', '/v1/chat', { agent: 'assistant', ...body });
 
   it('greeting: the rules route it, one model call (seed: 2)', async () => {
@@ -134,8 +110,7 @@ describe('assistant agent', () => {
   it('remembers across a restart of the service', async () => {
     model.enqueue({ content: '반가워요 철수님!' });
     const first = await chat({ message: '내 이름은 철수야' });
-    await svc.close();
-    svc = await startApp(env);
+    await svc.restart();
     model.enqueue({ content: '철수님이라고 하셨습니다.' });
     const second = await chat({ message: '내 이름이 뭐라고 했지?', session_id: first.body.session_id });
     expect(second.body.response).toBe('철수님이라고 하셨습니다.');
@@ -145,18 +120,7 @@ describe('assistant agent', () => {
 });
 
 describe('assistant agent without a model', () => {
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('assistant_nomodel');
-    svc = await startApp({ DATABASE_URL: db.url });
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    await db?.drop();
-  });
+  const svc = useService('assistant_nomodel');
 
   it('quotes the retrieved passage with its source, and still calculates', async () => {
     await http(svc.url, 'POST', '/v1/documents', { title: '사내 휴가 규정', content: HANDBOOK, source: 'handbook.md' });

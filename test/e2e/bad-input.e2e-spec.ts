@@ -3,24 +3,12 @@ import { join } from 'node:path';
 
 import { Client } from 'pg';
 
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 /** Bad input gets a clear error, a fitting status and no stack trace; nothing is half-written. */
 describe('bad input', () => {
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('bad_input');
-    svc = await startApp({ DATABASE_URL: db.url, MAX_MESSAGE_CHARS: '1000', MAX_BODY_BYTES: '20000' });
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    await db?.drop();
-  });
+  const svc = useService('bad_input', { env: { MAX_MESSAGE_CHARS: '1000', MAX_BODY_BYTES: '20000' } });
 
   const cases: Array<[string, string, unknown, number, string, RegExp?]> = [
     ['missing message', '/v1/chat', {}, 400, 'VALIDATION_FAILED', /message/],
@@ -82,7 +70,7 @@ describe('bad input', () => {
     const res = await http(svc.url, 'POST', '/v1/chat', { message: 'hi', agent: 'nope' });
     expect(res.status).toBe(400);
     const { Client } = await import('pg');
-    const c = new Client({ connectionString: db.url });
+    const c = new Client({ connectionString: svc.db.url });
     await c.connect();
     const { rows } = await c.query('SELECT (SELECT count(*) FROM sessions)::int AS s, (SELECT count(*) FROM runs)::int AS r');
     await c.end();
@@ -91,18 +79,7 @@ describe('bad input', () => {
 });
 
 describe('catalogue', () => {
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('catalogue');
-    svc = await startApp({ DATABASE_URL: db.url, READ_FILE_ROOT: __dirname, TAVILY_API_KEY: 'tvly-test' });
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    await db?.drop();
-  });
+  const svc = useService('catalogue', { env: { READ_FILE_ROOT: __dirname, TAVILY_API_KEY: 'tvly-test' } });
 
   it('lists agents and tools, and says why a tool is unavailable', async () => {
     const agents = await http(svc.url, 'GET', '/v1/agents');
@@ -118,18 +95,7 @@ describe('catalogue', () => {
 });
 
 describe('OpenAPI', () => {
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('openapi');
-    svc = await startApp({ DATABASE_URL: db.url });
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    await db?.drop();
-  });
+  const svc = useService('openapi');
 
   it('serves the API description at /docs', async () => {
     const doc = await http(svc.url, 'GET', '/docs/openapi.json');
@@ -162,32 +128,12 @@ const nested = (depth: number, open: string, close: string, inner = '1') => open
  * produces is stored safely whatever it holds.
  */
 describe('hostile input', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
+  const svc = useService('hostile_input', {
+    env: { ...SCRIPTED_LLM, MAX_BODY_BYTES: '65536', CORS_ORIGINS: 'https://app.example.com' },
+    model: { resetEach: true },
+  });
+  const { model } = svc;
   const contract = readFileSync(join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md'), 'utf8');
-
-  beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('hostile_input');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-      MAX_BODY_BYTES: '65536',
-      CORS_ORIGINS: 'https://app.example.com',
-    });
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
-  beforeEach(() => model.reset());
 
   const rawCases: Array<[string, string, string, RegExp]> = [
     ['NUL in message', '/v1/chat', '{"message": "hi\\u0000there"}', /body\.message contains a NUL/],
@@ -226,7 +172,7 @@ describe('hostile input', () => {
   });
 
   it('nothing of the refused requests reached the database or the model', async () => {
-    const c = new Client({ connectionString: db.url });
+    const c = new Client({ connectionString: svc.db.url });
     await c.connect();
     const { rows } = await c.query(
       'SELECT (SELECT count(*) FROM sessions)::int AS s, (SELECT count(*) FROM runs)::int AS r, (SELECT count(*) FROM contracts)::int AS c',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
 import { http, type RunningApp, startApp } from '../support/test-app';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '..', 'fixtures', 'contracts', name), 'utf8');
@@ -11,22 +12,11 @@ const userOf = (r: ChatRequest) => String(r.messages.at(-1)?.content ?? '');
 
 /** Seed 000 end to end over uploaded contracts, with the scripted model server. */
 describe('contract-qa agent', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
+  const svc = useService('contract_qa', { env: { ...SCRIPTED_LLM, MAX_CONTRACT_CHARS: '10000' }, model: { resetEach: true } });
+  const { model } = svc;
   let contractId: string;
 
   beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('contract_qa');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-      MAX_CONTRACT_CHARS: '10000',
-    });
     const up = await http(svc.url, 'POST', '/v1/contracts', {
       title: '소프트웨어 유지보수 용역계약서',
       content: fixture('service-agreement.md'),
@@ -39,13 +29,6 @@ describe('contract-qa agent', () => {
     });
   });
 
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
-  beforeEach(() => model.reset());
   const ask = (message: string, extra: Record<string, unknown> = {}) =>
     http(svc.url, 'POST', '/v1/chat', { agent: 'contract-qa', contract_id: contractId, message, ...extra });
   const trace = (r: { body: { session_id: string; run_id: string } }) =>

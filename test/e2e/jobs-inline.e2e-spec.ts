@@ -1,34 +1,15 @@
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp, waitFor } from '../support/test-app';
+import { useService } from '../support/service-fixture';
+import { http, waitFor } from '../support/test-app';
 
 /** Queued runs without Redis: the in-process queue, with the same records and API as BullMQ. */
 describe('jobs on the in-process queue (no REDIS_URL)', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    const baseUrl = await model.start();
-    db = await createTestDatabase('jobs_inline');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      WORKER_CONCURRENCY: '4',
-      LLM_CACHE: 'false',
-    });
+  const svc = useService('jobs_inline', {
+    env: { LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', WORKER_CONCURRENCY: '4', LLM_CACHE: 'false' },
+    model: { resetEach: true },
   });
-
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
+  const { model } = svc;
 
   beforeEach(() => {
-    model.reset();
     model.latencyMs = 0;
   });
 

@@ -1,40 +1,26 @@
 import { resetBreakers } from '../../src/llm/circuit-breaker';
 import { resetToolCallingMemory } from '../../src/llm/tool-binding';
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import { useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 /**
  * The model layer over HTTP with default settings (LLM_TOOL_CALLING=auto, LLM_JSON_MODE=auto): an open model
  * served without tool support (vLLM / Ollama answers), and a model endpoint that keeps failing (breaker).
  */
 describe('model endpoints as they really behave', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('model_endpoints');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
+  const svc = useService('model_endpoints', {
+    env: {
       LLM_MODEL: 'open-model',
       LLM_MAX_RETRIES: '0',
       LLM_CACHE: 'false',
       LLM_BREAKER_FAILURES: '2',
       LLM_BREAKER_COOLDOWN_MS: '60000',
-    });
+    },
+    model: { resetEach: true },
   });
-
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
+  const { model } = svc;
 
   beforeEach(() => {
-    model.reset();
     resetBreakers();
     resetToolCallingMemory();
   });

@@ -1,33 +1,22 @@
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import type { ChatRequest } from '../support/model-server';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 const systemOf = (r: ChatRequest) => String(r.messages[0]?.content ?? '');
 const intent = (o: Record<string, unknown>) => ({ json: { intent: 'new_question', needs_tool: true, constraints: '', ...o } });
 
 /** Seed 004 end to end: every scenario with its model-call count, the audit trail, and fail-closed plans. */
 describe('plan-execute agent', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
+  const svc = useService('plan_execute', { env: SCRIPTED_LLM, model: { resetEach: true } });
+  const { model } = svc;
 
   beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('plan_execute');
-    svc = await startApp({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false' });
     await http(svc.url, 'POST', '/v1/documents', {
       title: 'LangGraph 소개',
       content: 'LangGraph는 상태 그래프로 에이전트를 만드는 라이브러리다. 노드와 엣지로 흐름을 정의한다. 체크포인터로 상태를 저장한다.',
     });
   });
 
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
-  beforeEach(() => model.reset());
   const chat = (message: string, session_id?: string) =>
     http(svc.url, 'POST', '/v1/chat', { agent: 'plan-execute', message, ...(session_id ? { session_id } : {}) });
   const trace = (r: { body: { session_id: string; run_id: string } }) =>

@@ -1,36 +1,16 @@
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import { useService } from '../support/service-fixture';
+import { http, startApp } from '../support/test-app';
 
 /**
  * LLM_TOOL_CALLING=prompt: no `tools` reach the endpoint; the ReAct text format is parsed instead. The same
  * turns as the native-mode suites, for the react and assistant agents.
  */
 describe('prompt-based tool calling over HTTP', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('prompt_mode');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'open-model',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-      LLM_TOOL_CALLING: 'prompt',
-    });
+  const svc = useService('prompt_mode', {
+    env: { LLM_MODEL: 'open-model', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false', LLM_TOOL_CALLING: 'prompt' },
+    model: { resetEach: true },
   });
-
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
-  beforeEach(() => model.reset());
+  const { model } = svc;
 
   it.each(['react', 'assistant'])('%s: Action / Observation / Final Answer, two model calls, no native tools', async (agent) => {
     model.enqueue(
@@ -45,15 +25,7 @@ describe('prompt-based tool calling over HTTP', () => {
   });
 
   it('per-agent mode: LLM_TOOL_CALLING_AGENTS overrides the default for one agent', async () => {
-    const other = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'open-model',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-      LLM_TOOL_CALLING: 'native',
-      LLM_TOOL_CALLING_AGENTS: 'assistant:prompt',
-    });
+    const other = await startApp({ ...svc.env, LLM_TOOL_CALLING: 'native', LLM_TOOL_CALLING_AGENTS: 'assistant:prompt' });
     try {
       model.enqueue({ content: 'Final Answer: 안녕하세요' }, { content: '안녕하세요' });
       await http(other.url, 'POST', '/v1/chat', { agent: 'assistant', message: '안녕' });

@@ -1,40 +1,23 @@
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import { useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 /**
  * The `react` agent end to end: the real app over HTTP, real Postgres, the real ChatOpenAI client
  * against the scripted model server (retries, tool calls, faults).
  */
 describe('react agent over HTTP (sync turns)', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    const baseUrl = await model.start();
-    db = await createTestDatabase('react_chat');
-    env = {
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: baseUrl,
+  const svc = useService('react_chat', {
+    env: {
       LLM_MODEL: 'scripted-model',
       LLM_API_KEY: 'test',
       LLM_MAX_RETRIES: '2',
       LLM_TIMEOUT_MS: '2000',
       MAX_ITERATIONS: '3',
       LLM_CACHE: 'false', // counts model calls exactly; the cache has its own suite
-    };
-    svc = await startApp(env);
+    },
+    model: { resetEach: true },
   });
-
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
-  beforeEach(() => model.reset());
+  const { model } = svc;
 
   const chat = (body: Record<string, unknown>) => http(svc.url, 'POST', '/v1/chat', body);
 

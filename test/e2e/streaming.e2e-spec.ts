@@ -1,6 +1,5 @@
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 interface SseEvent {
   event: string;
@@ -20,21 +19,8 @@ async function readSse(res: Response): Promise<SseEvent[]> {
 
 /** Server-Sent Events: a sync turn streamed (progress, tokens, result) and a queued run's events. */
 describe('streaming', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('streaming');
-    svc = await startApp({ DATABASE_URL: db.url, LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', LLM_CACHE: 'false' });
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
+  const svc = useService('streaming', { env: SCRIPTED_LLM, model: true });
+  const { model } = svc;
 
   it('streams a turn: run ids, node progress, model tokens, then the ChatResult', async () => {
     model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '9*9' } }] }, { content: 'Nine times nine is eighty-one.' });

@@ -1,27 +1,24 @@
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
-import { http, type RunningApp, startApp } from '../support/test-app';
+import type { ChatRequest } from '../support/model-server';
+import { useService } from '../support/service-fixture';
+import { http } from '../support/test-app';
 
 const isSupervisor = (r: ChatRequest) => String(r.messages[0]?.content).includes('수퍼바이저');
 
 /** Seed 003 end to end: supervisor → rag_agent (ReAct) → supervisor, in prompt and in native tool-calling mode. */
 describe.each(['prompt', 'native'] as const)('supervisor agent (%s tool calling)', (mode) => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase(`supervisor_${mode}`);
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
+  const svc = useService(`supervisor_${mode}`, {
+    env: {
       LLM_MODEL: 'open-model',
       LLM_MAX_RETRIES: '0',
       LLM_CACHE: 'false',
       LLM_TOOL_CALLING: mode,
       SUPERVISOR_AGENT_MAX_ITERATIONS: '3',
-    });
+    },
+    model: { resetEach: true },
+  });
+  const { model } = svc;
+
+  beforeAll(async () => {
     await http(svc.url, 'POST', '/v1/documents', {
       title: '휴가 규정',
       content: '# 연차\n\n연차 휴가는 입사 1년 후 15일이다.',
@@ -29,13 +26,6 @@ describe.each(['prompt', 'native'] as const)('supervisor agent (%s tool calling)
     });
   });
 
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
-  beforeEach(() => model.reset());
   const chat = (message: string) => http(svc.url, 'POST', '/v1/chat', { agent: 'supervisor', message });
   const toolCall = (name: string, args: Record<string, unknown>) =>
     mode === 'prompt'

@@ -1,15 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { Queue } from 'bullmq';
 import { Client } from 'pg';
 
-import { redisOptions } from '../../src/config/redis-options';
-import { RUNS_QUEUE } from '../../src/runs/run.job';
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
-import { ScriptedModelServer } from '../support/model-server';
+import { TEST_REDIS_URL } from '../support/infra';
+import type { ScriptedModelServer } from '../support/model-server';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
 import { TcpProxy } from '../support/tcp-proxy';
-import { http as call, type RunningApp, startApp, waitFor } from '../support/test-app';
+import { http as call, waitFor } from '../support/test-app';
 
 /**
  * Guarantees that held in the attack round (issue 9) and must keep holding, tested over HTTP where no
@@ -105,45 +103,34 @@ async function cancelHungModelCall(base: string, model: ScriptedModelServer, pro
 }
 
 describe('held guarantees over HTTP (inline runs)', () => {
-  const model = new ScriptedModelServer();
   let proxy: Awaited<ReturnType<typeof startModelProxy>>;
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    await model.start();
-    proxy = await startModelProxy(model.baseUrl);
-    db = await createTestDatabase('held_guarantees');
-    svc = await startApp({
-      DATABASE_URL: db.url,
+  const svc = useService('held_guarantees', {
+    beforeStart: async ({ model }) => {
+      proxy = await startModelProxy(model.baseUrl);
+    },
+    env: () => ({
       LLM_BASE_URL: proxy.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
+      ...SCRIPTED_LLM,
       LLM_TIMEOUT_MS: '60000',
       MAX_MESSAGE_CHARS: '2000',
       MAX_BODY_BYTES: '16384',
       MAX_CONTRACT_CHARS: '2000',
       DB_POOL_SIZE: '20',
-    });
+    }),
+    model: { resetEach: true },
   });
+  const { model } = svc;
 
-  afterAll(async () => {
-    await svc?.close();
-    await proxy?.close();
-    await model.stop();
-    await db?.drop();
-  });
+  afterAll(() => proxy?.close());
 
   beforeEach(() => {
-    model.reset();
     proxy.reset();
   });
 
   const counts = async () =>
     (
       await queryDb<Record<string, number>>(
-        db.url,
+        svc.db.url,
         `SELECT (SELECT count(*) FROM sessions)::int AS sessions, (SELECT count(*) FROM runs)::int AS runs,
                 (SELECT count(*) FROM messages)::int AS messages, (SELECT count(*) FROM documents)::int AS documents,
                 (SELECT count(*) FROM contracts)::int AS contracts`,
@@ -242,41 +229,28 @@ describe('held guarantees over HTTP (inline runs)', () => {
 });
 
 describe('held guarantees over HTTP (BullMQ through a cuttable Redis link)', () => {
-  const model = new ScriptedModelServer();
   const redisUrl = new URL(TEST_REDIS_URL);
   const redisProxy = new TcpProxy(redisUrl.hostname, Number(redisUrl.port || 6379));
   let proxy: Awaited<ReturnType<typeof startModelProxy>>;
-  let db: TestDatabase;
-  let svc: RunningApp;
-  let prefix: string;
-
-  beforeAll(async () => {
-    await model.start();
-    proxy = await startModelProxy(model.baseUrl);
-    await redisProxy.start();
-    db = await createTestDatabase('held_redis');
-    prefix = uniqueQueuePrefix('held');
-    svc = await startApp({
-      DATABASE_URL: db.url,
+  const svc = useService('held_redis', {
+    beforeStart: async ({ model }) => {
+      proxy = await startModelProxy(model.baseUrl);
+      await redisProxy.start();
+    },
+    env: () => ({
       REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`,
-      QUEUE_PREFIX: prefix,
       LLM_BASE_URL: proxy.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
+      ...SCRIPTED_LLM,
       LLM_TIMEOUT_MS: '60000',
-    });
+    }),
+    model: true,
+    redis: true,
   });
+  const { model } = svc;
 
   afterAll(async () => {
-    await svc?.close();
-    const q = new Queue(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix });
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
     await redisProxy.stop();
     await proxy?.close();
-    await model.stop();
-    await db?.drop();
   });
 
   it('cancel reaches the worker and aborts its in-flight model call', async () => {

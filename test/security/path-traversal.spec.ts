@@ -5,9 +5,9 @@ import { join } from 'node:path';
 
 import { Client } from 'pg';
 
-import { createTestDatabase, type TestDatabase } from '../support/infra';
-import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
-import { http as call, type RunningApp, startApp } from '../support/test-app';
+import type { ChatRequest } from '../support/model-server';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+import { http as call } from '../support/test-app';
 
 /**
  * Path traversal (issue 9), the way an attacker reaches it: a chat turn whose model calls read_file with a
@@ -22,11 +22,8 @@ const INSIDE = `INSIDE-${randomBytes(6).toString('hex')}`;
 const toolResults = (reqs: ChatRequest[]) => reqs.flatMap((r) => r.messages.filter((m) => m.role === 'tool'));
 
 describe('path traversal through read_file, over HTTP', () => {
-  const model = new ScriptedModelServer();
   let base: string;
   let root: string;
-  let db: TestDatabase;
-  let svc: RunningApp;
 
   beforeAll(async () => {
     base = mkdtempSync(join(tmpdir(), 'traversal-'));
@@ -41,26 +38,13 @@ describe('path traversal through read_file, over HTTP', () => {
     symlinkSync(join(base, 'outside.txt'), join(root, 'link.txt')); // file symlink pointing out
     symlinkSync(join(base, 'outdir'), join(root, 'linkdir')); // directory symlink pointing out
     symlinkSync('../rootX', join(root, 'sib')); // relative symlink to the look-alike sibling
-    await model.start();
-    db = await createTestDatabase('path_traversal');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-      READ_FILE_ROOT: root,
-    });
   });
 
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-    rmSync(base, { recursive: true, force: true });
-  });
+  // after the files above (its env reads `root`); its teardown runs before the afterAll below
+  const svc = useService('path_traversal', { env: () => ({ ...SCRIPTED_LLM, READ_FILE_ROOT: root }), model: { resetEach: true } });
+  const { model } = svc;
 
-  beforeEach(() => model.reset());
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
 
   /** One turn: the user asks for `path`, the model calls read_file on it, then answers. */
   async function readThroughChat(path: string, asked = `${path} 파일 내용을 읽어줘`) {
@@ -146,7 +130,7 @@ describe('path traversal through read_file, over HTTP', () => {
     const chat = await call(svc.url, 'POST', '/v1/chat', { agent: 'assistant', message: '출장 규정이 어떻게 돼?' });
     expect(chat.status).toBe(200);
     expect(JSON.stringify(model.requests)).not.toContain(SECRET);
-    const pg = new Client({ connectionString: db.url });
+    const pg = new Client({ connectionString: svc.db.url });
     await pg.connect();
     const rows = await pg.query('SELECT title, source FROM documents').finally(() => pg.end());
     expect(rows.rows).toEqual([{ title: '../../../../etc/passwd', source: join(base, 'outside.txt') }]);

@@ -5,14 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { Queue } from 'bullmq';
 import { Client } from 'pg';
 
-import { redisOptions } from '../../src/config/redis-options';
-import { RUNS_QUEUE } from '../../src/runs/run.job';
-import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
-import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
-import { http as call, type RunningApp, startApp, waitFor } from '../support/test-app';
+import type { ChatRequest } from '../support/model-server';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+import { http as call, waitFor } from '../support/test-app';
 
 /**
  * Prompt injection (issue 9): text from documents, contracts and tool output asks the model to run code or
@@ -58,30 +55,30 @@ async function startWiki() {
 }
 
 describe('prompt injection: tool guard outside the model', () => {
-  const model = new ScriptedModelServer();
   let root: string;
   let wiki: Awaited<ReturnType<typeof startWiki>>;
-  let db: TestDatabase;
-  let svc: RunningApp;
   let contractId: string;
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'inj-'));
     writeFileSync(join(root, 'canary.txt'), CANARY);
-    await model.start();
     wiki = await startWiki();
-    db = await createTestDatabase('injection');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
+  });
+
+  // after the root and the wiki above (its env reads them); its teardown runs before the afterAll below
+  const svc = useService('injection', {
+    env: () => ({
+      ...SCRIPTED_LLM,
       PYTHON_REPL_ENABLED: 'true',
       READ_FILE_ROOT: root,
       WIKIPEDIA_BASE_URL: wiki.url,
       TOOLS_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
-    });
+    }),
+    model: { resetEach: true },
+  });
+  const { model } = svc;
+
+  beforeAll(async () => {
     expect(
       (await call(svc.url, 'POST', '/v1/documents', { title: '사내 휴가 규정', content: HANDBOOK, source: 'handbook.md' })).status,
     ).toBe(201);
@@ -95,14 +92,10 @@ describe('prompt injection: tool guard outside the model', () => {
   });
 
   afterAll(async () => {
-    await svc?.close();
     await wiki?.close();
-    await model.stop();
-    await db?.drop();
     rmSync(root, { recursive: true, force: true });
   });
 
-  beforeEach(() => model.reset());
   const chat = (body: Record<string, unknown>) => call(svc.url, 'POST', '/v1/chat', { agent: 'assistant', ...body });
 
   it('lists a risk level for every tool', async () => {
@@ -249,36 +242,22 @@ describe('prompt injection: tool guard outside the model', () => {
 });
 
 describe('prompt injection: TOOL_APPROVAL pauses the run for an operator', () => {
-  const model = new ScriptedModelServer();
   let root: string;
-  let db: TestDatabase;
-  let svc: RunningApp;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'inj-'));
     writeFileSync(join(root, 'canary.txt'), CANARY);
-    await model.start();
-    db = await createTestDatabase('injection_approval');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-      PYTHON_REPL_ENABLED: 'true',
-      READ_FILE_ROOT: root,
-      TOOL_APPROVAL: 'python_repl, read_file',
-    });
   });
 
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-    rmSync(root, { recursive: true, force: true });
+  // after the root above (its env reads it); its teardown runs before the afterAll below
+  const svc = useService('injection_approval', {
+    env: () => ({ ...SCRIPTED_LLM, PYTHON_REPL_ENABLED: 'true', READ_FILE_ROOT: root, TOOL_APPROVAL: 'python_repl, read_file' }),
+    model: { resetEach: true },
   });
+  const { model } = svc;
 
-  beforeEach(() => model.reset());
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
   const job = (id: string) => call(svc.url, 'GET', `/v1/jobs/${id}`);
   const ended = (id: string) =>
     waitFor(async () => {
@@ -316,7 +295,7 @@ describe('prompt injection: TOOL_APPROVAL pauses the run for an operator', () =>
     expect(done.result.tool_calls).toEqual([{ name: 'python_repl', args: { code: 'print("APPROVED" + str(6*7))' }, status: 'success' }]);
     expect(done.pending_approval).toBeUndefined();
     expect(done.result.llm_calls).toBe(2); // the call before the pause counts too
-    const pg = new Client({ connectionString: db.url });
+    const pg = new Client({ connectionString: svc.db.url });
     await pg.connect();
     const row = await pg.query('SELECT pending_approval FROM runs WHERE id = $1', [id]).finally(() => pg.end());
     expect(row.rows[0].pending_approval).toBeNull(); // the decision was used once and dropped
@@ -391,36 +370,12 @@ describe('prompt injection: TOOL_APPROVAL pauses the run for an operator', () =>
 });
 
 describe('prompt injection: TOOL_APPROVAL through the BullMQ queue', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
-  let prefix: string;
-
-  beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('injection_bullmq');
-    prefix = uniqueQueuePrefix('injection');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: prefix,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-      PYTHON_REPL_ENABLED: 'true',
-      TOOL_APPROVAL: 'python_repl',
-    });
+  const svc = useService('injection_bullmq', {
+    env: { ...SCRIPTED_LLM, PYTHON_REPL_ENABLED: 'true', TOOL_APPROVAL: 'python_repl' },
+    model: true,
+    redis: true,
   });
-
-  afterAll(async () => {
-    await svc?.close();
-    const q = new Queue(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix });
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
-    await model.stop();
-    await db?.drop();
-  });
+  const { model } = svc;
 
   it('an approval given the moment the run pauses still resumes it (the finished BullMQ job does not swallow it)', async () => {
     model.enqueue({ toolCalls: [{ id: 'call_bq', name: 'python_repl', args: { code: 'print("BULL" + "MQ")' } }] }, { content: 'BULLMQ' });

@@ -1,9 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { createTestDatabase, TEST_PG_URL, TEST_REDIS_URL, type TestDatabase } from '../support/infra';
-import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
-import { http as call, type RunningApp, startApp } from '../support/test-app';
+import { TEST_PG_URL, TEST_REDIS_URL } from '../support/infra';
+import type { ChatRequest } from '../support/model-server';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+import { http as call } from '../support/test-app';
 
 /**
  * SSRF (issue 9) through the network tools, over HTTP. A canary server listens on every loopback address
@@ -50,42 +51,35 @@ async function startRedirector() {
 const toolResults = (reqs: ChatRequest[]) => reqs.flatMap((r) => r.messages.filter((m) => m.role === 'tool'));
 
 describe('SSRF through the network tools, over HTTP', () => {
-  const model = new ScriptedModelServer();
   let canary: Awaited<ReturnType<typeof startCanary>>;
   let upstream: Awaited<ReturnType<typeof startRedirector>>;
-  let db: TestDatabase;
-  let svc: RunningApp;
 
   beforeAll(async () => {
-    await model.start();
     canary = await startCanary();
     upstream = await startRedirector();
-    db = await createTestDatabase('ssrf');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
+  });
+
+  // after the stubs above (its env reads their ports); its teardown runs before the afterAll below
+  const svc = useService('ssrf', {
+    env: () => ({
+      ...SCRIPTED_LLM,
       TOOLS_ALLOWED_PRIVATE_HOSTS: '127.0.0.2',
       WIKIPEDIA_BASE_URL: upstream.url,
       OPENWEATHER_API_KEY: 'ow-test',
       OPENWEATHER_BASE_URL: `http://2130706433:${canary.port}/data/2.5`, // decimal 127.0.0.1
       TAVILY_API_KEY: 'tvly-test',
       TAVILY_BASE_URL: `http://[::ffff:127.0.0.1]:${canary.port}`, // IPv4-mapped IPv6 loopback
-    });
+    }),
+    model: { resetEach: true },
   });
+  const { model } = svc;
 
   afterAll(async () => {
-    await svc?.close();
     await upstream?.close();
     await canary?.close();
-    await model.stop();
-    await db?.drop();
   });
 
   beforeEach(() => {
-    model.reset();
     canary.hits.length = 0;
   });
 

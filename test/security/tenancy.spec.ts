@@ -9,7 +9,8 @@ import { DocumentsService } from '../../src/knowledge/documents/documents.servic
 import { createKnowledgeBaseTool } from '../../src/tools/basic/knowledge-base.tool';
 import { createContractTools } from '../../src/tools/contract/contract-tools';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
-import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
+import type { ChatRequest } from '../support/model-server';
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
 import { type RunningApp, startApp } from '../support/test-app';
 
 const ACME = 'acme-key-0123456789abcdef';
@@ -38,33 +39,12 @@ async function call(base: string, key: string | null, method: string, path: stri
 
 /** Two tenants with keys on one service: nothing of one is visible to, or changeable by, the other. */
 describe('tenants and API keys', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
+  const svc = useService('tenancy', { env: { API_KEYS: `acme:${ACME},globex:${GLOBEX}`, ...SCRIPTED_LLM }, model: { resetEach: true } });
+  const { model } = svc;
   const acme = (method: string, path: string, body?: unknown) => call(svc.url, ACME, method, path, body);
   const globex = (method: string, path: string, body?: unknown) => call(svc.url, GLOBEX, method, path, body);
 
-  beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('tenancy');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      API_KEYS: `acme:${ACME},globex:${GLOBEX}`,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE: 'false',
-    });
-  });
-
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
-
   beforeEach(() => {
-    model.reset();
     model.setResponder(() => ({ content: 'ok' }));
   });
 
@@ -244,7 +224,7 @@ describe('tenants and API keys', () => {
   });
 
   it('keys from the api_keys table work at once and stop working when revoked', async () => {
-    const pg = new Client({ connectionString: db.url });
+    const pg = new Client({ connectionString: svc.db.url });
     await pg.connect();
     try {
       const store = new ApiKeyRepository(async (sql, params) => (await pg.query(sql, params)).rows);
@@ -367,30 +347,12 @@ describe('start-up and logs', () => {
 
 /** The LLM cache (Redis) answers a repeated prompt only within the tenant that first asked it. */
 describe('LLM cache per tenant', () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase;
-  let svc: RunningApp;
-
-  beforeAll(async () => {
-    await model.start();
-    db = await createTestDatabase('tenancy_cache');
-    svc = await startApp({
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: uniqueQueuePrefix('tenancy_cache'),
-      API_KEYS: `acme:${ACME},globex:${GLOBEX}`,
-      LLM_BASE_URL: model.baseUrl,
-      LLM_MODEL: 'm',
-      LLM_MAX_RETRIES: '0',
-      LLM_CACHE_TTL_SECONDS: '60',
-    });
+  const svc = useService('tenancy_cache', {
+    env: { API_KEYS: `acme:${ACME},globex:${GLOBEX}`, LLM_MODEL: 'm', LLM_MAX_RETRIES: '0', LLM_CACHE_TTL_SECONDS: '60' },
+    model: true,
+    redis: true,
   });
-
-  afterAll(async () => {
-    await svc?.close();
-    await model.stop();
-    await db?.drop();
-  });
+  const { model } = svc;
 
   it("never serves one tenant's cached answer to another", async () => {
     const ask = (key: string) => call(svc.url, key, 'POST', '/v1/chat', { message: 'Tell me the ACME secret plan', agent: 'react' });
