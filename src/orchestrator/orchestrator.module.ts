@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 
 import { AgentsModule } from '../agents/agents.module';
+import { EventsModule } from '../events/events.module';
 import { LlmModule } from '../llm/llm.module';
 import { ScopeModule } from '../scope/scope.module';
 import { ToolApprovalStore } from '../tools/tool-approval.store';
@@ -11,8 +12,8 @@ import { SessionsService } from './sessions.service';
 import { TurnLease } from './turn-lease.service';
 
 @Module({
-  imports: [AgentsModule, LlmModule, ScopeModule],
+  imports: [AgentsModule, LlmModule, ScopeModule, EventsModule],
   providers: [AgentOrchestrator, SessionsService, RunRecords, ToolApprovalStore, DurableRuns, TurnLease],
-  exports: [AgentOrchestrator, SessionsService, RunRecords, AgentsModule, ToolApprovalStore, DurableRuns],
+  exports: [AgentOrchestrator, SessionsService, RunRecords, AgentsModule, ToolApprovalStore, DurableRuns, EventsModule],
 })
 export class OrchestratorModule {}
