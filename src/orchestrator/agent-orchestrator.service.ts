@@ -18,7 +18,7 @@ import {
 } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunMode } from '../database/entities';
-import { eventNameOf, graphStreamModes, type GraphStreamMode, type RunStreamRequest, streamRequestOf } from '../events/graph-stream';
+import { eventNameOf, type GraphStreamMode, graphStreamModes, type RunStreamRequest, streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
 import { LlmService } from '../llm/llm.service';

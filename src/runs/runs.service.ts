@@ -141,8 +141,9 @@ export class RunsService {
           yield* status({ job_id: id, status: 'running', progress }, e.id);
         } else if (e.event === 'interrupt') yield* status(await this.get(id), e.id);
         else if (e.event === 'result') {
-          const view = await this.get(id);
-          yield* status(FINAL.includes(view.status) ? view : { ...view, status: statusOf(e.data) });
+          const view = await this.get(id); // stored before the result was published
+          const final = FINAL.includes(view.status) ? view.status : statusOf(e.data);
+          yield* status({ job_id: id, status: final, progress: progress ?? view.progress });
           yield { event: 'result', data: e.data, id: e.id };
           return;
         }
