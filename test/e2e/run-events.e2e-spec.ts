@@ -1,4 +1,4 @@
-import { type RunEvent,RunEventBus } from '../../src/events/run-event-bus';
+import { type RunEvent, RunEventBus } from '../../src/events/run-event-bus';
 import { AgentOrchestrator } from '../../src/orchestrator/agent-orchestrator.service';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
