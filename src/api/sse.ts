@@ -3,7 +3,6 @@ import type { Response } from 'express';
 /** A Server-Sent Events writer on an Express response. */
 export class SseStream {
   private closed = false;
-  private id = 0;
 
   constructor(private readonly res: Response) {
     res.status(200);
@@ -19,9 +18,10 @@ export class SseStream {
     return this.closed;
   }
 
-  send(event: string, data: unknown): void {
+  /** `id`: the run event bus id the event comes from (what a reconnecting client sends as `Last-Event-ID`). */
+  send(event: string, data: unknown, id?: string): void {
     if (this.closed) return;
-    this.res.write(`id: ${++this.id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    this.res.write(`${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
   end(): void {

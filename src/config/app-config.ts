@@ -111,6 +111,10 @@ const schema = z.object({
   RUN_CHECKPOINTS: z.enum(['step', 'agent']).default('step'),
   DB_WRITE_RETRIES: int(8, 0),
   // --- end durability ---
+  // --- events (run event bus) ---
+  RUN_EVENTS_WINDOW: int(1000, 1),
+  RUN_EVENTS_TTL_S: int(3600, 1),
+  // --- end events ---
 });
 
 export interface ToolSettings {
@@ -225,6 +229,8 @@ export class AppConfig {
     /** a failed database write is retried this many times with backoff (connection resets, restarts) */
     dbWriteRetries: number;
   };
+  /** the run event bus: events kept per run for replay (`Last-Event-ID`), and how long after the run ended */
+  readonly runEvents: { window: number; ttlS: number };
   /** per-run budgets (0 = unlimited): model calls reaching the endpoint, model tokens, tool calls */
   readonly runBudget: BudgetLimits;
   /** react's limit (REACT_MAX_ITERATIONS, else the deprecated MAX_ITERATIONS) — kept for callers of the old name */
@@ -291,6 +297,7 @@ export class AppConfig {
       checkpoints: e.RUN_CHECKPOINTS,
       dbWriteRetries: e.DB_WRITE_RETRIES,
     };
+    this.runEvents = { window: e.RUN_EVENTS_WINDOW, ttlS: e.RUN_EVENTS_TTL_S };
     this.runBudget = { modelCalls: e.RUN_MAX_MODEL_CALLS, modelTokens: e.RUN_MAX_MODEL_TOKENS, toolCalls: e.RUN_MAX_TOOL_CALLS };
     this.iterationLimits = {
       react: e.REACT_MAX_ITERATIONS ?? e.MAX_ITERATIONS ?? 5,

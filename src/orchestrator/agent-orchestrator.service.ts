@@ -18,6 +18,9 @@ import {
 } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunMode } from '../database/entities';
+import { eventNameOf, type GraphStreamMode, graphStreamModes, type RunStreamRequest, streamRequestOf } from '../events/graph-stream';
+import { RunEventBus } from '../events/run-event-bus';
+import { toWire } from '../events/wire';
 import { LlmService } from '../llm/llm.service';
 import { isModelUnavailable } from '../llm/model-errors';
 import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
@@ -57,6 +60,8 @@ export interface TurnRequest {
   tenant_id?: string;
   /** `Idempotency-Key`: a repeat (same tenant, same key) returns the first run instead of starting another */
   idempotency_key?: string;
+  /** what the run's events carry besides metadata, progress and result (stored with the run's input) */
+  stream?: RunStreamRequest;
 }
 
 export interface ProgressEvent {
@@ -124,6 +129,7 @@ export class AgentOrchestrator {
     private readonly approvals: ToolApprovalRepository,
     private readonly durable: DurableRuns,
     private readonly lease: TurnLease,
+    private readonly events: RunEventBus,
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
@@ -202,7 +208,7 @@ export class AgentOrchestrator {
       tenantId,
       agent,
       mode,
-      input: { message: req.message, contract_id: req.contract_id, metadata: req.metadata },
+      input: { message: req.message, contract_id: req.contract_id, metadata: req.metadata, ...(req.stream ? { stream: req.stream } : {}) },
     });
   }
 
@@ -288,6 +294,7 @@ export class AgentOrchestrator {
     const { signal } = opts;
     const { log, budget } = ctx;
     const agent = this.agents.get(run.agent);
+    this.events.publish(run.id, 'metadata', { run_id: run.id, session_id: run.sessionId, agent: run.agent, attempt: run.attempts });
     const turn: TurnContext = {
       runId: run.id,
       sessionId: run.sessionId,
@@ -358,10 +365,17 @@ export class AgentOrchestrator {
       approvalTools: this.config.toolApproval,
       resumed: resume || Boolean(approval),
     });
+    // the run's events: its requested stream modes, and tokens (from `messages`) when asked for
+    const request = streamRequestOf(run.input.stream);
+    const tokens = Boolean(opts.onToken || request?.tokens);
+    const publishModes = new Set(request?.modes ?? []);
+    const subgraphs = Boolean(request?.subgraphs);
+    const own: GraphStreamMode[] = tokens ? ['updates', 'values', 'messages'] : ['updates', 'values'];
     const stream = await agent.graph.stream(approval ?? (resume ? null : tagTurnInput(agent.buildInput(turn), run.id)), {
       configurable: { ...configurable, [TOOL_GUARD_KEY]: guard },
       signal: opts.signal,
-      streamMode: opts.onToken ? ['updates', 'values', 'messages'] : ['updates', 'values'],
+      streamMode: graphStreamModes(own, request),
+      subgraphs,
       durability: this.durabilityOf(agent, run),
       recursionLimit: 100,
       runName: `${agent.name}:${run.id}`,
@@ -370,7 +384,11 @@ export class AgentOrchestrator {
     let step = 0;
     let values: Record<string, unknown> | undefined;
     let interrupts: unknown[] | undefined;
-    for await (const [mode, chunk] of stream as AsyncIterable<[string, Record<string, unknown>]>) {
+    for await (const part of stream as AsyncIterable<unknown[]>) {
+      const [namespace, mode, chunk] = (subgraphs ? part : [[], ...part]) as [string[], string, Record<string, unknown>];
+      if (publishModes.has(mode)) this.events.publish(run.id, eventNameOf(mode, namespace), toWire(chunk));
+      if (namespace.length > 0 && mode !== 'messages') continue; // progress and state are the root graph's
+      if (mode === 'messages' && !tokens) continue;
       if (mode !== 'messages' && interruptsOf(chunk)) {
         interrupts = interruptsOf(chunk);
         continue;
@@ -382,11 +400,16 @@ export class AgentOrchestrator {
       if (mode === 'messages') {
         const [message, meta] = chunk as unknown as [{ content?: unknown; getType?: () => string }, { langgraph_node?: string }];
         const text = typeof message?.content === 'string' ? message.content : '';
-        if (text && message.getType?.() !== 'tool') opts.onToken?.({ node: meta?.langgraph_node ?? 'unknown', content: text });
+        if (!text || message.getType?.() === 'tool') continue;
+        const token = { node: meta?.langgraph_node ?? 'unknown', content: text };
+        this.events.publish(run.id, 'token', token);
+        opts.onToken?.(token);
         continue;
       }
       step += 1;
-      opts.onProgress?.({ run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step });
+      const progress = { run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step };
+      this.events.publish(run.id, 'progress', progress);
+      opts.onProgress?.(progress);
     }
     if (interrupts) throw new ApprovalPending(approvalRequestOf(interrupts));
     // the last `values` chunk is the final state: no need to read the checkpoint back
@@ -406,7 +429,9 @@ export class AgentOrchestrator {
     this.logger.log({ msg: 'run waits for tool approval', ...log, tool: pending.tool, tool_call_id: pending.tool_call_id });
     if (!paused) return this.storedResult(run.id);
     const ms = Date.now() - started;
-    return pendingApprovalResult(run, pending, { ms, llmCalls: usage.totals.calls, model: this.llm.modelName });
+    const result = pendingApprovalResult(run, pending, { ms, llmCalls: usage.totals.calls, model: this.llm.modelName });
+    this.events.publish(run.id, 'interrupt', result); // not an end: the run goes on after the decision
+    return result;
   }
 
   /**
@@ -507,7 +532,10 @@ export class AgentOrchestrator {
       });
     }
     this.logger.log({ msg: 'run ended', ...ctx.log, status, ms: result.execution_time_ms, llm_calls: totals.calls });
-    return recorded ? result : this.storedResult(run.id);
+    const final = recorded ? result : await this.storedResult(run.id);
+    this.events.publish(run.id, 'result', final);
+    this.events.end(run.id);
+    return final;
   }
 
   private async storedResult(runId: string): Promise<ChatResult> {

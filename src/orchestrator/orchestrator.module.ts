@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 
 import { AgentsModule } from '../agents/agents.module';
+import { EventsModule } from '../events/events.module';
 import { LlmModule } from '../llm/llm.module';
 import { MemoryModule } from '../memory/memory.module';
 import { RunRecordsModule } from '../runs/records/run-records.module';
@@ -10,8 +11,8 @@ import { AgentOrchestrator } from './agent-orchestrator.service';
 import { TurnLease } from './turn-lease.service';
 
 @Module({
-  imports: [AgentsModule, LlmModule, MemoryModule, ScopeModule, RunRecordsModule],
+  imports: [AgentsModule, LlmModule, MemoryModule, ScopeModule, RunRecordsModule, EventsModule],
   providers: [AgentOrchestrator, ToolApprovalRepository, TurnLease],
-  exports: [AgentOrchestrator, AgentsModule, ToolApprovalRepository],
+  exports: [AgentOrchestrator, AgentsModule, ToolApprovalRepository, EventsModule],
 })
 export class OrchestratorModule {}

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 
 import { RunAlreadyFinishedException } from '../common/domain.exception';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
+import { RunEventBus } from '../events/run-event-bus';
 import { AgentOrchestrator, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
 import { pendingCallView } from '../tools/tool-approval';
 import { DurableRuns } from './records/durable-runs.repository';
@@ -24,7 +25,24 @@ export interface JobView {
   finished_at: string | null;
 }
 
-/** Queued runs: submit, read, cancel. */
+/** One SSE event of `GET /v1/jobs/{id}/events`; `id` is the run event bus id it comes from. */
+export interface JobEvent {
+  event: 'status' | 'result';
+  data: unknown;
+  id?: string;
+}
+
+/** How often a follower of a job checks the stored run for an end the bus did not report (and waits as long again). */
+const WATCHDOG_MS = 2000;
+const WATCH_FALLBACK_MS = 500;
+
+/** The job status a ChatResult stands for (the stored run's status is preferred). */
+function statusOf(result: unknown): RunEntity['status'] {
+  const code = (result as { error?: { code?: string } | null })?.error?.code;
+  return code === 'CANCELLED' ? 'cancelled' : code ? 'failed' : 'completed';
+}
+
+/** Queued runs: submit, read, cancel, follow. */
 @Injectable()
 export class RunsService {
   private readonly logger = new Logger(RunsService.name);
@@ -35,6 +53,7 @@ export class RunsService {
     private readonly queue: RunQueue,
     private readonly cancellation: RunCancellation,
     private readonly durable: DurableRuns,
+    private readonly events: RunEventBus,
   ) {}
 
   /** The run row is written first; if the queue then refuses it, the run ends as failed and the caller gets 503. */
@@ -84,10 +103,90 @@ export class RunsService {
     }
   }
 
+  /**
+   * A job's SSE events, driven by the run event bus (works across processes): `status` `{ job_id, status,
+   * progress }` on every change, then `result` (the ChatResult) when it ends. Events derived from a bus event
+   * carry its id; with `lastEventId` the stream resumes after it (replay window, then live). A run that has
+   * ended (or whose window has expired) is answered from its stored row.
+   */
+  async *follow(id: string, opts: { lastEventId?: string; signal: AbortSignal }): AsyncGenerator<JobEvent> {
+    const { signal } = opts;
+    let last = '';
+    const status = (view: Pick<JobView, 'job_id' | 'status' | 'progress'>, eventId?: string): JobEvent[] => {
+      const key = JSON.stringify([view.status, view.progress]);
+      if (key === last) return [];
+      last = key;
+      return [{ event: 'status', data: { job_id: view.job_id, status: view.status, progress: view.progress }, id: eventId }];
+    };
+    let progress: Record<string, unknown> | null = null;
+    if (!opts.lastEventId) {
+      const view = await this.get(id);
+      progress = view.progress;
+      yield* status(view);
+      if (FINAL.includes(view.status)) {
+        if (view.result) yield { event: 'result', data: view.result };
+        return;
+      }
+    }
+    const sub = new AbortController();
+    const abort = () => sub.abort();
+    signal.addEventListener('abort', abort, { once: true });
+    const watchdog = this.endedWatchdog(id, sub);
+    try {
+      for await (const e of this.events.subscribe(id, { lastEventId: opts.lastEventId, signal: sub.signal })) {
+        if (e.event === 'metadata') yield* status({ job_id: id, status: 'running', progress }, e.id);
+        else if (e.event === 'progress') {
+          const { node, step } = e.data as { node: string; step: number };
+          progress = { node, step, at: new Date().toISOString() };
+          yield* status({ job_id: id, status: 'running', progress }, e.id);
+        } else if (e.event === 'interrupt') yield* status(await this.get(id), e.id);
+        else if (e.event === 'result') {
+          const view = await this.get(id); // stored before the result was published
+          const final = FINAL.includes(view.status) ? view.status : statusOf(e.data);
+          yield* status({ job_id: id, status: final, progress: progress ?? view.progress });
+          yield { event: 'result', data: e.data, id: e.id };
+          return;
+        }
+      }
+    } finally {
+      signal.removeEventListener('abort', abort);
+      sub.abort();
+      await watchdog;
+    }
+    if (signal.aborted) return;
+    // no result on the bus (window expired, ended without running, events lost): the stored run decides
+    let view: JobView | undefined;
+    for await (const v of this.watch(id, signal, WATCH_FALLBACK_MS)) {
+      view = v;
+      yield* status(v);
+    }
+    if (view?.result) yield { event: 'result', data: view.result };
+  }
+
+  /** Ends a subscription whose run has ended in the database but whose result never came over the bus. */
+  private async endedWatchdog(id: string, sub: AbortController): Promise<void> {
+    const sleep = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, ms);
+        sub.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      });
+    while (!sub.signal.aborted) {
+      await sleep(WATCHDOG_MS);
+      const run = await this.records.get(id).catch(() => null);
+      if (sub.signal.aborted) return;
+      if (!run || FINAL.includes(run.status)) {
+        await sleep(WATCHDOG_MS); // the result may be on its way through the bus
+        sub.abort();
+      }
+    }
+  }
+
   async cancel(id: string): Promise<JobView> {
     const { outcome, status } = await this.records.requestCancel(id);
-    if (outcome === 'cancelled') await this.queue.remove(id);
-    else if (outcome === 'flagged') await this.cancellation.cancel(id);
+    if (outcome === 'cancelled') {
+      await this.queue.remove(id);
+      this.events.end(id); // it never started: its followers read the stored run
+    } else if (outcome === 'flagged') await this.cancellation.cancel(id);
     else throw new RunAlreadyFinishedException(id, status);
     return this.get(id);
   }

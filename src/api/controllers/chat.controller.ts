@@ -2,6 +2,7 @@ import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
+import { RunEventBus } from '../../events/run-event-bus';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { idempotencyKey } from '../../runs/idempotency-key';
 import type { ChatResult } from '../../runs/records/chat-result';
@@ -9,11 +10,15 @@ import { ChatRequestDto } from '../dto/chat-request.dto';
 import { SseStream } from '../sse';
 import { TurnGate } from '../turn-gate';
 
+/** How long after the turn returned its result may still be on its way through the event bus. */
+const RESULT_GRACE_MS = 5000;
+
 @Controller('v1/chat')
 export class ChatController {
   constructor(
     private readonly orchestrator: AgentOrchestrator,
     private readonly gate: TurnGate,
+    private readonly events: RunEventBus,
   ) {}
 
   /** One turn, answered in the request. */
@@ -27,17 +32,46 @@ export class ChatController {
    * The same turn as Server-Sent Events: `run` (ids), `progress` (each node), `token` (model output as it
    * arrives), then `result` (the ChatResult). Validation and acceptance errors are plain JSON errors; once
    * streaming, the run always ends with `result` — it is recorded even if the client goes away.
+   * Progress, tokens and the result are read from the run event bus, as any other follower of the run reads them.
    */
   @Post('stream')
   async stream(@Body() body: ChatRequestDto, @Res() res: Response, @Tenant() tenantId: string): Promise<void> {
-    const run = await this.orchestrator.accept(await this.gate.turn(body, tenantId), 'sync');
+    const turn = { ...(await this.gate.turn(body, tenantId)), stream: { modes: [], tokens: true } };
+    const run = await this.orchestrator.accept(turn, 'sync');
     const sse = new SseStream(res);
     sse.send('run', { run_id: run.id, session_id: run.sessionId, agent: run.agent });
-    const result = await this.orchestrator.execute(run.id, {
-      onProgress: (e) => sse.send('progress', e),
-      onToken: (e) => sse.send('token', e),
-    });
-    sse.send('result', result);
-    sse.end();
+    const stop = new AbortController();
+    res.on('close', () => stop.abort());
+    const events = this.events.subscribe(run.id, { signal: stop.signal });
+    let grace: NodeJS.Timeout | undefined;
+    // the run's `end` closes the subscription; should it never come (a run ended elsewhere), the result still goes out
+    const done = this.orchestrator.execute(run.id).then(
+      (result) => {
+        grace = setTimeout(() => stop.abort(), RESULT_GRACE_MS);
+        return result;
+      },
+      (err: unknown) => {
+        stop.abort();
+        throw err;
+      },
+    );
+    done.catch(() => undefined); // awaited below, after the events
+    let sent = false;
+    try {
+      for await (const e of events) {
+        if (e.event === 'progress' || e.event === 'token') sse.send(e.event, e.data, e.id);
+        if (e.event === 'result') {
+          sse.send('result', e.data, e.id);
+          sent = true;
+          break;
+        }
+      }
+      const result = await done;
+      if (!sent) sse.send('result', result);
+    } finally {
+      clearTimeout(grace);
+      stop.abort();
+      sse.end();
+    }
   }
 }

@@ -33,20 +33,30 @@ export class JobsController {
     return this.runs.get(id);
   }
 
-  /** SSE of a queued run: `status` on every change (status, progress), then `result` when it ends. */
+  /**
+   * SSE of a queued run: `status` on every change (status, progress), then `result` when it ends — from the run
+   * event bus, so whichever process executes the run. Events carry `id:` lines; a client reconnecting with
+   * `Last-Event-ID` gets what it missed (within RUN_EVENTS_WINDOW), then the live events.
+   */
   @Get(':id/events')
-  async events(@Param('id') id: string, @Res() res: Response, @Tenant() tenantId: string): Promise<void> {
+  async events(
+    @Param('id') id: string,
+    @Res() res: Response,
+    @Tenant() tenantId: string,
+    @Headers('last-event-id') lastEventId?: string,
+  ): Promise<void> {
     await this.owned(id, tenantId); // 404 before the stream starts
     const sse = new SseStream(res);
     const stop = new AbortController();
     res.on('close', () => stop.abort());
-    let last: JobView | undefined;
-    for await (const view of this.runs.watch(id, stop.signal)) {
-      last = view;
-      sse.send('status', { job_id: view.job_id, status: view.status, progress: view.progress });
+    try {
+      for await (const e of this.runs.follow(id, { lastEventId: lastEventId?.trim() || undefined, signal: stop.signal })) {
+        sse.send(e.event, e.data, e.id);
+      }
+    } finally {
+      stop.abort();
+      sse.end();
     }
-    if (last?.result) sse.send('result', last.result);
-    sse.end();
   }
 
   @Post(':id/cancel')

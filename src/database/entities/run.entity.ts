@@ -12,6 +12,8 @@ export interface RunInput {
   message: string;
   contract_id?: string;
   metadata?: Record<string, unknown>;
+  /** what the run's events carry besides progress and result (see events/graph-stream.ts) */
+  stream?: { modes: string[]; subgraphs?: boolean; tokens?: boolean };
 }
 
 /** The tool call an interrupted run waits on (see tools/tool-guard.ts), and the operator's decision once given. */

@@ -1,0 +1,33 @@
+/**
+ * What a run asks to be streamed (its `input.stream`): extra LangGraph stream modes published as events of
+ * the same name (`mode|namespace` from subgraphs, as LangGraph Server names them), and REST v1 `token` events.
+ */
+export interface RunStreamRequest {
+  /** LangGraph stream modes whose chunks are published (`values`, `updates`, `messages`, `custom`, …) */
+  modes: string[];
+  /** also stream subgraphs: events are named `mode|<namespace>` (e.g. `updates|parent:<id>`) */
+  subgraphs?: boolean;
+  /** publish `token` events `{ node, content }` (REST v1 streaming) from the `messages` mode */
+  tokens?: boolean;
+}
+
+export const GRAPH_STREAM_MODES = ['values', 'updates', 'messages', 'custom', 'debug', 'checkpoints', 'tasks'] as const;
+export type GraphStreamMode = (typeof GRAPH_STREAM_MODES)[number];
+
+/** The run's stream request from its stored input, unknown modes dropped; null when it asked for nothing. */
+export function streamRequestOf(value: unknown): RunStreamRequest | null {
+  if (!value || typeof value !== 'object') return null;
+  const { modes, subgraphs, tokens } = value as Record<string, unknown>;
+  const known = (Array.isArray(modes) ? modes : []).filter((m): m is GraphStreamMode => GRAPH_STREAM_MODES.includes(m as never));
+  return { modes: [...new Set(known)], subgraphs: subgraphs === true, tokens: tokens === true };
+}
+
+/** The modes to give `graph.stream`: the ones the caller needs itself plus the requested ones. */
+export function graphStreamModes(own: GraphStreamMode[], request: RunStreamRequest | null): GraphStreamMode[] {
+  return [...new Set<GraphStreamMode>([...own, ...((request?.modes ?? []) as GraphStreamMode[])])];
+}
+
+/** The event name of a chunk: the mode, or `mode|ns1|ns2` for a chunk from a subgraph. */
+export function eventNameOf(mode: string, namespace: string[]): string {
+  return namespace.length > 0 ? `${mode}|${namespace.join('|')}` : mode;
+}

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+
+import IORedis from 'ioredis';
+
+import { redisOptions } from '../../src/config/redis-options';
+import { RedisRunEventBus } from '../../src/events/redis-run-event-bus';
+import type { RunEvent } from '../../src/events/run-event-bus';
+import { TEST_REDIS_URL, uniqueQueuePrefix } from '../support/infra';
+
+/** The run event bus on the real Redis, with two bus instances standing for two processes. */
+describe('RedisRunEventBus across processes', () => {
+  const prefix = uniqueQueuePrefix('run_events');
+  const options = { prefix, window: 50, ttlS: 120, idleTtlS: 600, blockMs: 200 };
+  const worker = new RedisRunEventBus(redisOptions(TEST_REDIS_URL), options);
+  const api = new RedisRunEventBus(redisOptions(TEST_REDIS_URL), options);
+  const redis = new IORedis(redisOptions(TEST_REDIS_URL));
+
+  afterAll(async () => {
+    await worker.onModuleDestroy();
+    await api.onModuleDestroy();
+    const keys = await redis.keys(`run-events:${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  const steps = (events: RunEvent[]) => events.map((e) => (e.data as { step: number }).step);
+
+  it('replays what a reconnecting subscriber missed (Last-Event-ID), then the live events, then ends', async () => {
+    const runId = randomUUID();
+    for (let step = 1; step <= 5; step++) worker.publish(runId, 'progress', { run_id: runId, step });
+    await worker.flushed();
+
+    // the first connection reads three events, then goes away
+    const first: RunEvent[] = [];
+    const gone = new AbortController();
+    for await (const e of api.subscribe(runId, { signal: gone.signal })) {
+      first.push(e);
+      if (first.length === 3) gone.abort();
+    }
+    expect(steps(first)).toEqual([1, 2, 3]);
+    expect(first.every((e) => /^\d+-\d+$/.test(e.id))).toBe(true);
+
+    // it reconnects with the id of the last event it got: the missed ones, then live ones until `end`
+    const resumed: RunEvent[] = [];
+    const reading = (async () => {
+      for await (const e of api.subscribe(runId, { lastEventId: first[2].id })) resumed.push(e);
+    })();
+    await waitUntil(() => resumed.length === 2);
+    for (let step = 6; step <= 8; step++) worker.publish(runId, 'progress', { run_id: runId, step });
+    worker.publish(runId, 'result', { response: 'done' });
+    worker.end(runId);
+    await reading;
+    expect(steps(resumed.slice(0, -1))).toEqual([4, 5, 6, 7, 8]);
+    expect(resumed.at(-1)).toMatchObject({ event: 'result', data: { response: 'done' } });
+    expect(new Set([...first, ...resumed].map((e) => e.id)).size).toBe(first.length + resumed.length);
+  });
+
+  it('sets the expiry after end, and a subscriber of an ended run gets its window and finishes', async () => {
+    const runId = randomUUID();
+    worker.publish(runId, 'metadata', { run_id: runId });
+    await worker.flushed();
+    const key = `run-events:${prefix}:${runId}`;
+    expect(await redis.ttl(key)).toBeGreaterThan(options.ttlS); // a run in progress: the idle expiry
+    worker.publish(runId, 'result', { response: 'ok' });
+    worker.end(runId);
+    await worker.flushed();
+    const ttl = await redis.ttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(options.ttlS);
+    const events: RunEvent[] = [];
+    for await (const e of api.subscribe(runId)) events.push(e);
+    expect(events.map((e) => e.event)).toEqual(['metadata', 'result']);
+  });
+
+  it('finishes at once when the ended run window has expired', async () => {
+    const runId = randomUUID();
+    worker.publish(runId, 'result', {});
+    worker.end(runId);
+    await worker.flushed();
+    await redis.del(`run-events:${prefix}:${runId}`); // as EXPIRE would
+    const started = Date.now();
+    const events: RunEvent[] = [];
+    for await (const e of api.subscribe(runId)) events.push(e);
+    expect(events).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('keeps a bounded window per run', async () => {
+    const runId = randomUUID();
+    for (let step = 1; step <= 1000; step++) {
+      worker.publish(runId, 'progress', { step });
+      if (step % 40 === 0) await worker.flushed(); // Redis trims, not the publisher's own bound on unsent events
+    }
+    worker.end(runId);
+    await worker.flushed();
+    const len = await redis.xlen(`run-events:${prefix}:${runId}`);
+    // MAXLEN ~ 50: Redis trims whole macro nodes (100 entries by default), never below the window
+    expect(len).toBeGreaterThanOrEqual(50);
+    expect(len).toBeLessThan(200);
+    const events: RunEvent[] = [];
+    for await (const e of api.subscribe(runId)) events.push(e);
+    expect(steps(events).at(-1)).toBe(1000);
+    expect(steps(events)[0]).toBeGreaterThan(800);
+    // in order, no gaps within the window
+    expect(steps(events)).toEqual(steps(events).map((_, i) => steps(events)[0] + i));
+  });
+
+  it('does not let a subscriber hold up publishing, and stops a subscriber on abort', async () => {
+    const runId = randomUUID();
+    const stop = new AbortController();
+    const iterator = api.subscribe(runId, { signal: stop.signal })[Symbol.asyncIterator]();
+    const first = iterator.next();
+    const t0 = Date.now();
+    for (let step = 1; step <= 200; step++) worker.publish(runId, 'token', { step });
+    expect(Date.now() - t0).toBeLessThan(100); // publish only queues
+    expect((await first).value).toMatchObject({ event: 'token', data: { step: 1 } });
+    stop.abort();
+    await expect(iterator.next()).resolves.toMatchObject({ done: true });
+    worker.end(runId);
+    await worker.flushed();
+  });
+});
+
+async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
