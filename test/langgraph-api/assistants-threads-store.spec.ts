@@ -1,4 +1,5 @@
 import { Client } from '@langchain/langgraph-sdk';
+import { Client as Pg } from 'pg';
 
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { http, type RunningApp, startApp } from '../support/test-app';
@@ -140,6 +141,43 @@ describe('LangGraph API: assistants, threads, store (official SDK)', () => {
       expect(await statusOf(c1.threads.get(fresh.thread_id))).toBe(404);
       expect(await statusOf(c1.threads.get('never-made'))).toBe(404);
       expect(await statusOf(c1.threads.create({ threadId: 'bad id with spaces' }))).toBe(422);
+    });
+
+    it('derives the status from the session lease and its latest run (busy, interrupted, error, idle)', async () => {
+      const pg = new Pg({ connectionString: db.url });
+      await pg.connect();
+      try {
+        for (const id of ['st-busy', 'st-int', 'st-err']) await c1.threads.create({ threadId: id });
+        const run = async (session: string, status: string) =>
+          (
+            await pg.query(
+              `INSERT INTO runs (id, session_id, tenant_id, agent, mode, status, input) VALUES (gen_random_uuid(), $1, 't1', 'react', 'async', $2, '{}') RETURNING id`,
+              [session, status],
+            )
+          ).rows[0].id as string;
+        const busyRun = await run('st-busy', 'queued');
+        await pg.query(
+          `UPDATE sessions SET active_run_id = $1, lease_expires_at = now() + interval '1 minute' WHERE tenant_id = 't1' AND id = 'st-busy'`,
+          [busyRun],
+        );
+        await run('st-int', 'interrupted');
+        await run('st-err', 'failed');
+        expect((await c1.threads.get('st-busy')).status).toBe('busy');
+        expect((await c1.threads.get('st-int')).status).toBe('interrupted');
+        expect((await c1.threads.get('st-err')).status).toBe('error');
+        expect((await c1.threads.search({ status: 'error' })).map((t) => t.thread_id)).toEqual(['st-err']);
+        expect(await c1.threads.count({ status: 'busy' })).toBe(1);
+        // a busy thread is neither updated nor deleted
+        expect(await statusOf(c1.threads.updateState('st-busy', { values: { response: 'x' }, asNode: 'ResponseNode' }))).toBe(409);
+        expect(await statusOf(c1.threads.delete('st-busy'))).toBe(409);
+        // the first run recorded on a thread without agent gave it that run's agent
+        expect((await pg.query(`SELECT agent FROM sessions WHERE tenant_id = 't1' AND id = 'st-err'`)).rows[0].agent).toBe('react');
+        await pg.query(`UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL WHERE tenant_id = 't1' AND id = 'st-busy'`);
+        await pg.query(`UPDATE runs SET status = 'completed' WHERE session_id = 'st-busy'`);
+        expect((await c1.threads.get('st-busy')).status).toBe('idle');
+      } finally {
+        await pg.end();
+      }
     });
 
     it('shows the state and history of a thread a REST v1 turn ran on, copies it, updates its state', async () => {
