@@ -9,5 +9,6 @@ module.exports = {
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
     { ...common, displayName: 'security', testMatch: ['<rootDir>/test/security/**/*.spec.ts'] },
     { ...common, displayName: 'reliability', testMatch: ['<rootDir>/test/reliability/**/*.spec.ts'] },
+    { ...common, displayName: 'langgraph-api', testMatch: ['<rootDir>/test/langgraph-api/**/*.spec.ts'] },
   ],
 };

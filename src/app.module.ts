@@ -5,6 +5,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { type Env, resolveConfig } from './config/config-source';
 import { DatabaseModule } from './database/database.module';
+import { LangGraphApiModule } from './langgraph-api/langgraph-api.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { RunsModule } from './runs/runs.module';
 
@@ -15,7 +16,7 @@ export class AppModule {
     const config = resolveConfig(source);
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), ObservabilityModule, DatabaseModule, ApiModule.register(config)],
+      imports: [ConfigModule.forRoot(config), ObservabilityModule, DatabaseModule, ApiModule.register(config), LangGraphApiModule],
     };
   }
 }

@@ -47,6 +47,8 @@ export type AgentState = Record<string, unknown>;
 export interface RunnableGraph<S = AgentState> {
   stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
   getState(config: { configurable: Record<string, unknown> }): Promise<{ values: S; next: readonly string[] }>;
+  /** the compiled LangGraph graph behind a wrapper (state history, updates, drawing: see langgraph-api) */
+  readonly compiled?: unknown;
 }
 
 /** An agent, typed on its graph's state `S` and update `U` (the registry holds them as `AgentDefinition`). */

@@ -195,13 +195,13 @@ export class AgentOrchestrator {
     if (req.session_id && !session && isServerIssuedId(req.session_id)) throw new SessionNotFoundException(req.session_id);
     const agent = req.agent ?? session?.agent ?? this.config.defaultAgent;
     if (!this.agents.get(agent)) throw new UnknownAgentException(agent, this.agents.names());
-    if (session && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
+    if (session?.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
     const waiting = session && (await this.approvals.waitingRun(session.id, tenantId));
     if (session && waiting) throw new SessionAwaitingApprovalException(session.id, waiting);
     session ??= req.session_id
       ? (await this.sessions.open(tenantId, req.session_id, agent)).session
       : await this.sessions.create(agent, tenantId);
-    if (session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
+    if (session.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
     return this.runs.create({
       id: randomUUID(),
       sessionId: session.id,

@@ -37,6 +37,7 @@ export function endOnModelOutage<S extends Values>(
   end: (values: S, error: RunError, cause: unknown) => S,
 ): RunnableGraph<S> {
   return {
+    compiled: graph.compiled ?? graph,
     getState: (config) => graph.getState(config),
     async stream(input, options) {
       const inner = await graph.stream(input, options);

@@ -1,11 +1,13 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
 
 import { DomainException } from '../../common/domain.exception';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: unknown };
+  /** the LangGraph Server API's error field (`{"detail": "..."}`), beside ours on routes outside /v1 */
+  detail?: string;
 }
 
 const DB_DOWN =
@@ -24,7 +26,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       this.logger.error({ msg: 'request failed', status, code: body.error.code, err: err?.stack ?? String(exception) });
     }
     if (res.headersSent) return;
-    res.status(status).json(body);
+    const path = host.switchToHttp().getRequest<Request>()?.path ?? '';
+    res.status(status).json(path.startsWith('/v1/') ? body : { ...body, detail: body.error.message });
   }
 
   private map(e: unknown): [number, ErrorBody] {

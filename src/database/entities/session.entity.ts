@@ -9,8 +9,9 @@ export class SessionEntity {
   @PrimaryColumn({ type: 'text', name: 'tenant_id', default: 'default' })
   tenantId: string;
 
-  @Column({ type: 'text' })
-  agent: string;
+  /** null for a thread created through the LangGraph API that has not run yet; its first run's agent is adopted */
+  @Column({ type: 'text', nullable: true })
+  agent: string | null;
 
   /** running summary of the conversation, maintained by agents with summarising memory */
   @Column({ type: 'text', nullable: true })

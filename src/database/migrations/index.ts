@@ -6,6 +6,7 @@ import { TenantSessions1763920000000 } from './1763920000000-tenant-sessions';
 import { ApiKeys1763920000001 } from './1763920000001-api-keys';
 import { RunApproval1763960000000 } from './1763960000000-run-approval';
 import { ToolLedger1763970000000 } from './1763970000000-tool-ledger';
+import { LangGraphApi1763980000000 } from './1763980000000-langgraph-api';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   ApiKeys1763920000001,
   RunApproval1763960000000,
   ToolLedger1763970000000,
+  LangGraphApi1763980000000,
 ];

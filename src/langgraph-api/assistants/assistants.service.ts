@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+
+import { Injectable } from '@nestjs/common';
+
+import type { AgentDefinition } from '../../agents/agent-definition';
+import { AgentRegistry } from '../../agents/agent-registry.service';
+import {
+  AssistantExistsException,
+  AssistantNotFoundException,
+  AssistantVersionNotFoundException,
+  GraphNotFoundException,
+  SystemAssistantReadOnlyException,
+} from '../errors';
+import { graphOf, type LangGraphGraph, schemasOf } from '../graph-access';
+import { type AssistantCreateBody, type AssistantPatchBody, type AssistantSearchBody } from '../schemas';
+import { type AssistantFilter, AssistantsRepository, type AssistantWire } from './assistants.repository';
+
+/** When the built-in assistants "were created": the process's start. */
+const BOOT = new Date().toISOString();
+
+function contains(haystack: unknown, needle: unknown): boolean {
+  if (needle === null || typeof needle !== 'object') return haystack === needle;
+  if (Array.isArray(needle)) return Array.isArray(haystack) && needle.every((n) => haystack.some((h) => contains(h, n)));
+  if (haystack === null || typeof haystack !== 'object' || Array.isArray(haystack)) return false;
+  return Object.entries(needle).every(([k, v]) => contains((haystack as Record<string, unknown>)[k], v));
+}
+
+/**
+ * Assistants: every graph of the registry is a built-in ("system") assistant whose id is its name; a tenant
+ * creates its own assistants (a graph plus config, context, metadata), versioned on every change.
+ */
+@Injectable()
+export class AssistantsService {
+  constructor(
+    private readonly registry: AgentRegistry,
+    private readonly repo: AssistantsRepository,
+  ) {}
+
+  private system(name: string): AssistantWire | null {
+    const def = this.registry.get(name);
+    if (!def) return null;
+    return {
+      assistant_id: name,
+      graph_id: name,
+      config: {},
+      context: {},
+      metadata: { created_by: 'system' },
+      version: 1,
+      name,
+      description: def.description ?? null,
+      created_at: BOOT,
+      updated_at: BOOT,
+    };
+  }
+
+  async create(tenantId: string, body: AssistantCreateBody): Promise<AssistantWire> {
+    this.graph(body.graph_id);
+    const id = body.assistant_id ?? randomUUID();
+    const existing = this.system(id);
+    if (existing) {
+      if (body.if_exists === 'do_nothing') return existing;
+      throw new AssistantExistsException(id);
+    }
+    const created = await this.repo.insert(tenantId, id, {
+      graph_id: body.graph_id,
+      config: body.config ?? {},
+      context: body.context ?? {},
+      metadata: body.metadata ?? {},
+      name: body.name || body.graph_id,
+      description: body.description ?? null,
+    });
+    if (created) return created;
+    if (body.if_exists === 'do_nothing') return this.get(tenantId, id);
+    throw new AssistantExistsException(id);
+  }
+
+  async get(tenantId: string, id: string): Promise<AssistantWire> {
+    const found = this.system(id) ?? (await this.repo.get(tenantId, id));
+    if (!found) throw new AssistantNotFoundException(id);
+    return found;
+  }
+
+  async patch(tenantId: string, id: string, body: AssistantPatchBody): Promise<AssistantWire> {
+    if (this.system(id)) throw new SystemAssistantReadOnlyException(id);
+    if (body.graph_id) this.graph(body.graph_id);
+    const updated = await this.repo.patch(tenantId, id, {
+      graph_id: body.graph_id ?? undefined,
+      config: body.config ?? undefined,
+      context: body.context ?? undefined,
+      metadata: body.metadata ?? undefined,
+      name: body.name ?? undefined,
+      description: body.description ?? undefined,
+    });
+    if (!updated) throw new AssistantNotFoundException(id);
+    return updated;
+  }
+
+  async delete(tenantId: string, id: string): Promise<string[]> {
+    if (this.system(id)) throw new SystemAssistantReadOnlyException(id);
+    if (!(await this.repo.delete(tenantId, id))) throw new AssistantNotFoundException(id);
+    return [id];
+  }
+
+  /** Built-in and stored assistants matching the filter, sorted and paged. */
+  async search(tenantId: string, q: AssistantSearchBody): Promise<{ items: Array<Partial<AssistantWire>>; total: number }> {
+    const all = await this.matching(tenantId, q);
+    const by: keyof AssistantWire = q.sort_by ?? 'created_at';
+    const dir = (q.sort_order ?? 'desc') === 'desc' ? -1 : 1;
+    all.sort((a, b) => dir * String(a[by] ?? '').localeCompare(String(b[by] ?? '')) || dir * a.assistant_id.localeCompare(b.assistant_id));
+    const page = all.slice(q.offset, q.offset + q.limit);
+    const select = q.select;
+    const items = select?.length ? page.map((a) => Object.fromEntries(Object.entries(a).filter(([k]) => select.includes(k)))) : page;
+    return { items, total: all.length };
+  }
+
+  async count(tenantId: string, f: AssistantFilter): Promise<number> {
+    return (await this.matching(tenantId, f)).length;
+  }
+
+  private async matching(tenantId: string, f: AssistantFilter): Promise<AssistantWire[]> {
+    const builtIn = this.registry
+      .names()
+      .map((n) => this.system(n)!)
+      .filter(
+        (a) =>
+          (!f.graph_id || a.graph_id === f.graph_id) &&
+          (!f.name || a.name.toLowerCase().includes(f.name.toLowerCase())) &&
+          (!f.metadata || contains(a.metadata, f.metadata)),
+      );
+    return [...builtIn, ...(await this.repo.list(tenantId, f))];
+  }
+
+  async versions(tenantId: string, id: string, metadata: Record<string, unknown> | null | undefined, limit: number, offset: number) {
+    const sys = this.system(id);
+    if (sys) {
+      const { updated_at: _updated, ...version } = sys;
+      return offset === 0 && (!metadata || contains(sys.metadata, metadata)) ? [version] : [];
+    }
+    const versions = await this.repo.versions(tenantId, id, metadata, limit, offset);
+    if (versions.length === 0 && !(await this.repo.get(tenantId, id))) throw new AssistantNotFoundException(id);
+    return versions;
+  }
+
+  async setLatest(tenantId: string, id: string, version: number): Promise<AssistantWire> {
+    const sys = this.system(id);
+    if (sys) {
+      if (version !== 1) throw new AssistantVersionNotFoundException(id, version);
+      return sys;
+    }
+    const result = await this.repo.setLatest(tenantId, id, version);
+    if (result === 'no-assistant') throw new AssistantNotFoundException(id);
+    if (result === 'no-version') throw new AssistantVersionNotFoundException(id, version);
+    return result;
+  }
+
+  /** The compiled graph of an assistant the tenant can see. */
+  async graphOfAssistant(tenantId: string, id: string): Promise<{ assistant: AssistantWire; graph: LangGraphGraph }> {
+    const assistant = await this.get(tenantId, id);
+    return { assistant, graph: graphOf(this.graph(assistant.graph_id)) };
+  }
+
+  async drawable(tenantId: string, id: string, xray: boolean | number): Promise<Record<string, unknown>> {
+    const { assistant, graph } = await this.graphOfAssistant(tenantId, id);
+    const drawable = await graph.getGraphAsync({ ...(assistant.config as object), xray: xray || undefined });
+    return drawable.toJSON();
+  }
+
+  async schemas(tenantId: string, id: string): Promise<Record<string, unknown>> {
+    const { assistant, graph } = await this.graphOfAssistant(tenantId, id);
+    return schemasOf(graph, assistant.graph_id);
+  }
+
+  async subgraphs(tenantId: string, id: string, namespace: string | undefined, recurse: boolean): Promise<Record<string, unknown>> {
+    const { assistant, graph } = await this.graphOfAssistant(tenantId, id);
+    const out: Record<string, unknown> = {};
+    if (!graph.getSubgraphsAsync) return out;
+    for await (const [ns, sub] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = schemasOf(sub, `${assistant.graph_id}|${ns}`);
+    return out;
+  }
+
+  private graph(graphId: string): AgentDefinition {
+    const def = this.registry.get(graphId);
+    if (!def) throw new GraphNotFoundException(graphId, this.registry.names());
+    return def;
+  }
+}

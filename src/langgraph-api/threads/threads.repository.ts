@@ -1,0 +1,177 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+import { CHECKPOINT_SCHEMA } from '../../agents/agent-registry.service';
+import { rowsOf } from '../../database/query-rows';
+
+export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
+
+export interface ThreadRow {
+  id: string;
+  agent: string | null;
+  metadata: Record<string, unknown>;
+  status: ThreadStatus;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ThreadFilter {
+  metadata?: Record<string, unknown> | null;
+  status?: ThreadStatus | null;
+  ids?: string[] | null;
+}
+
+/**
+ * A session as a thread, status included: `busy` while a run holds the session's lease (or is running),
+ * `interrupted` / `error` when the latest run is interrupted / failed, else `idle`.
+ */
+const THREADS = `
+  SELECT s.id, s.agent, s.metadata, s.created_at, s.updated_at,
+         CASE WHEN (s.active_run_id IS NOT NULL AND s.lease_expires_at > now()) OR lr.status = 'running' THEN 'busy'
+              WHEN lr.status = 'interrupted' THEN 'interrupted'
+              WHEN lr.status = 'failed' THEN 'error'
+              ELSE 'idle' END AS status
+    FROM sessions s
+    LEFT JOIN LATERAL (
+      SELECT r.status FROM runs r WHERE r.tenant_id = s.tenant_id AND r.session_id = s.id ORDER BY r.created_at DESC, r.id DESC LIMIT 1
+    ) lr ON true
+   WHERE s.tenant_id = $1`;
+
+const SORTS: Record<string, string> = {
+  thread_id: 'id',
+  status: 'status',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  state_updated_at: 'updated_at',
+};
+
+type Row = Record<string, unknown>;
+
+function threadRow(r: Row): ThreadRow {
+  return {
+    id: r.id as string,
+    agent: (r.agent as string | null) ?? null,
+    metadata: (r.metadata as Record<string, unknown>) ?? {},
+    status: r.status as ThreadStatus,
+    createdAt: new Date(r.created_at as string),
+    updatedAt: new Date(r.updated_at as string),
+  };
+}
+
+/** The LangGraph API's SQL on sessions (threads) and their checkpoints; every query is per tenant. */
+@Injectable()
+export class ThreadsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** A new session without agent; false when the tenant already has one with this id. */
+  async insert(tenantId: string, id: string, metadata: Record<string, unknown>, agent: string | null = null): Promise<boolean> {
+    const rows = rowsOf(
+      await this.dataSource.query(
+        `INSERT INTO sessions (tenant_id, id, agent, metadata) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+        [tenantId, id, agent, JSON.stringify(metadata)],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  async get(tenantId: string, id: string): Promise<ThreadRow | null> {
+    const rows = rowsOf<Row>(await this.dataSource.query(`${THREADS} AND s.id = $2`, [tenantId, id]));
+    return rows[0] ? threadRow(rows[0]) : null;
+  }
+
+  /** Merges `metadata` into the thread's; false when there is no such thread. */
+  async patchMetadata(tenantId: string, id: string, metadata: Record<string, unknown>): Promise<boolean> {
+    const rows = rowsOf(
+      await this.dataSource.query(
+        `UPDATE sessions SET metadata = COALESCE(metadata, '{}'::jsonb) || $3::jsonb, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING id`,
+        [tenantId, id, JSON.stringify(metadata)],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * For the runs part: a run records its assistant and graph in the thread's metadata, as LangGraph Server
+   * does (`metadata.assistant_id`, `metadata.graph_id`), and the thread adopts the graph when it has none.
+   */
+  async recordRunAssistant(tenantId: string, id: string, assistantId: string, graphId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE sessions SET metadata = COALESCE(metadata, '{}'::jsonb) || jsonb_build_object('assistant_id', $3::text, 'graph_id', $4::text),
+              agent = COALESCE(agent, $4), updated_at = now()
+        WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, id, assistantId, graphId],
+    );
+  }
+
+  /** Binds a thread without agent to `agent` (a state update through that graph); returns the thread's agent. */
+  async adoptAgent(tenantId: string, id: string, agent: string): Promise<string | null> {
+    const rows = rowsOf<{ agent: string | null }>(
+      await this.dataSource.query(
+        `UPDATE sessions SET agent = COALESCE(agent, $3), updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING agent`,
+        [tenantId, id, agent],
+      ),
+    );
+    return rows[0]?.agent ?? null;
+  }
+
+  async touch(tenantId: string, id: string): Promise<void> {
+    await this.dataSource.query(`UPDATE sessions SET updated_at = now() WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  }
+
+  /** Threads matching the filter, sorted; `limit` null → all (bounded by `cap`). */
+  async search(
+    tenantId: string,
+    f: ThreadFilter,
+    sort: { by?: string | null; order?: string | null },
+    page: { limit: number; offset: number },
+  ): Promise<ThreadRow[]> {
+    const { where, params } = this.where(tenantId, f);
+    const by = SORTS[sort.by ?? 'created_at'] ?? 'created_at';
+    const order = sort.order === 'asc' ? 'ASC' : 'DESC';
+    params.push(page.limit, page.offset);
+    const rows = rowsOf<Row>(
+      await this.dataSource.query(
+        `SELECT * FROM (${THREADS}) t ${where} ORDER BY ${by} ${order}, id ${order} LIMIT $${params.length - 1} OFFSET $${params.length}`,
+        params,
+      ),
+    );
+    return rows.map(threadRow);
+  }
+
+  async count(tenantId: string, f: ThreadFilter): Promise<number> {
+    const { where, params } = this.where(tenantId, f);
+    const rows = rowsOf<{ n: string }>(await this.dataSource.query(`SELECT count(*) AS n FROM (${THREADS}) t ${where}`, params));
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  private where(tenantId: string, f: ThreadFilter): { where: string; params: unknown[] } {
+    const params: unknown[] = [tenantId];
+    const conds: string[] = [];
+    if (f.metadata) conds.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+    if (f.status) conds.push(`status = $${params.push(f.status)}`);
+    if (f.ids?.length) conds.push(`id = ANY($${params.push(f.ids)}::text[])`);
+    return { where: conds.length ? `WHERE ${conds.join(' AND ')}` : '', params };
+  }
+
+  /** Copies a thread's checkpoints (every namespace, blobs and pending writes) to another thread id. */
+  async copyCheckpoints(fromThread: string, toThread: string): Promise<void> {
+    const s = `"${CHECKPOINT_SCHEMA}"`;
+    await this.dataSource.transaction(async (m) => {
+      await m.query(
+        `INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+         SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM ${s}.checkpoints WHERE thread_id = $1`,
+        [fromThread, toThread],
+      );
+      await m.query(
+        `INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
+         SELECT $2, checkpoint_ns, channel, version, type, blob FROM ${s}.checkpoint_blobs WHERE thread_id = $1`,
+        [fromThread, toThread],
+      );
+      await m.query(
+        `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+         SELECT $2, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM ${s}.checkpoint_writes WHERE thread_id = $1`,
+        [fromThread, toThread],
+      );
+    });
+  }
+}

@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+
+import type { RunnableConfig } from '@langchain/core/runnables';
+import type { StateSnapshot } from '@langchain/langgraph';
+import { Injectable } from '@nestjs/common';
+
+import { AgentRegistry } from '../../agents/agent-registry.service';
+import { threadIdOf } from '../../auth/tenant';
+import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
+import {
+  CheckpointNotFoundException,
+  InvalidRequestException,
+  ThreadBusyException,
+  ThreadExistsException,
+  ThreadNotFoundException,
+  ThreadWithoutGraphException,
+} from '../errors';
+import { checkpointOf, emptyThreadState, graphOf, interruptsOf, type LangGraphGraph, toThreadState } from '../graph-access';
+import {
+  type CheckpointRef,
+  type HistoryRequestBody,
+  type StateUpdateBody,
+  type ThreadCreateBody,
+  type ThreadSearchBody,
+} from '../schemas';
+import { toWire } from '../serde';
+import { type ThreadFilter, type ThreadRow, ThreadsRepository } from './threads.repository';
+
+/** When a `values` filter is given, this many candidates are read before filtering on their state. */
+const VALUES_SCAN_CAP = 1000;
+
+function contains(haystack: unknown, needle: unknown): boolean {
+  if (needle === null || typeof needle !== 'object') return haystack === needle;
+  if (Array.isArray(needle)) return Array.isArray(haystack) && needle.every((n) => haystack.some((h) => contains(h, n)));
+  if (haystack === null || typeof haystack !== 'object' || Array.isArray(haystack)) return false;
+  return Object.entries(needle).every(([k, v]) => contains((haystack as Record<string, unknown>)[k], v));
+}
+
+/**
+ * Threads of the LangGraph API = sessions. A thread's graph is its session's agent, or — before its first
+ * run — the `graph_id` of its metadata; its state and history come from that graph and the checkpointer on
+ * thread `tenant:session`.
+ */
+@Injectable()
+export class ThreadsService {
+  constructor(
+    private readonly repo: ThreadsRepository,
+    private readonly registry: AgentRegistry,
+    private readonly orchestrator: AgentOrchestrator,
+  ) {}
+
+  async create(tenantId: string, body: ThreadCreateBody): Promise<Record<string, unknown>> {
+    const id = body.thread_id ?? randomUUID();
+    const created = await this.repo.insert(tenantId, id, body.metadata ?? {});
+    if (!created && body.if_exists !== 'do_nothing') throw new ThreadExistsException(id);
+    return this.get(tenantId, id);
+  }
+
+  async get(tenantId: string, id: string): Promise<Record<string, unknown>> {
+    return this.wire(tenantId, await this.row(tenantId, id));
+  }
+
+  async patch(tenantId: string, id: string, metadata: Record<string, unknown> | null | undefined): Promise<Record<string, unknown>> {
+    if (!(await this.repo.patchMetadata(tenantId, id, metadata ?? {}))) throw new ThreadNotFoundException(id);
+    return this.get(tenantId, id);
+  }
+
+  /** Deletes the session, its messages, runs and checkpoints (409 while a run holds it). */
+  async delete(tenantId: string, id: string): Promise<void> {
+    await this.row(tenantId, id);
+    await this.orchestrator.deleteSession(id, tenantId);
+  }
+
+  /** A new thread with the same graph, metadata (plus its own `thread_id`) and checkpoints. */
+  async copy(tenantId: string, id: string): Promise<Record<string, unknown>> {
+    const from = await this.row(tenantId, id);
+    const newId = randomUUID();
+    await this.repo.insert(tenantId, newId, { ...from.metadata, thread_id: newId }, from.agent);
+    await this.repo.copyCheckpoints(threadIdOf(tenantId, id), threadIdOf(tenantId, newId));
+    return this.get(tenantId, newId);
+  }
+
+  async search(tenantId: string, q: ThreadSearchBody): Promise<Array<Record<string, unknown>>> {
+    const filter: ThreadFilter = { metadata: q.metadata, status: q.status, ids: q.ids };
+    const sort = { by: q.sort_by, order: q.sort_order };
+    let threads: Array<Record<string, unknown>>;
+    if (q.values) {
+      const rows = await this.repo.search(tenantId, filter, sort, { limit: VALUES_SCAN_CAP, offset: 0 });
+      const all = await Promise.all(rows.map((r) => this.wire(tenantId, r)));
+      threads = all.filter((t) => contains(t.values, q.values)).slice(q.offset, q.offset + q.limit);
+    } else {
+      const rows = await this.repo.search(tenantId, filter, sort, { limit: q.limit, offset: q.offset });
+      threads = await Promise.all(rows.map((r) => this.wire(tenantId, r)));
+    }
+    const select = q.select;
+    return select?.length ? threads.map((t) => Object.fromEntries(Object.entries(t).filter(([k]) => select.includes(k)))) : threads;
+  }
+
+  async count(tenantId: string, f: ThreadFilter & { values?: Record<string, unknown> | null }): Promise<number> {
+    if (!f.values) return this.repo.count(tenantId, f);
+    const rows = await this.repo.search(tenantId, f, {}, { limit: VALUES_SCAN_CAP, offset: 0 });
+    const all = await Promise.all(rows.map((r) => this.wire(tenantId, r)));
+    return all.filter((t) => contains(t.values, f.values)).length;
+  }
+
+  /** The thread's state: the latest, or at a checkpoint (404 for a checkpoint the thread does not have). */
+  async state(tenantId: string, id: string, at?: CheckpointRef | null, subgraphs = false): Promise<Record<string, unknown>> {
+    const row = await this.row(tenantId, id);
+    const graph = this.graphOf(row);
+    if (!graph) {
+      if (at?.checkpoint_id) throw new CheckpointNotFoundException(at.checkpoint_id);
+      return emptyThreadState();
+    }
+    const snapshot = await graph.getState(this.config(tenantId, id, at), { subgraphs });
+    if (at?.checkpoint_id && !snapshot.createdAt) throw new CheckpointNotFoundException(at.checkpoint_id);
+    return snapshot.createdAt ? toThreadState(snapshot, id) : emptyThreadState();
+  }
+
+  /** Checkpoints, newest first (`before` a checkpoint id, `metadata` filter, from `checkpoint`). */
+  async history(tenantId: string, id: string, q: HistoryRequestBody): Promise<Array<Record<string, unknown>>> {
+    const row = await this.row(tenantId, id);
+    const graph = this.graphOf(row);
+    if (!graph) return [];
+    const beforeId = typeof q.before === 'string' ? q.before : (q.before?.configurable?.checkpoint_id as string | undefined);
+    const before: RunnableConfig | undefined = beforeId ? { configurable: { checkpoint_id: beforeId } } : undefined;
+    const out: Array<Record<string, unknown>> = [];
+    const states = graph.getStateHistory(this.config(tenantId, id, q.checkpoint), {
+      limit: q.limit,
+      before,
+      filter: q.metadata ?? undefined,
+    });
+    for await (const s of states) out.push(toThreadState(s, id));
+    return out;
+  }
+
+  /**
+   * A state update through the thread's graph (`updateState`, as a node when `as_node` is given). A thread
+   * without agent takes the graph of its metadata's `graph_id` and keeps it. 409 while a run holds the thread.
+   */
+  async updateState(tenantId: string, id: string, body: StateUpdateBody): Promise<{ checkpoint: Record<string, unknown> | null }> {
+    const row = await this.row(tenantId, id);
+    if (row.status === 'busy') throw new ThreadBusyException(id);
+    const name = this.graphName(row);
+    const def = name ? this.registry.get(name) : undefined;
+    if (!name || !def) throw new ThreadWithoutGraphException(id);
+    if (!row.agent) await this.repo.adoptAgent(tenantId, id, name);
+    const at: CheckpointRef = { ...(body.checkpoint ?? {}), ...(body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : {}) };
+    let next: RunnableConfig;
+    try {
+      next = await graphOf(def).updateState(this.config(tenantId, id, at), body.values ?? null, body.as_node ?? undefined);
+    } catch (e) {
+      // LangGraph refuses an ambiguous or unknown `as_node`, and values its channels cannot take
+      if (e instanceof Error && /InvalidUpdate|as_node|Ambiguous|not found|node/i.test(`${e.name} ${e.message}`)) {
+        throw new InvalidRequestException(e.message.slice(0, 500));
+      }
+      throw e;
+    }
+    await this.repo.touch(tenantId, id);
+    const checkpoint = checkpointOf(next, id);
+    return { checkpoint: checkpoint ? { ...checkpoint } : null };
+  }
+
+  /** The thread as the API shows it: status, metadata, current values and interrupts. */
+  private async wire(tenantId: string, row: ThreadRow): Promise<Record<string, unknown>> {
+    const graph = this.graphOf(row);
+    let snapshot: StateSnapshot | null = null;
+    if (graph) snapshot = await graph.getState(this.config(tenantId, row.id));
+    const hasState = Boolean(snapshot?.createdAt);
+    return {
+      thread_id: row.id,
+      created_at: row.createdAt.toISOString(),
+      updated_at: row.updatedAt.toISOString(),
+      state_updated_at: (hasState && snapshot?.createdAt) || row.updatedAt.toISOString(),
+      metadata: toWire(row.metadata),
+      status: row.status,
+      values: hasState && snapshot ? (toWire(snapshot.values) ?? {}) : {},
+      interrupts: hasState && snapshot ? interruptsOf(snapshot) : {},
+      config: {},
+    };
+  }
+
+  private async row(tenantId: string, id: string): Promise<ThreadRow> {
+    const row = await this.repo.get(tenantId, id);
+    if (!row) throw new ThreadNotFoundException(id);
+    return row;
+  }
+
+  private graphName(row: ThreadRow): string | null {
+    const fromMetadata = row.metadata?.graph_id;
+    return row.agent ?? (typeof fromMetadata === 'string' ? fromMetadata : null);
+  }
+
+  private graphOf(row: ThreadRow): LangGraphGraph | null {
+    const name = this.graphName(row);
+    const def = name ? this.registry.get(name) : undefined;
+    return def ? graphOf(def) : null;
+  }
+
+  private config(tenantId: string, id: string, at?: CheckpointRef | null): RunnableConfig {
+    const configurable: Record<string, unknown> = { thread_id: threadIdOf(tenantId, id), checkpoint_ns: at?.checkpoint_ns ?? '' };
+    if (at?.checkpoint_id) configurable.checkpoint_id = at.checkpoint_id;
+    if (at?.checkpoint_map) configurable.checkpoint_map = at.checkpoint_map;
+    return { configurable };
+  }
+}
