@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
 import { z } from 'zod';
 
 import type { BudgetLimits } from '../llm/run-budget';
@@ -111,6 +114,8 @@ const schema = z.object({
   RUN_CHECKPOINTS: z.enum(['step', 'agent']).default('step'),
   DB_WRITE_RETRIES: int(8, 0),
   // --- end durability ---
+  /** custom graphs: a LangGraph CLI `langgraph.json` (default ./langgraph.json when it exists) */
+  LANGGRAPH_CONFIG: optionalString,
 });
 
 export interface ToolSettings {
@@ -192,6 +197,13 @@ function parseSubAgents(json: string) {
   }
 }
 
+/** LANGGRAPH_CONFIG as given (relative to the working directory), else ./langgraph.json when that file exists. */
+function langgraphConfigPath(setting: string | undefined): string | undefined {
+  if (setting) return path.resolve(setting);
+  const fallback = path.resolve('langgraph.json');
+  return existsSync(fallback) ? fallback : undefined;
+}
+
 export class AppConfig {
   readonly env: string;
   readonly port: number;
@@ -261,6 +273,8 @@ export class AppConfig {
   readonly embeddings?: { baseUrl?: string; apiKey?: string; model: string };
   /** injection: TOOL_APPROVAL — calls of these tools wait for POST /v1/jobs/{id}/approve | reject */
   readonly toolApproval: ReadonlySet<string>;
+  /** custom graphs: the absolute path of the `langgraph.json` whose graphs are registered as agents, if any */
+  readonly langgraphConfig?: string;
 
   constructor(env: Record<string, string | undefined>) {
     const parsed = schema.safeParse(env);
@@ -367,6 +381,7 @@ export class AppConfig {
         .map((t) => t.trim())
         .filter(Boolean),
     );
+    this.langgraphConfig = langgraphConfigPath(e.LANGGRAPH_CONFIG);
   }
 
   /** A model is configured when a base URL or a model name is given (OpenAI itself needs only a key + model). */
