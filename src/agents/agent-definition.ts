@@ -25,6 +25,10 @@ export interface TurnContext {
   message: string;
   contractId?: string;
   metadata: Record<string, unknown>;
+  /** the raw LangGraph input of a LangGraph API run (custom graphs send it instead of the message form) */
+  input?: Record<string, unknown>;
+  /** a LangGraph API run's `command` (resume / update / goto), for graphs that take one */
+  command?: { resume?: unknown; update?: Record<string, unknown> | [string, unknown][]; goto?: string | string[] };
 }
 
 /** What an agent reports when its graph has finished a turn. */

@@ -1,22 +1,29 @@
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Pool } from 'pg';
 
+import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
 import { AGENT_FACTORIES, AgentDefinition, AgentFactory } from './agent-definition';
+import { loadCustomGraphs } from './custom-graphs/custom-graphs';
 
 /** LangGraph's checkpoint tables live in their own schema, created by `PostgresSaver.setup()`. */
 export const CHECKPOINT_SCHEMA = 'langgraph';
 
-/** The built agent graphs, each compiled with the official Postgres checkpointer (thread_id = session id). */
+/**
+ * The built agent graphs, each compiled with the official Postgres checkpointer (thread_id = session id):
+ * the built-in agents, then the graphs of `langgraph.json` (LANGGRAPH_CONFIG) when one is configured.
+ */
 @Injectable()
 export class AgentRegistry implements OnModuleInit {
   readonly checkpointer: PostgresSaver;
+  private readonly logger = new Logger(AgentRegistry.name);
   private readonly agents = new Map<string, AgentDefinition>();
 
   constructor(
     @Inject(PG_POOL) pool: Pool,
     @Inject(AGENT_FACTORIES) private readonly factories: AgentFactory[],
+    private readonly config: AppConfig,
   ) {
     this.checkpointer = new PostgresSaver(pool, undefined, { schema: CHECKPOINT_SCHEMA });
   }
@@ -24,6 +31,10 @@ export class AgentRegistry implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     await this.checkpointer.setup();
     for (const f of this.factories) this.agents.set(f.name, f.create(this.checkpointer));
+    if (!this.config.langgraphConfig) return;
+    // fail fast: a graph the operator configured but that cannot load stops the start-up, naming it
+    const custom = await loadCustomGraphs(this.config.langgraphConfig, this.checkpointer, new Set(this.agents.keys()), this.logger);
+    for (const agent of custom) this.agents.set(agent.name, agent);
   }
 
   names(): string[] {

@@ -1,3 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
 import { AppConfig } from './app-config';
 
 describe('AppConfig', () => {
@@ -50,5 +54,21 @@ describe('iteration limits per agent', () => {
       CONTRACT_QA_MAX_ITERATIONS: '7',
     });
     expect(own.iterationLimits).toEqual({ react: 4, assistant: 6, contractQa: 7 });
+  });
+});
+
+describe('LANGGRAPH_CONFIG', () => {
+  it('resolves the setting against the working directory; without it, ./langgraph.json only when that file exists', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cfg-'));
+    const cwd = process.cwd();
+    try {
+      process.chdir(dir);
+      expect(new AppConfig({}).langgraphConfig).toBeUndefined();
+      expect(new AppConfig({ LANGGRAPH_CONFIG: 'graphs/lg.json' }).langgraphConfig).toBe(path.join(process.cwd(), 'graphs/lg.json'));
+      writeFileSync(path.join(dir, 'langgraph.json'), '{"graphs":{}}');
+      expect(new AppConfig({}).langgraphConfig).toBe(path.join(process.cwd(), 'langgraph.json'));
+    } finally {
+      process.chdir(cwd);
+    }
   });
 });

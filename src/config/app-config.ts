@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
 import { z } from 'zod';
 
 import type { BudgetLimits } from '../llm/run-budget';
@@ -115,6 +118,8 @@ const schema = z.object({
   RUN_EVENTS_WINDOW: int(1000, 1),
   RUN_EVENTS_TTL_S: int(3600, 1),
   // --- end events ---
+  /** custom graphs: a LangGraph CLI `langgraph.json` (default ./langgraph.json when it exists) */
+  LANGGRAPH_CONFIG: optionalString,
 });
 
 export interface ToolSettings {
@@ -196,6 +201,13 @@ function parseSubAgents(json: string) {
   }
 }
 
+/** LANGGRAPH_CONFIG as given (relative to the working directory), else ./langgraph.json when that file exists. */
+function langgraphConfigPath(setting: string | undefined): string | undefined {
+  if (setting) return path.resolve(setting);
+  const fallback = path.resolve('langgraph.json');
+  return existsSync(fallback) ? fallback : undefined;
+}
+
 export class AppConfig {
   readonly env: string;
   readonly port: number;
@@ -267,6 +279,8 @@ export class AppConfig {
   readonly embeddings?: { baseUrl?: string; apiKey?: string; model: string };
   /** injection: TOOL_APPROVAL — calls of these tools wait for POST /v1/jobs/{id}/approve | reject */
   readonly toolApproval: ReadonlySet<string>;
+  /** custom graphs: the absolute path of the `langgraph.json` whose graphs are registered as agents, if any */
+  readonly langgraphConfig?: string;
 
   constructor(env: Record<string, string | undefined>) {
     const parsed = schema.safeParse(env);
@@ -374,6 +388,7 @@ export class AppConfig {
         .map((t) => t.trim())
         .filter(Boolean),
     );
+    this.langgraphConfig = langgraphConfigPath(e.LANGGRAPH_CONFIG);
   }
 
   /** A model is configured when a base URL or a model name is given (OpenAI itself needs only a key + model). */
