@@ -17,7 +17,7 @@ import {
   UnknownAgentException,
 } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
-import { FINAL_STATUSES, type RunEntity, type RunError, type RunMode } from '../database/entities';
+import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode } from '../database/entities';
 import { eventNameOf, type GraphStreamMode, graphStreamModes, type RunStreamRequest, streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
@@ -62,6 +62,13 @@ export interface TurnRequest {
   idempotency_key?: string;
   /** what the run's events carry besides metadata, progress and result (stored with the run's input) */
   stream?: RunStreamRequest;
+  /** LangGraph API runs: the raw graph input, a Command, interrupt points, a start checkpoint and the run's API view */
+  input?: RunInput['input'];
+  command?: RunInput['command'];
+  interrupt_before?: RunInput['interrupt_before'];
+  interrupt_after?: RunInput['interrupt_after'];
+  checkpoint_id?: string;
+  lg?: Record<string, unknown>;
 }
 
 export interface ProgressEvent {
@@ -208,7 +215,13 @@ export class AgentOrchestrator {
       tenantId,
       agent,
       mode,
-      input: { message: req.message, contract_id: req.contract_id, metadata: req.metadata, ...(req.stream ? { stream: req.stream } : {}) },
+      input: {
+        message: req.message,
+        contract_id: req.contract_id,
+        metadata: req.metadata,
+        ...(req.stream ? { stream: req.stream } : {}),
+        ...lgInputOf(req),
+      },
     });
   }
 
@@ -301,6 +314,8 @@ export class AgentOrchestrator {
       message: run.input.message,
       contractId: run.input.contract_id,
       metadata: run.input.metadata ?? {},
+      ...(run.input.input ? { input: run.input.input } : {}),
+      ...(run.input.command ? { command: run.input.command } : {}),
     };
     try {
       if (!agent) throw new Error(`agent ${run.agent} is no longer registered`);
@@ -313,6 +328,7 @@ export class AgentOrchestrator {
     } catch (err) {
       if (err instanceof RunHandedBack) throw err;
       if (err instanceof ApprovalPending) return await this.pause(run, started, usage, err, log);
+      if (err instanceof GraphInterrupted) return await this.end(run, started, usage, interruptedEnd(err), { log });
       // a queued run (not a request waiting for its answer) goes back to the queue instead of failing
       const queued = opts.leaseWait === 'defer';
       const handBack =
@@ -371,8 +387,11 @@ export class AgentOrchestrator {
     const publishModes = new Set(request?.modes ?? []);
     const subgraphs = Boolean(request?.subgraphs);
     const own: GraphStreamMode[] = tokens ? ['updates', 'values', 'messages'] : ['updates', 'values'];
+    const from = !resume && !approval && run.input.checkpoint_id ? { checkpoint_id: run.input.checkpoint_id } : {};
     const stream = await agent.graph.stream(approval ?? (resume ? null : tagTurnInput(agent.buildInput(turn), run.id)), {
-      configurable: { ...configurable, [TOOL_GUARD_KEY]: guard },
+      configurable: { ...configurable, ...from, [TOOL_GUARD_KEY]: guard },
+      ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
+      ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
       signal: opts.signal,
       streamMode: graphStreamModes(own, request),
       subgraphs,
@@ -411,7 +430,13 @@ export class AgentOrchestrator {
       this.events.publish(run.id, 'progress', progress);
       opts.onProgress?.(progress);
     }
-    if (interrupts) throw new ApprovalPending(approvalRequestOf(interrupts));
+    if (interrupts && isApprovalRequest(interrupts)) throw new ApprovalPending(approvalRequestOf(interrupts));
+    // the graph's own interrupt() (or interrupt_before / interrupt_after): the run ends, a `command` resumes it
+    if (interrupts) throw new GraphInterrupted(interrupts);
+    if (run.input.interrupt_before || run.input.interrupt_after) {
+      const state = await agent.graph.getState({ configurable });
+      if (state.next.length > 0) throw new GraphInterrupted([]);
+    }
     // the last `values` chunk is the final state: no need to read the checkpoint back
     return values ?? ((await agent.graph.getState({ configurable })).values as Record<string, unknown>);
   }
@@ -556,6 +581,44 @@ export class AgentOrchestrator {
       metadata: { thread_id: run.sessionId },
     };
   }
+}
+
+/** The graph stopped on an interrupt that is not a tool approval: the run ends `interrupted`. */
+export class GraphInterrupted extends Error {
+  constructor(readonly interrupts: unknown[]) {
+    super('the graph was interrupted');
+    this.name = 'GraphInterrupted';
+  }
+}
+
+function isApprovalRequest(interrupts: unknown[]): boolean {
+  return interrupts.some((i) => (i as { value?: { type?: unknown } } | null)?.value?.type === 'tool_approval');
+}
+
+function interruptedEnd(err: GraphInterrupted): { status: 'interrupted'; outcome: AgentOutcome } {
+  return {
+    status: 'interrupted',
+    outcome: {
+      response: '',
+      toolCalls: [],
+      sources: [],
+      error: null,
+      metadata: { interrupted: true, interrupts: toWire(err.interrupts) },
+      trace: {},
+    },
+  };
+}
+
+/** The LangGraph API fields of a request, as stored in the run's input (absent ones left out). */
+function lgInputOf(req: TurnRequest): Partial<RunInput> {
+  const out: Partial<RunInput> = {};
+  if (req.input) out.input = req.input;
+  if (req.command) out.command = req.command;
+  if (req.interrupt_before) out.interrupt_before = req.interrupt_before;
+  if (req.interrupt_after) out.interrupt_after = req.interrupt_after;
+  if (req.checkpoint_id) out.checkpoint_id = req.checkpoint_id;
+  if (req.lg) out.lg = req.lg;
+  return out;
 }
 
 /** The turn's user message gets the run id as its id: a resumed run can find out that its turn is in the checkpoint. */

@@ -88,7 +88,7 @@ export class RunProcessor implements OnApplicationBootstrap, BeforeApplicationSh
   private async wakeNext(runId: string): Promise<void> {
     try {
       const run = await this.orchestrator.peek(runId);
-      if (!run || !['completed', 'failed', 'cancelled'].includes(run.status)) return;
+      if (!run || !['completed', 'failed', 'cancelled', 'interrupted'].includes(run.status)) return;
       const next = await this.durable.nextOfSession(run.sessionId, run.tenantId);
       if (next) await this.queue.wake(next);
     } catch (err) {

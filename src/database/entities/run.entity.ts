@@ -2,7 +2,11 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColum
 
 import type { ModelCallRecord } from '../../llm/usage-collector';
 
-/** `interrupted`: waiting for an operator to approve or reject a tool call (TOOL_APPROVAL) */
+/**
+ * `interrupted`: waiting for an operator to approve or reject a tool call (TOOL_APPROVAL; `finished_at` unset),
+ * or ended on a graph's own `interrupt()` / `interrupt_before|after` (LangGraph API; `finished_at` set), which a
+ * later run resumes with a `command`.
+ */
 export const RUN_STATUSES = ['queued', 'running', 'interrupted', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const FINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
@@ -14,6 +18,17 @@ export interface RunInput {
   metadata?: Record<string, unknown>;
   /** what the run's events carry besides progress and result (see events/graph-stream.ts) */
   stream?: { modes: string[]; subgraphs?: boolean; tokens?: boolean };
+  /** a LangGraph API run's raw graph input (custom graphs take it instead of `message`) */
+  input?: Record<string, unknown>;
+  /** a LangGraph API run's `Command` (resume / update / goto) */
+  command?: { resume?: unknown; update?: Record<string, unknown> | [string, unknown][]; goto?: string | string[] };
+  /** nodes to pause before / after (`*`: all), as `graph.stream` takes them */
+  interrupt_before?: string[] | '*';
+  interrupt_after?: string[] | '*';
+  /** start from this checkpoint of the thread instead of its latest */
+  checkpoint_id?: string;
+  /** what the LangGraph API shows of the run (assistant_id, multitask_strategy, metadata, kwargs) */
+  lg?: Record<string, unknown>;
 }
 
 /** The tool call an interrupted run waits on (see tools/tool-guard.ts), and the operator's decision once given. */

@@ -45,7 +45,7 @@ export class DurableRuns {
             AND me.status IN ('queued', 'running') AND NOT me.cancel_requested
             AND NOT EXISTS (
               SELECT 1 FROM runs r
-               WHERE r.session_id = $1 AND r.tenant_id = me.tenant_id AND r.id <> $2 AND r.status IN ('queued', 'running', 'interrupted')
+               WHERE r.session_id = $1 AND r.tenant_id = me.tenant_id AND r.id <> $2 AND (r.status IN ('queued', 'running') OR (r.status = 'interrupted' AND r.finished_at IS NULL))
                  AND (r.created_at, r.id) < (me.created_at, me.id))
           RETURNING s.id`,
         [sessionId, runId, String(leaseMs)],

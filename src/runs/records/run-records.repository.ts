@@ -18,7 +18,7 @@ export interface NewRun {
 }
 
 export interface RunEnd {
-  status: Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
+  status: Extract<RunStatus, 'completed' | 'failed' | 'cancelled' | 'interrupted'>;
   result: ChatResult | null;
   error: RunError | null;
   trace: Record<string, unknown> | null;
