@@ -1,10 +1,16 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 
 import { AuthModule } from '../auth/auth.module';
+import type { AppConfig } from '../config/app-config';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
+import { RunRecordsModule } from '../runs/records/run-records.module';
+import { RunsModule } from '../runs/runs.module';
 import { AssistantsController } from './assistants/assistants.controller';
 import { AssistantsRepository } from './assistants/assistants.repository';
 import { AssistantsService } from './assistants/assistants.service';
+import { LgRunsRepository } from './runs/lg-runs.repository';
+import { LangGraphRunsService } from './runs/lg-runs.service';
+import { RunsController } from './runs/runs.controller';
 import { StoreController } from './store/store.controller';
 import { StoreService } from './store/store.service';
 import { ThreadsController } from './threads/threads.controller';
@@ -16,13 +22,18 @@ import { ThreadsService } from './threads/threads.service';
  * `/assistants` (the registry's graphs plus a tenant's own assistants), `/threads` (sessions, their state and
  * history through the checkpointer) and `/store`, behind the same API keys and tenancy as REST v1.
  *
- * Runs (`/threads/{id}/runs...`, `/runs/...`) go in `runs/runs.controller.ts` beside these, registered in
- * `controllers` below; `ThreadsRepository.recordRunAssistant` puts a run's assistant and graph on its thread.
+ * Runs (`/threads/{id}/runs...`, `/runs/...`, `runs/`) are run rows queued through the runs module (the same
+ * dynamic module instance the REST API uses: `RunsModule.register` returns one per config).
  */
-@Module({
-  imports: [AuthModule, OrchestratorModule],
-  controllers: [AssistantsController, ThreadsController, StoreController],
-  providers: [AssistantsRepository, AssistantsService, ThreadsRepository, ThreadsService, StoreService],
-  exports: [ThreadsRepository, AssistantsService, StoreService],
-})
-export class LangGraphApiModule {}
+@Module({})
+export class LangGraphApiModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: LangGraphApiModule,
+      imports: [AuthModule, OrchestratorModule, RunRecordsModule, RunsModule.register(config)],
+      controllers: [AssistantsController, ThreadsController, StoreController, RunsController],
+      providers: [AssistantsRepository, AssistantsService, ThreadsRepository, ThreadsService, StoreService, LgRunsRepository, LangGraphRunsService],
+      exports: [ThreadsRepository, AssistantsService, StoreService],
+    };
+  }
+}

@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+
+import { Injectable, Logger } from '@nestjs/common';
+
+import { threadIdOf } from '../../auth/tenant';
+import { RunAlreadyFinishedException, RunNotFoundException } from '../../common/domain.exception';
+import type { RunEntity } from '../../database/entities';
+import { RunEventBus } from '../../events/run-event-bus';
+import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
+import { RunRecords } from '../../runs/records/run-records.repository';
+import { RunsService } from '../../runs/runs.service';
+import { AssistantsService } from '../assistants/assistants.service';
+import { InvalidRequestException, ThreadBusyException, ThreadNotFoundException } from '../errors';
+import { ThreadsRepository } from '../threads/threads.repository';
+import { ThreadsService } from '../threads/threads.service';
+import { LgRunsRepository } from './lg-runs.repository';
+import type { ApiStreamMode, RunCreateBody, RunListQueryValue } from './run-schemas';
+import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatusesOf, type SseEvent, toApiRun } from './run-wire';
+
+/** How often a waiter checks the run row, and how long a cancelled run gets to stop before a rollback gives up. */
+const POLL_MS = 100;
+const STOP_TIMEOUT_MS = 30_000;
+
+export interface CreatedRun {
+  run: RunEntity;
+  threadId: string;
+  temporary: boolean;
+  modes: ApiStreamMode[];
+}
+
+/**
+ * Runs of the LangGraph API, mapped onto the service's runs: a run is a run row accepted as async and queued
+ * (BullMQ workers or the in-process queue execute it), its thread is the session, its assistant's graph is the
+ * agent. Streams come from the run event bus (what the orchestrator publishes per requested stream mode), and
+ * waiting reads the run row, so both work when another process executes the run.
+ */
+@Injectable()
+export class LangGraphRunsService {
+  private readonly logger = new Logger(LangGraphRunsService.name);
+
+  constructor(
+    private readonly runs: RunsService,
+    private readonly records: RunRecords,
+    private readonly repo: LgRunsRepository,
+    private readonly threads: ThreadsRepository,
+    private readonly threadsService: ThreadsService,
+    private readonly assistants: AssistantsService,
+    private readonly orchestrator: AgentOrchestrator,
+    private readonly events: RunEventBus,
+  ) {}
+
+  /** Accepts and queues a run on `threadId` (null: a new temporary thread). */
+  async create(tenantId: string, threadId: string | null, body: RunCreateBody): Promise<CreatedRun> {
+    const assistant = await this.assistants.get(tenantId, body.assistant_id);
+    const temporary = threadId === null && (body.on_completion ?? 'delete') === 'delete';
+    const id = threadId ?? randomUUID();
+    if (threadId === null) await this.threads.insert(tenantId, id, {});
+    else if (!(await this.threads.get(tenantId, id))) {
+      if (body.if_not_exists !== 'create') throw new ThreadNotFoundException(id);
+      await this.threads.insert(tenantId, id, {});
+    }
+    const strategy = body.multitask_strategy ?? 'reject';
+    if (threadId !== null) await this.applyMultitask(tenantId, id, strategy);
+
+    const requested = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
+    const modes: ApiStreamMode[] = requested.length ? [...new Set(requested)] : ['values'];
+    const input = body.input ?? undefined;
+    const command = body.command ? { ...body.command, update: body.command.update ?? undefined, goto: body.command.goto ?? undefined } : undefined;
+    const message = lastHumanText(input) ?? '';
+    if (!message && !input && !command) throw new InvalidRequestException('a run needs an input or a command');
+    const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
+    const run = await this.runs.submit({
+      message,
+      session_id: id,
+      agent: assistant.graph_id,
+      tenant_id: tenantId,
+      metadata: body.metadata ?? undefined,
+      stream: { modes: graphModesOf(modes), subgraphs: body.stream_subgraphs ?? false },
+      input,
+      command,
+      interrupt_before: body.interrupt_before ?? undefined,
+      interrupt_after: body.interrupt_after ?? undefined,
+      checkpoint_id: checkpointId,
+      lg: { assistant_id: assistant.assistant_id, multitask_strategy: strategy, metadata: body.metadata ?? {}, stream_mode: modes, temporary },
+    });
+    await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
+    if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
+    return { run, threadId: id, temporary, modes };
+  }
+
+  /** reject → 409 while the thread has an unfinished run; interrupt / rollback stop it (rollback deletes it); enqueue waits. */
+  private async applyMultitask(tenantId: string, threadId: string, strategy: string): Promise<void> {
+    const inflight = await this.repo.inflight(tenantId, threadId);
+    if (!inflight.length || strategy === 'enqueue') return;
+    if (strategy === 'reject') throw new ThreadBusyException(threadId);
+    for (const runId of inflight) await this.stop(tenantId, threadId, runId, strategy === 'rollback' ? 'rollback' : 'interrupt', true);
+  }
+
+  async get(tenantId: string, threadId: string, runId: string): Promise<Record<string, unknown>> {
+    return toApiRun(await this.row(tenantId, threadId, runId));
+  }
+
+  async list(tenantId: string, threadId: string, q: RunListQueryValue): Promise<Array<Record<string, unknown>>> {
+    if (!(await this.threads.get(tenantId, threadId))) throw new ThreadNotFoundException(threadId);
+    const ids = await this.repo.list(tenantId, threadId, q.status ? rowStatusesOf(q.status) : null, q.limit, q.offset);
+    const rows = await Promise.all(ids.map((id) => this.records.get(id, 'run')));
+    return rows.filter((r) => !q.status || q.status !== 'error' || r.error?.code !== 'RUN_TIMEOUT').map(toApiRun);
+  }
+
+  /** Cancels a run (`interrupt`: it ends `interrupted`; `rollback`: it is deleted with its checkpoints once stopped). */
+  async stop(tenantId: string, threadId: string, runId: string, action: 'interrupt' | 'rollback', wait: boolean): Promise<void> {
+    const run = await this.row(tenantId, threadId, runId);
+    if (!hasEnded(run)) {
+      await this.runs.cancel(runId).catch((e: unknown) => {
+        if (!(e instanceof RunAlreadyFinishedException)) throw e;
+      });
+    } else if (action === 'interrupt') throw new RunAlreadyFinishedException(runId, run.status);
+    if (action === 'rollback') {
+      await this.ended(runId, AbortSignal.timeout(STOP_TIMEOUT_MS));
+      await this.repo.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
+    } else if (wait) await this.ended(runId);
+  }
+
+  /** Deletes an ended run and the checkpoints it wrote (409 while it has not ended). */
+  async delete(tenantId: string, threadId: string, runId: string): Promise<void> {
+    const run = await this.row(tenantId, threadId, runId);
+    if (!hasEnded(run)) throw new ThreadBusyException(threadId);
+    await this.repo.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
+  }
+
+  /** Waits for the run's end; the thread's final values (with `__interrupt__` when interrupted), or `{ __error__ }`. */
+  async join(tenantId: string, threadId: string, runId: string, signal?: AbortSignal): Promise<unknown> {
+    await this.row(tenantId, threadId, runId);
+    const run = await this.ended(runId, signal);
+    if (run.status === 'failed') return { __error__: { error: run.error?.code ?? 'Error', message: run.error?.message ?? 'run failed' } };
+    const thread = await this.threadsService.get(tenantId, threadId).catch(() => null);
+    if (!thread) return null;
+    const values = (thread.values ?? {}) as Record<string, unknown>;
+    const interrupts = Object.values((thread.interrupts ?? {}) as Record<string, unknown[]>).flat();
+    return run.status === 'interrupted' && interrupts.length ? { ...values, __interrupt__: interrupts } : values;
+  }
+
+  /**
+   * The run's events as LangGraph Server streams them: `metadata` `{ run_id, attempt }`, then one event per chunk of
+   * each requested mode (`messages-tuple` → `messages` events, `messages` → `messages/metadata|partial|complete`,
+   * `mode|ns` from subgraphs), `error` `{ error, message }` when the run failed. From `lastEventId` on when given.
+   */
+  async *stream(runId: string, modes: ApiStreamMode[] | null, opts: { lastEventId?: string; signal: AbortSignal }): AsyncGenerator<SseEvent> {
+    const accumulator = new MessagesAccumulator();
+    const wanted = modes ? new Set<string>(modes) : null;
+    const asTuple = !wanted || wanted.has('messages-tuple');
+    for await (const e of this.events.subscribe(runId, { lastEventId: opts.lastEventId, signal: opts.signal })) {
+      const [mode, ...ns] = e.event.split('|');
+      const suffix = ns.length ? `|${ns.join('|')}` : '';
+      if (mode === 'metadata') {
+        const { run_id, attempt } = (e.data ?? {}) as { run_id?: string; attempt?: number };
+        yield { id: e.id, event: 'metadata', data: { run_id: run_id ?? runId, attempt: attempt ?? 1 } };
+      } else if (mode === 'messages') {
+        if (asTuple) yield { id: e.id, event: `messages${suffix}`, data: e.data };
+        if (wanted?.has('messages')) yield* accumulator.chunk(e.data, suffix, e.id);
+      } else if (mode === 'result') {
+        yield* accumulator.complete();
+        const error = (e.data as { error?: { code?: string; message?: string } | null } | null)?.error;
+        if (error && error.code !== 'CANCELLED') yield { id: e.id, event: 'error', data: { error: error.code, message: error.message } };
+        return;
+      } else if (['values', 'updates', 'custom', 'debug', 'tasks', 'checkpoints'].includes(mode) && (!wanted || wanted.has(mode))) {
+        yield { id: e.id, event: e.event, data: e.data };
+      }
+    }
+  }
+
+  /** Cancels a run whose stream client went away (`on_disconnect: cancel`), unless it has ended. */
+  async cancelQuietly(runId: string): Promise<void> {
+    const run = await this.records.get(runId, 'run').catch(() => null);
+    if (run && !hasEnded(run)) await this.runs.cancel(runId).catch(() => undefined);
+  }
+
+  /** The run row once it has ended (polls the row, so it works whichever process executes the run). */
+  async ended(runId: string, signal?: AbortSignal): Promise<RunEntity> {
+    for (;;) {
+      const run = await this.records.get(runId, 'run');
+      if (hasEnded(run) || signal?.aborted) return run;
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  /** A stateless run's thread (`on_completion: delete`) goes once the run has ended. */
+  private async deleteWhenEnded(tenantId: string, threadId: string, runId: string): Promise<void> {
+    try {
+      await this.ended(runId);
+      // the stream / wait of the request reads the thread first
+      await new Promise((r) => setTimeout(r, 1000));
+      await this.orchestrator.deleteSession(threadId, tenantId);
+    } catch (err) {
+      this.logger.warn({ msg: 'temporary thread not deleted', thread_id: threadId, run_id: runId, err: (err as Error).message });
+    }
+  }
+
+  private async row(tenantId: string, threadId: string, runId: string): Promise<RunEntity> {
+    if (!(await this.threads.get(tenantId, threadId))) throw new ThreadNotFoundException(threadId);
+    const run = await this.records.getForTenant(runId, tenantId, 'run').catch(() => null);
+    if (!run || run.sessionId !== threadId) throw new RunNotFoundException(runId, 'run');
+    return run;
+  }
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+import { CheckpointSchema, RunnableConfigSchema } from '../schemas';
+
+/**
+ * Bodies of the runs endpoints, as `@langchain/langgraph-sdk`'s RunsClient sends them (langgraphjs
+ * `libs/langgraph-api/src/schemas.mts` `RunCreate`). Accepted for compatibility but not applied: `feedback_keys`,
+ * `strict_resume`, `checkpoint_during`, `durability`, `langsmith_tracer` (see the README).
+ */
+const record = z.record(z.string(), z.unknown());
+const nodes = z.union([z.literal('*'), z.array(z.string())]);
+export const STREAM_MODES = ['values', 'messages', 'messages-tuple', 'updates', 'events', 'debug', 'custom', 'tasks', 'checkpoints'] as const;
+export type ApiStreamMode = (typeof STREAM_MODES)[number];
+const streamMode = z.enum(STREAM_MODES);
+
+export const CommandSchema = z.object({
+  resume: z.unknown().optional(),
+  update: z.union([record, z.array(z.tuple([z.string(), z.unknown()]))]).nullish(),
+  goto: z.union([z.string(), z.array(z.string())]).nullish(),
+});
+
+export const RunCreate = z.object({
+  assistant_id: z.string().min(1).max(256),
+  input: z.union([record, z.null()]).optional(),
+  command: CommandSchema.nullish(),
+  checkpoint: CheckpointSchema.nullish(),
+  checkpoint_id: z.string().nullish(),
+  config: RunnableConfigSchema.nullish(),
+  context: z.unknown().optional(),
+  metadata: record.nullish(),
+  stream_mode: z.union([streamMode, z.array(streamMode)]).nullish(),
+  stream_subgraphs: z.boolean().nullish(),
+  stream_resumable: z.boolean().nullish(),
+  interrupt_before: nodes.nullish(),
+  interrupt_after: nodes.nullish(),
+  multitask_strategy: z.enum(['reject', 'rollback', 'interrupt', 'enqueue']).nullish(),
+  on_completion: z.enum(['delete', 'keep']).nullish(),
+  on_disconnect: z.enum(['cancel', 'continue']).nullish(),
+  if_not_exists: z.enum(['reject', 'create']).nullish(),
+  after_seconds: z.number().gte(0).nullish(),
+  webhook: z.string().url().nullish(),
+  feedback_keys: z.unknown().optional(),
+  strict_resume: z.unknown().optional(),
+  checkpoint_during: z.unknown().optional(),
+  durability: z.unknown().optional(),
+  langsmith_tracer: z.unknown().optional(),
+});
+export type RunCreateBody = z.infer<typeof RunCreate>;
+
+export const RunBatchCreate = z.array(RunCreate).min(1).max(100);
+
+export const RunListQuery = z.object({
+  limit: z.coerce.number().int().gte(1).lte(1000).default(10),
+  offset: z.coerce.number().int().gte(0).default(0),
+  status: z.enum(['pending', 'running', 'error', 'success', 'timeout', 'interrupted']).nullish(),
+});
+export type RunListQueryValue = z.infer<typeof RunListQuery>;
+
+export const CancelQuery = z.object({
+  wait: z
+    .string()
+    .optional()
+    .transform((v) => v === '1' || v === 'true'),
+  action: z.enum(['interrupt', 'rollback']).default('interrupt'),
+});

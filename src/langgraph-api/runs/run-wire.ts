@@ -1,0 +1,127 @@
+import type { RunEntity } from '../../database/entities';
+import type { ApiStreamMode } from './run-schemas';
+
+/** A run's status as LangGraph Server names it. */
+export type ApiRunStatus = 'pending' | 'running' | 'error' | 'success' | 'timeout' | 'interrupted';
+
+/**
+ * queued → pending, running → running, completed → success, failed → error (RUN_TIMEOUT → timeout), cancelled →
+ * interrupted (LangGraph Server marks a run cancelled with action `interrupt` so), interrupted → interrupted.
+ */
+export function apiStatusOf(run: Pick<RunEntity, 'status' | 'error'>): ApiRunStatus {
+  switch (run.status) {
+    case 'queued':
+      return 'pending';
+    case 'running':
+      return 'running';
+    case 'completed':
+      return 'success';
+    case 'failed':
+      return run.error?.code === 'RUN_TIMEOUT' ? 'timeout' : 'error';
+    default:
+      return 'interrupted';
+  }
+}
+
+/** Row statuses an API status stands for (list filter). */
+export function rowStatusesOf(status: ApiRunStatus): string[] {
+  return (
+    { pending: ['queued'], running: ['running'], success: ['completed'], error: ['failed'], timeout: ['failed'], interrupted: ['cancelled', 'interrupted'] } as const
+  )[status].slice();
+}
+
+/** The run has ended (a tool-approval pause has not: it goes on after the operator's decision). */
+export function hasEnded(run: Pick<RunEntity, 'status' | 'finishedAt'>): boolean {
+  return ['completed', 'failed', 'cancelled'].includes(run.status) || (run.status === 'interrupted' && run.finishedAt !== null);
+}
+
+/** The Run object of the API (`Run` in the SDK's schema). */
+export function toApiRun(run: RunEntity): Record<string, unknown> {
+  const lg = run.input.lg ?? {};
+  return {
+    run_id: run.id,
+    thread_id: run.sessionId,
+    assistant_id: (lg.assistant_id as string | undefined) ?? run.agent,
+    created_at: run.createdAt.toISOString(),
+    updated_at: (run.updatedAt ?? run.createdAt).toISOString(),
+    status: apiStatusOf(run),
+    metadata: (lg.metadata as Record<string, unknown> | undefined) ?? {},
+    multitask_strategy: (lg.multitask_strategy as string | undefined) ?? 'reject',
+    kwargs: {
+      input: run.input.input ?? null,
+      command: run.input.command ?? null,
+      stream_mode: lg.stream_mode ?? ['values'],
+      interrupt_before: run.input.interrupt_before ?? null,
+      interrupt_after: run.input.interrupt_after ?? null,
+      subgraphs: run.input.stream?.subgraphs ?? false,
+      temporary: lg.temporary === true,
+    },
+  };
+}
+
+/** The API's stream modes as LangGraph stream modes: `messages` and `messages-tuple` both need `messages`. */
+export function graphModesOf(modes: ApiStreamMode[]): string[] {
+  const out = new Set<string>();
+  for (const m of modes) {
+    if (m === 'messages-tuple' || m === 'messages') out.add('messages');
+    else if (m !== 'events') out.add(m);
+  }
+  return [...out];
+}
+
+/** The text of the last human message of a LangGraph input (`{role: user|human}` or `{type: human}`). */
+export function lastHumanText(input: Record<string, unknown> | null | undefined): string | null {
+  const messages = input?.messages;
+  const list = Array.isArray(messages) ? messages : messages ? [messages] : [];
+  for (let i = list.length - 1; i >= 0; i--) {
+    const m = list[i] as Record<string, unknown> | string;
+    if (typeof m === 'string') return m;
+    const kind = m?.role ?? m?.type;
+    if (kind !== 'user' && kind !== 'human') continue;
+    return textOf(m.content);
+  }
+  return null;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((p) => (typeof p === 'string' ? p : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : ''))
+    .join('');
+}
+
+export interface SseEvent {
+  id?: string;
+  event: string;
+  data: unknown;
+}
+
+/**
+ * Turns the `messages` chunks of a run (`[message, metadata]`) into what LangGraph Server sends for stream mode
+ * `messages`: `messages/metadata` once per message, `messages/partial` with the message so far on each chunk, and
+ * `messages/complete` for each message when the run ends.
+ */
+export class MessagesAccumulator {
+  private readonly seen = new Map<string, Record<string, unknown>>();
+
+  chunk(data: unknown, suffix: string, id?: string): SseEvent[] {
+    const [message, metadata] = (Array.isArray(data) ? data : [data, {}]) as [Record<string, unknown>, unknown];
+    if (!message || typeof message !== 'object') return [];
+    const key = String(message.id ?? 'unknown');
+    const out: SseEvent[] = [];
+    const before = this.seen.get(key);
+    if (!before) out.push({ event: `messages/metadata${suffix}`, data: { [key]: { metadata } }, id });
+    const type = String(message.type ?? 'ai').replace(/MessageChunk$/, '').toLowerCase() || 'ai';
+    const content =
+      typeof message.content === 'string' && typeof before?.content === 'string' ? before.content + message.content : message.content;
+    const merged = { ...(before ?? {}), ...message, type: type === 'aimessagechunk' ? 'ai' : type, content };
+    this.seen.set(key, merged);
+    out.push({ event: `messages/partial${suffix}`, data: [merged], id });
+    return out;
+  }
+
+  complete(): SseEvent[] {
+    return this.seen.size ? [{ event: 'messages/complete', data: [...this.seen.values()] }] : [];
+  }
+}

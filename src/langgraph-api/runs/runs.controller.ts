@@ -1,0 +1,202 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+
+import { Tenant } from '../../auth/tenant.guard';
+import { ThreadNotFoundException } from '../errors';
+import { ZodPipe } from '../zod-body.pipe';
+import { LangGraphRunsService } from './lg-runs.service';
+import { CancelQuery, RunBatchCreate, RunCreate, type RunCreateBody, RunListQuery } from './run-schemas';
+import { type SseEvent, toApiRun } from './run-wire';
+
+const ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** An id that cannot be a session id is answered like an unknown one. */
+function known(id: string): string {
+  if (!ID.test(id)) throw new ThreadNotFoundException(id);
+  return id;
+}
+
+/**
+ * LangGraph Server runs (langgraphjs `libs/langgraph-api/src/api/runs.mts`): background, wait and stream runs of a
+ * thread, stateless runs on a temporary thread, list/get/join/join-stream/cancel/delete.
+ */
+@Controller()
+export class RunsController {
+  constructor(private readonly runs: LangGraphRunsService) {}
+
+  @Post('threads/:thread_id/runs')
+  @HttpCode(200)
+  async create(
+    @Tenant() tenantId: string,
+    @Param('thread_id') threadId: string,
+    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { run } = await this.runs.create(tenantId, known(threadId), body);
+    res.setHeader('Content-Location', `/threads/${threadId}/runs/${run.id}`);
+    return toApiRun(run);
+  }
+
+  @Post('runs')
+  @HttpCode(200)
+  async createStateless(@Tenant() tenantId: string, @Body(new ZodPipe(RunCreate)) body: RunCreateBody, @Res({ passthrough: true }) res: Response) {
+    const { run } = await this.runs.create(tenantId, null, body);
+    res.setHeader('Content-Location', `/runs/${run.id}`);
+    return toApiRun(run);
+  }
+
+  @Post('runs/batch')
+  @HttpCode(200)
+  async batch(@Tenant() tenantId: string, @Body(new ZodPipe(RunBatchCreate)) bodies: RunCreateBody[]) {
+    const out: Array<Record<string, unknown>> = [];
+    for (const body of bodies) out.push(toApiRun((await this.runs.create(tenantId, null, body)).run));
+    return out;
+  }
+
+  @Post('threads/:thread_id/runs/wait')
+  @HttpCode(200)
+  async wait(
+    @Tenant() tenantId: string,
+    @Param('thread_id') threadId: string,
+    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { run, threadId: id } = await this.runs.create(tenantId, known(threadId), body);
+    res.setHeader('Content-Location', `/threads/${id}/runs/${run.id}`);
+    return this.runs.join(tenantId, id, run.id, this.disconnectOf(req, body.on_disconnect === 'cancel' ? run.id : null));
+  }
+
+  @Post('runs/wait')
+  @HttpCode(200)
+  async waitStateless(
+    @Tenant() tenantId: string,
+    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { run, threadId } = await this.runs.create(tenantId, null, body);
+    res.setHeader('Content-Location', `/runs/${run.id}`);
+    return this.runs.join(tenantId, threadId, run.id, this.disconnectOf(req, body.on_disconnect === 'cancel' ? run.id : null));
+  }
+
+  @Post('threads/:thread_id/runs/stream')
+  async stream(
+    @Tenant() tenantId: string,
+    @Param('thread_id') threadId: string,
+    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const { run, modes } = await this.runs.create(tenantId, known(threadId), body);
+    await this.sse(req, res, `/threads/${threadId}/runs/${run.id}`, run.id, body.on_disconnect === 'cancel', (signal) =>
+      this.runs.stream(run.id, modes, { signal }),
+    );
+  }
+
+  @Post('runs/stream')
+  async streamStateless(
+    @Tenant() tenantId: string,
+    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const { run, modes } = await this.runs.create(tenantId, null, body);
+    await this.sse(req, res, `/runs/${run.id}`, run.id, body.on_disconnect === 'cancel', (signal) => this.runs.stream(run.id, modes, { signal }));
+  }
+
+  @Get('threads/:thread_id/runs')
+  list(@Tenant() tenantId: string, @Param('thread_id') threadId: string, @Query() query: Record<string, unknown>) {
+    return this.runs.list(tenantId, known(threadId), new ZodPipe(RunListQuery).transform(query));
+  }
+
+  @Get('threads/:thread_id/runs/:run_id')
+  get(@Tenant() tenantId: string, @Param('thread_id') threadId: string, @Param('run_id') runId: string) {
+    return this.runs.get(tenantId, known(threadId), runId);
+  }
+
+  @Delete('threads/:thread_id/runs/:run_id')
+  @HttpCode(204)
+  async delete(@Tenant() tenantId: string, @Param('thread_id') threadId: string, @Param('run_id') runId: string): Promise<void> {
+    await this.runs.delete(tenantId, known(threadId), runId);
+  }
+
+  @Get('threads/:thread_id/runs/:run_id/join')
+  join(@Tenant() tenantId: string, @Param('thread_id') threadId: string, @Param('run_id') runId: string, @Req() req: Request) {
+    return this.runs.join(tenantId, known(threadId), runId, this.disconnectOf(req, null));
+  }
+
+  @Get('threads/:thread_id/runs/:run_id/stream')
+  async joinStream(
+    @Tenant() tenantId: string,
+    @Param('thread_id') threadId: string,
+    @Param('run_id') runId: string,
+    @Query('cancel_on_disconnect') cancelOnDisconnect: string | undefined,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.runs.get(tenantId, known(threadId), runId); // 404 before the stream starts
+    const cancel = cancelOnDisconnect === '1' || cancelOnDisconnect === 'true';
+    await this.sse(req, res, `/threads/${threadId}/runs/${runId}`, runId, cancel, (signal) =>
+      this.runs.stream(runId, null, { signal, lastEventId: lastEventId || undefined }),
+    );
+  }
+
+  @Post('threads/:thread_id/runs/:run_id/cancel')
+  async cancel(
+    @Tenant() tenantId: string,
+    @Param('thread_id') threadId: string,
+    @Param('run_id') runId: string,
+    @Query() query: Record<string, unknown>,
+    @Res() res: Response,
+  ): Promise<void> {
+    const q = new ZodPipe(CancelQuery).transform(query);
+    await this.runs.stop(tenantId, known(threadId), runId, q.action, q.wait);
+    res.status(q.wait ? 204 : 202).end();
+  }
+
+  /** Writes the events as Server-Sent Events; the client going away stops the stream (and cancels the run when asked). */
+  private async sse(
+    req: Request,
+    res: Response,
+    location: string,
+    runId: string,
+    cancelOnDisconnect: boolean,
+    events: (signal: AbortSignal) => AsyncIterable<SseEvent>,
+  ): Promise<void> {
+    const gone = new AbortController();
+    let finished = false;
+    res.on('close', () => {
+      gone.abort();
+      if (!finished && cancelOnDisconnect) void this.runs.cancelQuietly(runId);
+    });
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Connection', 'keep-alive');
+    res.setHeader('Content-Location', location);
+    res.flushHeaders();
+    try {
+      for await (const e of events(gone.signal)) {
+        const id = e.id ? `id: ${e.id}\n` : '';
+        res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data ?? null)}\n${id}\n`);
+      }
+    } finally {
+      finished = true;
+      res.end();
+    }
+    void req;
+  }
+
+  /** A signal that aborts when the client disconnects (and cancels `runId` then, when given). */
+  private disconnectOf(req: Request, runId: string | null): AbortSignal {
+    const c = new AbortController();
+    req.on('close', () => {
+      if (req.complete && !req.socket.destroyed) return;
+      c.abort();
+      if (runId) void this.runs.cancelQuietly(runId);
+    });
+    return c.signal;
+  }
+}
