@@ -68,6 +68,7 @@ export interface TurnRequest {
   interrupt_before?: RunInput['interrupt_before'];
   interrupt_after?: RunInput['interrupt_after'];
   checkpoint_id?: string;
+  continue?: boolean;
   lg?: Record<string, unknown>;
 }
 
@@ -388,7 +389,7 @@ export class AgentOrchestrator {
     const subgraphs = Boolean(request?.subgraphs);
     const own: GraphStreamMode[] = tokens ? ['updates', 'values', 'messages'] : ['updates', 'values'];
     const from = !resume && !approval && run.input.checkpoint_id ? { checkpoint_id: run.input.checkpoint_id } : {};
-    const stream = await agent.graph.stream(approval ?? (resume ? null : tagTurnInput(agent.buildInput(turn), run.id)), {
+    const stream = await agent.graph.stream(approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id)), {
       configurable: { ...configurable, ...from, [TOOL_GUARD_KEY]: guard },
       ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
       ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
@@ -617,6 +618,7 @@ function lgInputOf(req: TurnRequest): Partial<RunInput> {
   if (req.interrupt_before) out.interrupt_before = req.interrupt_before;
   if (req.interrupt_after) out.interrupt_after = req.interrupt_after;
   if (req.checkpoint_id) out.checkpoint_id = req.checkpoint_id;
+  if (req.continue) out.continue = true;
   if (req.lg) out.lg = req.lg;
   return out;
 }

@@ -25,6 +25,8 @@ export interface RunInput {
   /** nodes to pause before / after (`*`: all), as `graph.stream` takes them */
   interrupt_before?: string[] | '*';
   interrupt_after?: string[] | '*';
+  /** `input: null` without a command: the graph continues from its checkpoint (after `interrupt_before|after`) */
+  continue?: boolean;
   /** start from this checkpoint of the thread instead of its latest */
   checkpoint_id?: string;
   /** what the LangGraph API shows of the run (assistant_id, multitask_strategy, metadata, kwargs) */

@@ -67,7 +67,9 @@ export class LangGraphRunsService {
     const input = body.input ?? undefined;
     const command = body.command ? { ...body.command, update: body.command.update ?? undefined, goto: body.command.goto ?? undefined } : undefined;
     const message = lastHumanText(input) ?? '';
-    if (!message && !input && !command) throw new InvalidRequestException('a run needs an input or a command');
+    // `input: null` (no command) continues the thread from its checkpoint, as after interrupt_before / interrupt_after
+    const proceed = body.input === null && !command;
+    if (!message && !input && !command && !proceed) throw new InvalidRequestException('a run needs an input or a command');
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
     const run = await this.runs.submit({
       message,
@@ -81,6 +83,7 @@ export class LangGraphRunsService {
       interrupt_before: body.interrupt_before ?? undefined,
       interrupt_after: body.interrupt_after ?? undefined,
       checkpoint_id: checkpointId,
+      continue: proceed || undefined,
       lg: { assistant_id: assistant.assistant_id, multitask_strategy: strategy, metadata: body.metadata ?? {}, stream_mode: modes, temporary },
     });
     await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
