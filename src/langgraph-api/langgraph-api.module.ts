@@ -32,7 +32,15 @@ export class LangGraphApiModule {
       module: LangGraphApiModule,
       imports: [AuthModule, OrchestratorModule, RunRecordsModule, RunsModule.register(config)],
       controllers: [AssistantsController, ThreadsController, StoreController, RunsController],
-      providers: [AssistantsRepository, AssistantsService, ThreadsRepository, ThreadsService, StoreService, LgRunsRepository, LangGraphRunsService],
+      providers: [
+        AssistantsRepository,
+        AssistantsService,
+        ThreadsRepository,
+        ThreadsService,
+        StoreService,
+        LgRunsRepository,
+        LangGraphRunsService,
+      ],
       exports: [ThreadsRepository, AssistantsService, StoreService],
     };
   }

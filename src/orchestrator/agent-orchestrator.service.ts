@@ -389,18 +389,21 @@ export class AgentOrchestrator {
     const subgraphs = Boolean(request?.subgraphs);
     const own: GraphStreamMode[] = tokens ? ['updates', 'values', 'messages'] : ['updates', 'values'];
     const from = !resume && !approval && run.input.checkpoint_id ? { checkpoint_id: run.input.checkpoint_id } : {};
-    const stream = await agent.graph.stream(approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id)), {
-      configurable: { ...configurable, ...from, [TOOL_GUARD_KEY]: guard },
-      ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
-      ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
-      signal: opts.signal,
-      streamMode: graphStreamModes(own, request),
-      subgraphs,
-      durability: this.durabilityOf(agent, run),
-      recursionLimit: 100,
-      runName: `${agent.name}:${run.id}`,
-      metadata: { run_id: run.id, session_id: run.sessionId },
-    });
+    const stream = await agent.graph.stream(
+      approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id)),
+      {
+        configurable: { ...configurable, ...from, [TOOL_GUARD_KEY]: guard },
+        ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
+        ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
+        signal: opts.signal,
+        streamMode: graphStreamModes(own, request),
+        subgraphs,
+        durability: this.durabilityOf(agent, run),
+        recursionLimit: 100,
+        runName: `${agent.name}:${run.id}`,
+        metadata: { run_id: run.id, session_id: run.sessionId },
+      },
+    );
     let step = 0;
     let values: Record<string, unknown> | undefined;
     let interrupts: unknown[] | undefined;

@@ -38,10 +38,10 @@ export class ToolApprovalRepository {
   /** The session's run that waits for a decision, if any (a new turn must not overtake it). */
   async waitingRun(sessionId: string, tenantId: string): Promise<string | undefined> {
     const rows = rowsOf<{ id: string }>(
-      await this.dataSource.query(`SELECT id FROM runs WHERE session_id = $1 AND tenant_id = $2 AND status = 'interrupted' AND finished_at IS NULL LIMIT 1`, [
-        sessionId,
-        tenantId,
-      ]),
+      await this.dataSource.query(
+        `SELECT id FROM runs WHERE session_id = $1 AND tenant_id = $2 AND status = 'interrupted' AND finished_at IS NULL LIMIT 1`,
+        [sessionId, tenantId],
+      ),
     );
     return rows[0]?.id;
   }

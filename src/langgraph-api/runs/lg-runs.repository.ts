@@ -47,7 +47,10 @@ export class LgRunsRepository {
       ]),
     ).map((r) => r.checkpoint_id);
     if (ids.length) {
-      await this.db.query(`DELETE FROM ${s}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_id = ANY($2::text[])`, [checkpointThread, ids]);
+      await this.db.query(`DELETE FROM ${s}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_id = ANY($2::text[])`, [
+        checkpointThread,
+        ids,
+      ]);
       await this.db.query(`DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_id = ANY($2::text[])`, [checkpointThread, ids]);
     }
     await this.db.query(`DELETE FROM messages WHERE tenant_id = $1 AND run_id = $2`, [tenantId, runId]);

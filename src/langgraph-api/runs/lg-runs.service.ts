@@ -65,7 +65,9 @@ export class LangGraphRunsService {
     const requested = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
     const modes: ApiStreamMode[] = requested.length ? [...new Set(requested)] : ['values'];
     const input = body.input ?? undefined;
-    const command = body.command ? { ...body.command, update: body.command.update ?? undefined, goto: body.command.goto ?? undefined } : undefined;
+    const command = body.command
+      ? { ...body.command, update: body.command.update ?? undefined, goto: body.command.goto ?? undefined }
+      : undefined;
     const message = lastHumanText(input) ?? '';
     // `input: null` (no command) continues the thread from its checkpoint, as after interrupt_before / interrupt_after
     const proceed = body.input === null && !command;
@@ -84,7 +86,13 @@ export class LangGraphRunsService {
       interrupt_after: body.interrupt_after ?? undefined,
       checkpoint_id: checkpointId,
       continue: proceed || undefined,
-      lg: { assistant_id: assistant.assistant_id, multitask_strategy: strategy, metadata: body.metadata ?? {}, stream_mode: modes, temporary },
+      lg: {
+        assistant_id: assistant.assistant_id,
+        multitask_strategy: strategy,
+        metadata: body.metadata ?? {},
+        stream_mode: modes,
+        temporary,
+      },
     });
     await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
     if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
@@ -148,7 +156,11 @@ export class LangGraphRunsService {
    * each requested mode (`messages-tuple` → `messages` events, `messages` → `messages/metadata|partial|complete`,
    * `mode|ns` from subgraphs), `error` `{ error, message }` when the run failed. From `lastEventId` on when given.
    */
-  async *stream(runId: string, modes: ApiStreamMode[] | null, opts: { lastEventId?: string; signal: AbortSignal }): AsyncGenerator<SseEvent> {
+  async *stream(
+    runId: string,
+    modes: ApiStreamMode[] | null,
+    opts: { lastEventId?: string; signal: AbortSignal },
+  ): AsyncGenerator<SseEvent> {
     const accumulator = new MessagesAccumulator();
     const wanted = modes ? new Set<string>(modes) : null;
     const asTuple = !wanted || wanted.has('messages-tuple');

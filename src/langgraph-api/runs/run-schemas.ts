@@ -9,7 +9,17 @@ import { CheckpointSchema, RunnableConfigSchema } from '../schemas';
  */
 const record = z.record(z.string(), z.unknown());
 const nodes = z.union([z.literal('*'), z.array(z.string())]);
-export const STREAM_MODES = ['values', 'messages', 'messages-tuple', 'updates', 'events', 'debug', 'custom', 'tasks', 'checkpoints'] as const;
+export const STREAM_MODES = [
+  'values',
+  'messages',
+  'messages-tuple',
+  'updates',
+  'events',
+  'debug',
+  'custom',
+  'tasks',
+  'checkpoints',
+] as const;
 export type ApiStreamMode = (typeof STREAM_MODES)[number];
 const streamMode = z.enum(STREAM_MODES);
 

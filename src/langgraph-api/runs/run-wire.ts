@@ -26,7 +26,14 @@ export function apiStatusOf(run: Pick<RunEntity, 'status' | 'error'>): ApiRunSta
 /** Row statuses an API status stands for (list filter). */
 export function rowStatusesOf(status: ApiRunStatus): string[] {
   return (
-    { pending: ['queued'], running: ['running'], success: ['completed'], error: ['failed'], timeout: ['failed'], interrupted: ['cancelled', 'interrupted'] } as const
+    {
+      pending: ['queued'],
+      running: ['running'],
+      success: ['completed'],
+      error: ['failed'],
+      timeout: ['failed'],
+      interrupted: ['cancelled', 'interrupted'],
+    } as const
   )[status].slice();
 }
 
@@ -87,7 +94,13 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .map((p) => (typeof p === 'string' ? p : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : ''))
+    .map((p) =>
+      typeof p === 'string'
+        ? p
+        : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'
+          ? (p as { text: string }).text
+          : '',
+    )
     .join('');
 }
 
@@ -112,7 +125,10 @@ export class MessagesAccumulator {
     const out: SseEvent[] = [];
     const before = this.seen.get(key);
     if (!before) out.push({ event: `messages/metadata${suffix}`, data: { [key]: { metadata } }, id });
-    const type = String(message.type ?? 'ai').replace(/MessageChunk$/, '').toLowerCase() || 'ai';
+    const type =
+      String(message.type ?? 'ai')
+        .replace(/MessageChunk$/, '')
+        .toLowerCase() || 'ai';
     const content =
       typeof message.content === 'string' && typeof before?.content === 'string' ? before.content + message.content : message.content;
     const merged = { ...(before ?? {}), ...message, type: type === 'aimessagechunk' ? 'ai' : type, content };

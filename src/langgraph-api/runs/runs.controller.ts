@@ -39,7 +39,11 @@ export class RunsController {
 
   @Post('runs')
   @HttpCode(200)
-  async createStateless(@Tenant() tenantId: string, @Body(new ZodPipe(RunCreate)) body: RunCreateBody, @Res({ passthrough: true }) res: Response) {
+  async createStateless(
+    @Tenant() tenantId: string,
+    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     const { run } = await this.runs.create(tenantId, null, body);
     res.setHeader('Content-Location', `/runs/${run.id}`);
     return toApiRun(run);
@@ -102,7 +106,9 @@ export class RunsController {
     @Res() res: Response,
   ): Promise<void> {
     const { run, modes } = await this.runs.create(tenantId, null, body);
-    await this.sse(req, res, `/runs/${run.id}`, run.id, body.on_disconnect === 'cancel', (signal) => this.runs.stream(run.id, modes, { signal }));
+    await this.sse(req, res, `/runs/${run.id}`, run.id, body.on_disconnect === 'cancel', (signal) =>
+      this.runs.stream(run.id, modes, { signal }),
+    );
   }
 
   @Get('threads/:thread_id/runs')
