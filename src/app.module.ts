@@ -16,7 +16,13 @@ export class AppModule {
     const config = resolveConfig(source);
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), ObservabilityModule, DatabaseModule, ApiModule.register(config), LangGraphApiModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        ObservabilityModule,
+        DatabaseModule,
+        ApiModule.register(config),
+        LangGraphApiModule.register(config),
+      ],
     };
   }
 }

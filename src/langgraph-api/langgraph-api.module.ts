@@ -1,10 +1,14 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 
 import { AuthModule } from '../auth/auth.module';
+import type { AppConfig } from '../config/app-config';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
+import { RunsModule } from '../runs/runs.module';
 import { AssistantsController } from './assistants/assistants.controller';
 import { AssistantsRepository } from './assistants/assistants.repository';
 import { AssistantsService } from './assistants/assistants.service';
+import { CronsController } from './crons/crons.controller';
+import { cronProviders } from './crons/crons.providers';
 import { StoreController } from './store/store.controller';
 import { StoreService } from './store/store.service';
 import { ThreadsController } from './threads/threads.controller';
@@ -14,15 +18,21 @@ import { ThreadsService } from './threads/threads.service';
 /**
  * The LangGraph Server API ("Agent Protocol") at the root paths the `@langchain/langgraph-sdk` Client calls:
  * `/assistants` (the registry's graphs plus a tenant's own assistants), `/threads` (sessions, their state and
- * history through the checkpointer) and `/store`, behind the same API keys and tenancy as REST v1.
+ * history through the checkpointer), `/store` and `/runs/crons`, behind the same API keys and tenancy as REST v1.
  *
  * Runs (`/threads/{id}/runs...`, `/runs/...`) go in `runs/runs.controller.ts` beside these, registered in
  * `controllers` below; `ThreadsRepository.recordRunAssistant` puts a run's assistant and graph on its thread.
+ * Crons start their runs through the runs module (the same dynamic module instance the REST API uses).
  */
-@Module({
-  imports: [AuthModule, OrchestratorModule],
-  controllers: [AssistantsController, ThreadsController, StoreController],
-  providers: [AssistantsRepository, AssistantsService, ThreadsRepository, ThreadsService, StoreService],
-  exports: [ThreadsRepository, AssistantsService, StoreService],
-})
-export class LangGraphApiModule {}
+@Module({})
+export class LangGraphApiModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: LangGraphApiModule,
+      imports: [AuthModule, OrchestratorModule, RunsModule.register(config)],
+      controllers: [AssistantsController, ThreadsController, StoreController, CronsController],
+      providers: [AssistantsRepository, AssistantsService, ThreadsRepository, ThreadsService, StoreService, ...cronProviders(config)],
+      exports: [ThreadsRepository, AssistantsService, StoreService],
+    };
+  }
+}

@@ -17,6 +17,8 @@ import { RunQueueHealthIndicator } from './run-queue.health';
 import { RunRecovery } from './run-recovery.service';
 import { RunsService } from './runs.service';
 
+const registered = new WeakMap<AppConfig, Map<boolean, DynamicModule>>();
+
 @Module({})
 export class RunsModule {
   /**
@@ -24,6 +26,18 @@ export class RunsModule {
    * `worker` false → this process only enqueues (RUN_WORKER=false on API nodes).
    */
   static register(config: AppConfig, worker = config.runWorker): DynamicModule {
+    // one module object per (config, worker): Nest 11 tells dynamic modules apart by reference, and the REST
+    // and LangGraph APIs must share one queue (and one in-process worker)
+    const byWorker = registered.get(config) ?? new Map<boolean, DynamicModule>();
+    registered.set(config, byWorker);
+    const known = byWorker.get(worker);
+    if (known) return known;
+    const made = RunsModule.build(config, worker);
+    byWorker.set(worker, made);
+    return made;
+  }
+
+  private static build(config: AppConfig, worker: boolean): DynamicModule {
     const common: Provider[] = [RunsService, RunExecutor, RunCancellation, RunQueueHealthIndicator];
     if (!config.redisUrl) {
       return {
