@@ -67,6 +67,12 @@ export class CheckpointNotFoundException extends DomainException {
   }
 }
 
+export class CronNotFoundException extends DomainException {
+  constructor(id: string) {
+    super('CRON_NOT_FOUND', `Cron ${id.slice(0, 128)} not found`, 404);
+  }
+}
+
 /** A body the LangGraph API refuses: 422, as LangGraph Server answers invalid requests. */
 export class InvalidRequestException extends DomainException {
   constructor(message: string, issues?: unknown) {

@@ -8,6 +8,8 @@ import { RunsModule } from '../runs/runs.module';
 import { AssistantsController } from './assistants/assistants.controller';
 import { AssistantsRepository } from './assistants/assistants.repository';
 import { AssistantsService } from './assistants/assistants.service';
+import { CronsController } from './crons/crons.controller';
+import { cronProviders } from './crons/crons.providers';
 import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
 import { RunsController } from './runs/runs.controller';
@@ -20,10 +22,11 @@ import { ThreadsService } from './threads/threads.service';
 /**
  * The LangGraph Server API ("Agent Protocol") at the root paths the `@langchain/langgraph-sdk` Client calls:
  * `/assistants` (the registry's graphs plus a tenant's own assistants), `/threads` (sessions, their state and
- * history through the checkpointer) and `/store`, behind the same API keys and tenancy as REST v1.
+ * history through the checkpointer), `/store` and `/runs/crons`, behind the same API keys and tenancy as REST v1.
  *
  * Runs (`/threads/{id}/runs...`, `/runs/...`, `runs/`) are run rows queued through the runs module (the same
- * dynamic module instance the REST API uses: `RunsModule.register` returns one per config).
+ * dynamic module instance the REST API uses: `RunsModule.register` returns one per config). Crons (`crons/`)
+ * start their runs through the same module.
  */
 @Module({})
 export class LangGraphApiModule {
@@ -31,7 +34,7 @@ export class LangGraphApiModule {
     return {
       module: LangGraphApiModule,
       imports: [AuthModule, OrchestratorModule, RunRecordsModule, RunsModule.register(config)],
-      controllers: [AssistantsController, ThreadsController, StoreController, RunsController],
+      controllers: [AssistantsController, ThreadsController, StoreController, RunsController, CronsController],
       providers: [
         AssistantsRepository,
         AssistantsService,
@@ -40,6 +43,7 @@ export class LangGraphApiModule {
         StoreService,
         LgRunsRepository,
         LangGraphRunsService,
+        ...cronProviders(config),
       ],
       exports: [ThreadsRepository, AssistantsService, StoreService],
     };

@@ -7,6 +7,7 @@ import { ApiKeys1763920000001 } from './1763920000001-api-keys';
 import { RunApproval1763960000000 } from './1763960000000-run-approval';
 import { ToolLedger1763970000000 } from './1763970000000-tool-ledger';
 import { LangGraphApi1763980000000 } from './1763980000000-langgraph-api';
+import { Crons1763990000000 } from './1763990000000-crons';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   RunApproval1763960000000,
   ToolLedger1763970000000,
   LangGraphApi1763980000000,
+  Crons1763990000000,
 ];

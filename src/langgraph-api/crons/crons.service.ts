@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+
+import { Injectable } from '@nestjs/common';
+
+import { AssistantsService } from '../assistants/assistants.service';
+import { CronNotFoundException, InvalidRequestException, ThreadNotFoundException } from '../errors';
+import { ThreadsRepository } from '../threads/threads.repository';
+import { lastHumanText } from './cron-runner.service';
+import { nextRunDate, validateSchedule } from './cron-schedule';
+import { CronScheduler } from './cron-scheduler';
+import { type CronCountBody, type CronCreateBody, type CronPatchBody, type CronSearchBody, payloadOf } from './cron-schemas';
+import { type CronRow, CronsRepository } from './crons.repository';
+
+/** A cron as LangGraph Server shows it (the SDK's `Cron`). */
+export function toWireCron(c: CronRow): Record<string, unknown> {
+  return {
+    cron_id: c.cronId,
+    assistant_id: c.assistantId,
+    thread_id: c.threadId,
+    on_run_completed: c.onRunCompleted,
+    end_time: c.endTime?.toISOString() ?? null,
+    schedule: c.schedule,
+    timezone: c.timezone,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+    payload: c.payload,
+    user_id: c.userId,
+    next_run_date: c.nextRunDate?.toISOString() ?? null,
+    metadata: c.metadata,
+    enabled: c.enabled,
+  };
+}
+
+/** A run input the service can start: it needs the text of a human message (`input.messages`). */
+function checkInput(input: unknown): void {
+  if (!lastHumanText(input)) throw new InvalidRequestException('input: a cron needs input.messages with a human message');
+}
+
+/**
+ * Crons of the LangGraph Server API: a schedule (cron expression) that starts a run of an assistant on a thread,
+ * or on a new thread each time (stateless; the thread is deleted after its run unless `on_run_completed: keep`).
+ * Rows in `lg_crons`, ticks from the CronScheduler, runs started by the CronRunner.
+ */
+@Injectable()
+export class CronsService {
+  constructor(
+    private readonly repo: CronsRepository,
+    private readonly scheduler: CronScheduler,
+    private readonly assistants: AssistantsService,
+    private readonly threads: ThreadsRepository,
+  ) {}
+
+  async create(tenantId: string, threadId: string | null, body: CronCreateBody): Promise<Record<string, unknown>> {
+    validateSchedule(body.schedule, body.timezone);
+    if (threadId !== null && !(await this.threads.get(tenantId, threadId))) throw new ThreadNotFoundException(threadId);
+    const assistant = await this.assistants.get(tenantId, body.assistant_id);
+    checkInput(body.input);
+    const endTime = body.end_time ? new Date(body.end_time) : null;
+    const enabled = body.enabled ?? true;
+    const timezone = body.timezone ?? null;
+    const cron = await this.repo.insert({
+      tenantId,
+      cronId: randomUUID(),
+      assistantId: assistant.assistant_id,
+      threadId,
+      schedule: body.schedule,
+      timezone,
+      endTime,
+      payload: payloadOf(body),
+      metadata: body.metadata ?? {},
+      onRunCompleted: threadId === null ? (body.on_run_completed ?? 'delete') : 'keep',
+      enabled,
+      userId: null,
+      nextRunDate: enabled ? nextRunDate(body.schedule, timezone, endTime) : null,
+    });
+    try {
+      await this.scheduler.schedule(cron);
+    } catch (err) {
+      await this.repo.delete(tenantId, cron.cronId);
+      throw err;
+    }
+    return toWireCron(cron);
+  }
+
+  async update(tenantId: string, cronId: string, body: CronPatchBody): Promise<Record<string, unknown>> {
+    const cron = await this.row(tenantId, cronId);
+    const schedule = body.schedule ?? cron.schedule;
+    const timezone = body.timezone === undefined ? cron.timezone : body.timezone;
+    validateSchedule(schedule, timezone);
+    const payload = { ...cron.payload, ...payloadOf(body) };
+    if (body.input !== undefined) checkInput(payload.input);
+    const endTime = body.end_time === undefined ? cron.endTime : body.end_time === null ? null : new Date(body.end_time);
+    const enabled = body.enabled ?? cron.enabled;
+    const updated = await this.repo.update(tenantId, cronId, {
+      schedule,
+      timezone,
+      endTime,
+      payload,
+      metadata: body.metadata ? { ...cron.metadata, ...body.metadata } : undefined,
+      onRunCompleted: cron.threadId === null ? (body.on_run_completed ?? undefined) : undefined,
+      enabled,
+      nextRunDate: enabled ? nextRunDate(schedule, timezone, endTime) : null,
+    });
+    if (!updated) throw new CronNotFoundException(cronId);
+    await this.scheduler.schedule(updated);
+    return toWireCron(updated);
+  }
+
+  async delete(tenantId: string, cronId: string): Promise<void> {
+    if (!(await this.repo.delete(tenantId, cronId))) throw new CronNotFoundException(cronId);
+    await this.scheduler.unschedule(cronId);
+  }
+
+  async search(tenantId: string, q: CronSearchBody): Promise<Array<Record<string, unknown>>> {
+    const rows = await this.repo.search(
+      tenantId,
+      { assistantId: q.assistant_id, threadId: q.thread_id, enabled: q.enabled, metadata: q.metadata },
+      { by: q.sort_by, order: q.sort_order },
+      { limit: q.limit, offset: q.offset },
+    );
+    const crons = rows.map(toWireCron);
+    const select = q.select;
+    return select?.length ? crons.map((c) => Object.fromEntries(Object.entries(c).filter(([k]) => select.includes(k)))) : crons;
+  }
+
+  count(tenantId: string, q: CronCountBody): Promise<number> {
+    return this.repo.count(tenantId, { assistantId: q.assistant_id, threadId: q.thread_id, metadata: q.metadata });
+  }
+
+  private async row(tenantId: string, cronId: string): Promise<CronRow> {
+    const cron = await this.repo.get(tenantId, cronId);
+    if (!cron) throw new CronNotFoundException(cronId);
+    return cron;
+  }
+}
