@@ -14,6 +14,7 @@ import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
 import { RunsController } from './runs/runs.controller';
 import { StoreController } from './store/store.controller';
+import { StoreModule } from './store/store.module';
 import { StoreService } from './store/store.service';
 import { ThreadsController } from './threads/threads.controller';
 import { ThreadsRepository } from './threads/threads.repository';
@@ -33,7 +34,7 @@ export class LangGraphApiModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: LangGraphApiModule,
-      imports: [AuthModule, OrchestratorModule, RunRecordsModule, RunsModule.register(config)],
+      imports: [AuthModule, OrchestratorModule, RunRecordsModule, RunsModule.register(config), StoreModule],
       controllers: [AssistantsController, ThreadsController, StoreController, RunsController, CronsController],
       providers: [
         AssistantsRepository,

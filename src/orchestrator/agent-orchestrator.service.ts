@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 import { HumanMessage } from '@langchain/core/messages';
-import { Injectable, Logger } from '@nestjs/common';
+import type { BaseStore } from '@langchain/langgraph';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 
 import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
@@ -21,6 +22,8 @@ import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunM
 import { eventNameOf, type GraphStreamMode, graphStreamModes, type RunStreamRequest, streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
+import { LANGGRAPH_STORE } from '../langgraph-api/store/store.module';
+import { TenantStore } from '../langgraph-api/store/tenant-store';
 import { LlmService } from '../llm/llm.service';
 import { isModelUnavailable } from '../llm/model-errors';
 import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
@@ -138,6 +141,7 @@ export class AgentOrchestrator {
     private readonly durable: DurableRuns,
     private readonly lease: TurnLease,
     private readonly events: RunEventBus,
+    @Inject(LANGGRAPH_STORE) private readonly store: BaseStore,
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
@@ -396,6 +400,8 @@ export class AgentOrchestrator {
         ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
         ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
         signal: opts.signal,
+        // the tenant's view of the LangGraph store: `config.store` / `getStore()` in the graph's nodes
+        store: new TenantStore(this.store, run.tenantId),
         streamMode: graphStreamModes(own, request),
         subgraphs,
         durability: this.durabilityOf(agent, run),

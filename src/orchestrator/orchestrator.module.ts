@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 
 import { AgentsModule } from '../agents/agents.module';
 import { EventsModule } from '../events/events.module';
+import { StoreModule } from '../langgraph-api/store/store.module';
 import { LlmModule } from '../llm/llm.module';
 import { MemoryModule } from '../memory/memory.module';
 import { RunRecordsModule } from '../runs/records/run-records.module';
@@ -11,7 +12,7 @@ import { AgentOrchestrator } from './agent-orchestrator.service';
 import { TurnLease } from './turn-lease.service';
 
 @Module({
-  imports: [AgentsModule, LlmModule, MemoryModule, ScopeModule, RunRecordsModule, EventsModule],
+  imports: [AgentsModule, LlmModule, MemoryModule, ScopeModule, RunRecordsModule, EventsModule, StoreModule],
   providers: [AgentOrchestrator, ToolApprovalRepository, TurnLease],
   exports: [AgentOrchestrator, AgentsModule, ToolApprovalRepository, EventsModule],
 })

@@ -1,25 +1,12 @@
-import { createHash } from 'node:crypto';
-
 import type { Item } from '@langchain/langgraph-checkpoint';
-import { PostgresStore } from '@langchain/langgraph-checkpoint-postgres/store';
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import type { Pool } from 'pg';
+import type { PostgresStore } from '@langchain/langgraph-checkpoint-postgres/store';
+import { Inject, Injectable } from '@nestjs/common';
 
-import { CHECKPOINT_SCHEMA } from '../../agents/agent-registry.service';
-import { PG_POOL } from '../../database/pg-pool';
 import { InvalidRequestException } from '../errors';
+import { LANGGRAPH_STORE } from './store.module';
+import { BAD_LABEL, tenantLabel } from './tenant-store';
 
-/**
- * The namespace label that holds a tenant's items: a fixed-length hash, so no tenant's label is a prefix of
- * another's (the store matches prefixes with `LIKE 'label%'`) and tenant ids with `.` or `_` (which the store
- * refuses in labels) need no escaping. Clients never see it.
- */
-export function tenantLabel(tenantId: string): string {
-  return `t${createHash('sha256').update(tenantId).digest('hex').slice(0, 40)}`;
-}
-
-/** What the store (and the `:`-joined namespace path it keeps) cannot take in a label. */
-const BAD_LABEL = /[.:%_\\]/;
+export { tenantLabel } from './tenant-store';
 
 function checkNamespace(namespace: string[], what: string, allowEmpty: boolean): void {
   if (!allowEmpty && namespace.length === 0) throw new InvalidRequestException(`${what} must have at least one label`);
@@ -46,26 +33,10 @@ const NAMESPACE_SCAN_CAP = 10_000;
 
 const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
 
-/**
- * LangGraph's long-term memory store on Postgres (`PostgresStore`, tables `langgraph.store*`, created at
- * start-up), per tenant: every namespace starts with the tenant's hidden label.
- */
+/** The LangGraph API's `/store`, per tenant: every namespace starts with the tenant's hidden label. */
 @Injectable()
-export class StoreService implements OnModuleInit {
-  readonly store: PostgresStore;
-
-  constructor(@Inject(PG_POOL) pool: Pool) {
-    this.store = new PostgresStore({ connectionOptions: { max: 1 }, schema: CHECKPOINT_SCHEMA, ensureTables: true });
-    // PostgresStore opens a pool of its own; it runs on the service's pool instead, which on the embedded Postgres
-    // must be the only one (see database.module.ts). Its own pool never connected; it is closed unused.
-    const core = (this.store as unknown as { core: { pool: Pool } }).core;
-    void core.pool.end().catch(() => undefined);
-    core.pool = pool;
-  }
-
-  async onModuleInit(): Promise<void> {
-    await this.store.setup();
-  }
+export class StoreService {
+  constructor(@Inject(LANGGRAPH_STORE) readonly store: PostgresStore) {}
 
   async put(
     tenantId: string,
