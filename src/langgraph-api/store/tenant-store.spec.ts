@@ -1,6 +1,6 @@
 import { InMemoryStore } from '@langchain/langgraph';
 
-import { TenantStore, tenantLabel } from './tenant-store';
+import { tenantLabel, TenantStore } from './tenant-store';
 
 describe('TenantStore', () => {
   it("prefixes every op's namespace with the tenant label and strips it from results", async () => {
