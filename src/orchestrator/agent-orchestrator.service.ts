@@ -69,6 +69,8 @@ export interface TurnRequest {
   interrupt_after?: RunInput['interrupt_after'];
   checkpoint_id?: string;
   continue?: boolean;
+  configurable?: RunInput['configurable'];
+  context?: RunInput['context'];
   lg?: Record<string, unknown>;
 }
 
@@ -392,7 +394,8 @@ export class AgentOrchestrator {
     const stream = await agent.graph.stream(
       approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id)),
       {
-        configurable: { ...configurable, ...from, [TOOL_GUARD_KEY]: guard },
+        configurable: { ...clientConfigurableOf(run.input.configurable), ...configurable, ...from, [TOOL_GUARD_KEY]: guard },
+        ...(run.input.context ? { context: run.input.context } : {}),
         ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
         ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
         signal: opts.signal,
@@ -622,8 +625,21 @@ function lgInputOf(req: TurnRequest): Partial<RunInput> {
   if (req.interrupt_after) out.interrupt_after = req.interrupt_after;
   if (req.checkpoint_id) out.checkpoint_id = req.checkpoint_id;
   if (req.continue) out.continue = true;
+  if (req.configurable && Object.keys(req.configurable).length) out.configurable = req.configurable;
+  if (req.context && Object.keys(req.context).length) out.context = req.context;
   if (req.lg) out.lg = req.lg;
   return out;
+}
+
+/** Keys of `configurable` a client never sets: the service's own, LangGraph's checkpoint keys and internals (`__…`). */
+const RESERVED_CONFIGURABLE = new Set(['thread_id', 'tenant_id', 'run_id', USAGE_KEY, BUDGET_KEY, TOOL_LEDGER_KEY, TOOL_GUARD_KEY]);
+
+/** A LangGraph API run's `configurable` without the keys the service sets itself (which win anyway). */
+export function clientConfigurableOf(configurable: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!configurable) return {};
+  return Object.fromEntries(
+    Object.entries(configurable).filter(([k]) => !RESERVED_CONFIGURABLE.has(k) && !k.startsWith('__') && !k.startsWith('checkpoint')),
+  );
 }
 
 /** The turn's user message gets the run id as its id: a resumed run can find out that its turn is in the checkpoint. */

@@ -21,6 +21,15 @@ import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatuses
 const POLL_MS = 100;
 const STOP_TIMEOUT_MS = 30_000;
 
+/** `config.configurable` of an assistant or a run (the orchestrator drops the keys the service sets itself). */
+function configurableOf(config: unknown): Record<string, unknown> {
+  return objectOf((config as { configurable?: unknown } | null | undefined)?.configurable);
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
 export interface CreatedRun {
   run: RunEntity;
   threadId: string;
@@ -86,6 +95,8 @@ export class LangGraphRunsService {
       interrupt_after: body.interrupt_after ?? undefined,
       checkpoint_id: checkpointId,
       continue: proceed || undefined,
+      configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config) },
+      context: { ...objectOf(assistant.context), ...objectOf(body.context) },
       lg: {
         assistant_id: assistant.assistant_id,
         multitask_strategy: strategy,

@@ -62,6 +62,8 @@ export function toApiRun(run: RunEntity): Record<string, unknown> {
       interrupt_after: run.input.interrupt_after ?? null,
       subgraphs: run.input.stream?.subgraphs ?? false,
       temporary: lg.temporary === true,
+      config: { configurable: run.input.configurable ?? {} },
+      context: run.input.context ?? {},
     },
   };
 }
