@@ -47,7 +47,7 @@ import { ToolApprovalRepository } from '../tools/tool-approval.repository';
 import { withBudgetReport } from './budget-outcome';
 import { isTransientDbError, withDbRetry } from './db-retry';
 import { linkSignals } from './linked-signal';
-import { TurnLease } from './turn-lease.service';
+import { SessionLeaseBusy, TurnLease } from './turn-lease.service';
 
 export { SessionLeaseBusy } from './turn-lease.service';
 
@@ -70,6 +70,8 @@ export interface TurnRequest {
   checkpoint_id?: string;
   continue?: boolean;
   configurable?: RunInput['configurable'];
+  /** not started before this time (ISO 8601; `after_seconds`) */
+  start_at?: string;
   context?: RunInput['context'];
   lg?: Record<string, unknown>;
 }
@@ -246,6 +248,7 @@ export class AgentOrchestrator {
     const log = { run_id: pending.id, session_id: pending.sessionId, agent: pending.agent };
     let stopRenewing: (() => void) | undefined;
     try {
+      await this.notBefore(pending, opts.leaseWait ?? 'block', signal);
       const leased = await this.lease.take(pending, started + this.config.runTimeoutMs, signal, opts.leaseWait ?? 'block');
       if (!leased) {
         const code = signal.aborted && !timer.signal.aborted ? 'CANCELLED' : 'SESSION_BUSY';
@@ -298,6 +301,20 @@ export class AgentOrchestrator {
     const totals = { calls: run.llmCalls ?? 0, promptTokens: run.promptTokens ?? 0, completionTokens: run.completionTokens ?? 0 };
     if (run.attempts <= 1 && totals.calls === 0) return { totals, calls: [] };
     return { totals, calls: await this.durable.modelCalls(run.id).catch(() => []) };
+  }
+
+  /**
+   * A run with `start_at` (`after_seconds`) in the future does not start yet: `defer` hands it back to its queue
+   * (SessionLeaseBusy with the time left, so it stays `queued` without holding a slot), `block` waits.
+   */
+  private async notBefore(run: RunEntity, mode: 'block' | 'defer', signal: AbortSignal): Promise<void> {
+    const left = run.input.start_at ? Date.parse(run.input.start_at) - Date.now() : 0;
+    if (!(left > 0)) return;
+    if (mode === 'defer') throw new SessionLeaseBusy(run.sessionId, left);
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, left);
+      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
   }
 
   private async executeLeased(
@@ -627,6 +644,7 @@ function lgInputOf(req: TurnRequest): Partial<RunInput> {
   if (req.continue) out.continue = true;
   if (req.configurable && Object.keys(req.configurable).length) out.configurable = req.configurable;
   if (req.context && Object.keys(req.context).length) out.context = req.context;
+  if (req.start_at) out.start_at = req.start_at;
   if (req.lg) out.lg = req.lg;
   return out;
 }

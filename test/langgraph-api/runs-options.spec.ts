@@ -52,4 +52,17 @@ describe('LangGraph API: run options (official SDK)', () => {
     const plain = seenOf(await c1.runs.wait(null, 'configured', { input: human('x'), config: { configurable: { style: 'long' } } }));
     expect(plain).toMatchObject({ model: null, style: 'long' });
   });
+
+  it('after_seconds: the run stays pending until then, then runs', async () => {
+    const thread = await c1.threads.create();
+    const t0 = Date.now();
+    const run = await c1.runs.create(thread.thread_id, 'echo', { input: human('later'), afterSeconds: 2 });
+    expect(run.status).toBe('pending');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await c1.runs.get(thread.thread_id, run.run_id)).status).toBe('pending');
+    const values = (await c1.runs.join(thread.thread_id, run.run_id)) as { messages: Array<{ content: string }> };
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1900);
+    expect(values.messages.at(-1)?.content).toBe('echo #1: later');
+    expect((await c1.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+  });
 });

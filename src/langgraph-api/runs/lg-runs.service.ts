@@ -95,6 +95,7 @@ export class LangGraphRunsService {
       interrupt_after: body.interrupt_after ?? undefined,
       checkpoint_id: checkpointId,
       continue: proceed || undefined,
+      start_at: body.after_seconds ? new Date(Date.now() + body.after_seconds * 1000).toISOString() : undefined,
       configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config) },
       context: { ...objectOf(assistant.context), ...objectOf(body.context) },
       lg: {
