@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
 import { Client } from '@langchain/langgraph-sdk';
@@ -6,6 +8,15 @@ import { useService } from '../support/service-fixture';
 
 const T1 = 'tenant-one-key-0123456789';
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'graphs');
+
+async function statusOf(p: Promise<unknown>): Promise<number> {
+  try {
+    await p;
+  } catch (e) {
+    return (e as { status?: number }).status ?? -1;
+  }
+  return 200;
+}
 
 const human = (content: string) => ({ messages: [{ role: 'user', content }] });
 
@@ -18,7 +29,7 @@ function seenOf(values: unknown): Record<string, unknown> {
 /** Run options of the LangGraph Server API beyond input / command: config, context, after_seconds, webhook. */
 describe('LangGraph API: run options (official SDK)', () => {
   const svc = useService('lgrunopts', {
-    env: { API_KEYS: `t1:${T1}`, LANGGRAPH_CONFIG: path.join(FIXTURES, 'langgraph.runs.json') },
+    env: { API_KEYS: `t1:${T1}`, LANGGRAPH_CONFIG: path.join(FIXTURES, 'langgraph.runs.json'), WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' },
   });
   let c1: Client;
 
@@ -64,5 +75,61 @@ describe('LangGraph API: run options (official SDK)', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1900);
     expect(values.messages.at(-1)?.content).toBe('echo #1: later');
     expect((await c1.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+  });
+
+  describe('webhook', () => {
+    let server: Server;
+    let base: string;
+    const received: Array<{ path: string; body: Record<string, any> }> = [];
+
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        let data = '';
+        req.on('data', (c: Buffer) => (data += c.toString()));
+        req.on('end', () => {
+          received.push({ path: req.url ?? '', body: JSON.parse(data) as Record<string, any> });
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+
+    afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+    const delivered = async (p: string) => {
+      for (let i = 0; i < 100; i++) {
+        const hit = received.find((r) => r.path === p);
+        if (hit) return hit.body;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`no webhook at ${p}`);
+    };
+
+    it('POSTs the ended run (thread and stateless) to the webhook', async () => {
+      const thread = await c1.threads.create();
+      const run = await c1.runs.create(thread.thread_id, 'echo', { input: human('hook'), webhook: `${base}/a` });
+      const body = await delivered('/a');
+      expect(body).toMatchObject({
+        run_id: run.run_id,
+        thread_id: thread.thread_id,
+        assistant_id: 'echo',
+        status: 'success',
+        kwargs: { webhook: `${base}/a` },
+      });
+      expect(body.values.messages.at(-1)).toMatchObject({ content: 'echo #1: hook' });
+      for (const k of ['run_started_at', 'run_ended_at', 'webhook_sent_at']) expect(typeof body[k]).toBe('string');
+
+      await c1.runs.wait(null, 'echo', { input: human('x'), webhook: `${base}/b` });
+      expect(await delivered('/b')).toMatchObject({ status: 'success' });
+    });
+
+    it('refuses a webhook on a private or loopback address not in WEBHOOK_ALLOWED_HOSTS (422)', async () => {
+      const thread = await c1.threads.create();
+      expect(await statusOf(c1.runs.create(thread.thread_id, 'echo', { input: human('x'), webhook: 'http://localhost:9/h' }))).toBe(422);
+      expect(await statusOf(c1.runs.create(thread.thread_id, 'echo', { input: human('x'), webhook: 'http://10.1.2.3/h' }))).toBe(422);
+      expect(await statusOf(c1.runs.create(thread.thread_id, 'echo', { input: human('x'), webhook: 'file:///etc/passwd' }))).toBe(422);
+      expect(await c1.runs.list(thread.thread_id)).toHaveLength(0);
+    });
   });
 });

@@ -15,6 +15,7 @@ import { ThreadsRepository } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
 import { LgRunsRepository } from './lg-runs.repository';
 import type { ApiStreamMode, RunCreateBody, RunListQueryValue } from './run-schemas';
+import { RunWebhooks } from './run-webhook';
 import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatusesOf, type SseEvent, toApiRun } from './run-wire';
 
 /** How often a waiter checks the run row, and how long a cancelled run gets to stop before a rollback gives up. */
@@ -56,11 +57,13 @@ export class LangGraphRunsService {
     private readonly assistants: AssistantsService,
     private readonly orchestrator: AgentOrchestrator,
     private readonly events: RunEventBus,
+    private readonly webhooks: RunWebhooks,
   ) {}
 
   /** Accepts and queues a run on `threadId` (null: a new temporary thread). */
   async create(tenantId: string, threadId: string | null, body: RunCreateBody): Promise<CreatedRun> {
     const assistant = await this.assistants.get(tenantId, body.assistant_id);
+    if (body.webhook) await this.webhooks.check(body.webhook);
     const temporary = threadId === null && (body.on_completion ?? 'delete') === 'delete';
     const id = threadId ?? randomUUID();
     if (threadId === null) await this.threads.insert(tenantId, id, {});
@@ -104,9 +107,11 @@ export class LangGraphRunsService {
         metadata: body.metadata ?? {},
         stream_mode: modes,
         temporary,
+        ...(body.webhook ? { webhook: body.webhook } : {}),
       },
     });
     await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
+    if (body.webhook) void this.webhookWhenEnded(tenantId, id, run.id, body.webhook);
     if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
     return { run, threadId: id, temporary, modes };
   }
@@ -208,6 +213,20 @@ export class LangGraphRunsService {
       const run = await this.records.get(runId, 'run');
       if (hasEnded(run) || signal?.aborted) return run;
       await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  /**
+   * The run's webhook gets the ended run, from this process (the one that accepted the run) following its row:
+   * a webhook of a run whose API process went away before the run ended is not sent.
+   */
+  private async webhookWhenEnded(tenantId: string, threadId: string, runId: string, url: string): Promise<void> {
+    try {
+      const run = await this.ended(runId);
+      const thread = await this.threadsService.get(tenantId, threadId).catch(() => null);
+      await this.webhooks.send(url, run, thread?.values ?? null);
+    } catch (err) {
+      this.logger.warn({ msg: 'webhook not sent', thread_id: threadId, run_id: runId, err: (err as Error).message });
     }
   }
 
