@@ -77,6 +77,23 @@ describe('LangGraph API: run options (official SDK)', () => {
     expect((await c1.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
   });
 
+  it('POST /runs/cancel (cancelMany): every pending run, or runs of a thread by id; 422 without either', async () => {
+    const [a, b] = [await c1.threads.create(), await c1.threads.create()];
+    const running = await c1.runs.create(a.thread_id, 'slow', { input: { ms: 300 } });
+    const delayed = await c1.runs.create(b.thread_id, 'echo', { input: human('never'), afterSeconds: 60 });
+    for (let i = 0; i < 50 && (await c1.runs.get(a.thread_id, running.run_id)).status !== 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await c1.runs.cancelMany({ status: 'pending' });
+    expect((await c1.runs.get(b.thread_id, delayed.run_id)).status).toBe('interrupted');
+    expect((await c1.runs.get(a.thread_id, running.run_id)).status).toBe('running');
+    await c1.runs.cancelMany({ threadId: a.thread_id, runIds: [running.run_id] });
+    await c1.runs.join(a.thread_id, running.run_id);
+    expect((await c1.runs.get(a.thread_id, running.run_id)).status).toBe('interrupted');
+    expect(await statusOf(c1.runs.cancelMany({}))).toBe(422);
+    expect(await statusOf(c1.runs.cancelMany({ threadId: a.thread_id, runIds: ['nope'] }))).toBe(404);
+  });
+
   describe('webhook', () => {
     let server: Server;
     let base: string;

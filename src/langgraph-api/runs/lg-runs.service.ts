@@ -14,7 +14,7 @@ import { InvalidRequestException, ThreadBusyException, ThreadNotFoundException }
 import { ThreadsRepository } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
 import { LgRunsRepository } from './lg-runs.repository';
-import type { ApiStreamMode, RunCreateBody, RunListQueryValue } from './run-schemas';
+import type { ApiStreamMode, RunCancelManyBody, RunCreateBody, RunListQueryValue } from './run-schemas';
 import { RunWebhooks } from './run-webhook';
 import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatusesOf, type SseEvent, toApiRun } from './run-wire';
 
@@ -147,6 +147,27 @@ export class LangGraphRunsService {
       await this.ended(runId, AbortSignal.timeout(STOP_TIMEOUT_MS));
       await this.repo.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
     } else if (wait) await this.ended(runId);
+  }
+
+  /**
+   * `POST /runs/cancel`: the given runs of a thread (unknown ones 404, ended ones left alone), or every LangGraph
+   * API run of the tenant that is `pending` (queued), `running`, or either (`all`).
+   */
+  async cancelMany(tenantId: string, body: RunCancelManyBody, action: 'interrupt' | 'rollback'): Promise<void> {
+    let targets: Array<{ id: string; threadId: string }>;
+    if (body.thread_id && body.run_ids?.length) {
+      const threadId = body.thread_id;
+      const rows = await Promise.all(body.run_ids.map((id) => this.row(tenantId, threadId, id)));
+      targets = rows.filter((r) => !hasEnded(r)).map((r) => ({ id: r.id, threadId }));
+    } else {
+      const statuses = body.status === 'pending' ? ['queued'] : body.status === 'running' ? ['running'] : ['queued', 'running'];
+      targets = await this.repo.byStatus(tenantId, statuses);
+    }
+    for (const t of targets) {
+      await this.stop(tenantId, t.threadId, t.id, action, false).catch((e: unknown) => {
+        if (!(e instanceof RunAlreadyFinishedException) && !(e instanceof RunNotFoundException)) throw e;
+      });
+    }
   }
 
   /** Deletes an ended run and the checkpoints it wrote (409 while it has not ended). */

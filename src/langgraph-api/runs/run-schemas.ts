@@ -66,6 +66,20 @@ export const RunListQuery = z.object({
 });
 export type RunListQueryValue = z.infer<typeof RunListQuery>;
 
+/** `POST /runs/cancel` (the SDK's `cancelMany`): runs of a thread by id, or every run of a status. */
+export const RunCancelMany = z
+  .object({
+    thread_id: z.string().nullish(),
+    run_ids: z.array(z.string()).max(1000).nullish(),
+    status: z.enum(['pending', 'running', 'all']).nullish(),
+  })
+  .refine((b) => (b.thread_id && b.run_ids?.length) || b.status, {
+    message: 'either thread_id and run_ids, or status, must be given',
+  });
+export type RunCancelManyBody = z.infer<typeof RunCancelMany>;
+
+export const CancelManyQuery = z.object({ action: z.enum(['interrupt', 'rollback']).default('interrupt') });
+
 export const CancelQuery = z.object({
   wait: z
     .string()
