@@ -5,7 +5,7 @@ import { CheckpointSchema, RunnableConfigSchema } from '../schemas';
 /**
  * Bodies of the runs endpoints, as `@langchain/langgraph-sdk`'s RunsClient sends them (langgraphjs
  * `libs/langgraph-api/src/schemas.mts` `RunCreate`). Accepted for compatibility but not applied: `feedback_keys`,
- * `strict_resume`, `checkpoint_during`, `durability`, `langsmith_tracer` (see the README).
+ * `strict_resume`, `checkpoint_during`, `durability`, `langsmith_tracer`, `stream_resumable` (see the README).
  */
 const record = z.record(z.string(), z.unknown());
 const nodes = z.union([z.literal('*'), z.array(z.string())]);
