@@ -120,6 +120,8 @@ const schema = z.object({
   // --- end events ---
   /** custom graphs: a LangGraph CLI `langgraph.json` (default ./langgraph.json when it exists) */
   LANGGRAPH_CONFIG: optionalString,
+  /** LangGraph API run webhooks: host names (exact) allowed although they resolve to private or loopback addresses */
+  WEBHOOK_ALLOWED_HOSTS: optionalString,
 });
 
 export interface ToolSettings {
@@ -281,6 +283,8 @@ export class AppConfig {
   readonly toolApproval: ReadonlySet<string>;
   /** custom graphs: the absolute path of the `langgraph.json` whose graphs are registered as agents, if any */
   readonly langgraphConfig?: string;
+  /** WEBHOOK_ALLOWED_HOSTS: webhook hosts allowed although private (run webhooks are refused on private networks) */
+  readonly webhookAllowedHosts: string[];
 
   constructor(env: Record<string, string | undefined>) {
     const parsed = schema.safeParse(env);
@@ -389,6 +393,10 @@ export class AppConfig {
         .filter(Boolean),
     );
     this.langgraphConfig = langgraphConfigPath(e.LANGGRAPH_CONFIG);
+    this.webhookAllowedHosts = (e.WEBHOOK_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean);
   }
 
   /** A model is configured when a base URL or a model name is given (OpenAI itself needs only a key + model). */

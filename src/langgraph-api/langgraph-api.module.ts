@@ -12,6 +12,7 @@ import { CronsController } from './crons/crons.controller';
 import { cronProviders } from './crons/crons.providers';
 import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
+import { RunWebhooks } from './runs/run-webhook';
 import { RunsController } from './runs/runs.controller';
 import { StoreController } from './store/store.controller';
 import { StoreModule } from './store/store.module';
@@ -44,6 +45,7 @@ export class LangGraphApiModule {
         StoreService,
         LgRunsRepository,
         LangGraphRunsService,
+        RunWebhooks,
         ...cronProviders(config),
       ],
       exports: [ThreadsRepository, AssistantsService, StoreService],

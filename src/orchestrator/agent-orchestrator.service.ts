@@ -50,7 +50,7 @@ import { ToolApprovalRepository } from '../tools/tool-approval.repository';
 import { withBudgetReport } from './budget-outcome';
 import { isTransientDbError, withDbRetry } from './db-retry';
 import { linkSignals } from './linked-signal';
-import { TurnLease } from './turn-lease.service';
+import { SessionLeaseBusy, TurnLease } from './turn-lease.service';
 
 export { SessionLeaseBusy } from './turn-lease.service';
 
@@ -72,6 +72,10 @@ export interface TurnRequest {
   interrupt_after?: RunInput['interrupt_after'];
   checkpoint_id?: string;
   continue?: boolean;
+  configurable?: RunInput['configurable'];
+  /** not started before this time (ISO 8601; `after_seconds`) */
+  start_at?: string;
+  context?: RunInput['context'];
   lg?: Record<string, unknown>;
 }
 
@@ -248,6 +252,7 @@ export class AgentOrchestrator {
     const log = { run_id: pending.id, session_id: pending.sessionId, agent: pending.agent };
     let stopRenewing: (() => void) | undefined;
     try {
+      await this.notBefore(pending, opts.leaseWait ?? 'block', signal);
       const leased = await this.lease.take(pending, started + this.config.runTimeoutMs, signal, opts.leaseWait ?? 'block');
       if (!leased) {
         const code = signal.aborted && !timer.signal.aborted ? 'CANCELLED' : 'SESSION_BUSY';
@@ -300,6 +305,20 @@ export class AgentOrchestrator {
     const totals = { calls: run.llmCalls ?? 0, promptTokens: run.promptTokens ?? 0, completionTokens: run.completionTokens ?? 0 };
     if (run.attempts <= 1 && totals.calls === 0) return { totals, calls: [] };
     return { totals, calls: await this.durable.modelCalls(run.id).catch(() => []) };
+  }
+
+  /**
+   * A run with `start_at` (`after_seconds`) in the future does not start yet: `defer` hands it back to its queue
+   * (SessionLeaseBusy with the time left, so it stays `queued` without holding a slot), `block` waits.
+   */
+  private async notBefore(run: RunEntity, mode: 'block' | 'defer', signal: AbortSignal): Promise<void> {
+    const left = run.input.start_at ? Date.parse(run.input.start_at) - Date.now() : 0;
+    if (!(left > 0)) return;
+    if (mode === 'defer') throw new SessionLeaseBusy(run.sessionId, left);
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, left);
+      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
   }
 
   private async executeLeased(
@@ -396,7 +415,8 @@ export class AgentOrchestrator {
     const stream = await agent.graph.stream(
       approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id)),
       {
-        configurable: { ...configurable, ...from, [TOOL_GUARD_KEY]: guard },
+        configurable: { ...clientConfigurableOf(run.input.configurable), ...configurable, ...from, [TOOL_GUARD_KEY]: guard },
+        ...(run.input.context ? { context: run.input.context } : {}),
         ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
         ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
         signal: opts.signal,
@@ -628,8 +648,22 @@ function lgInputOf(req: TurnRequest): Partial<RunInput> {
   if (req.interrupt_after) out.interrupt_after = req.interrupt_after;
   if (req.checkpoint_id) out.checkpoint_id = req.checkpoint_id;
   if (req.continue) out.continue = true;
+  if (req.configurable && Object.keys(req.configurable).length) out.configurable = req.configurable;
+  if (req.context && Object.keys(req.context).length) out.context = req.context;
+  if (req.start_at) out.start_at = req.start_at;
   if (req.lg) out.lg = req.lg;
   return out;
+}
+
+/** Keys of `configurable` a client never sets: the service's own, LangGraph's checkpoint keys and internals (`__…`). */
+const RESERVED_CONFIGURABLE = new Set(['thread_id', 'tenant_id', 'run_id', USAGE_KEY, BUDGET_KEY, TOOL_LEDGER_KEY, TOOL_GUARD_KEY]);
+
+/** A LangGraph API run's `configurable` without the keys the service sets itself (which win anyway). */
+export function clientConfigurableOf(configurable: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!configurable) return {};
+  return Object.fromEntries(
+    Object.entries(configurable).filter(([k]) => !RESERVED_CONFIGURABLE.has(k) && !k.startsWith('__') && !k.startsWith('checkpoint')),
+  );
 }
 
 /** The turn's user message gets the run id as its id: a resumed run can find out that its turn is in the checkpoint. */

@@ -21,7 +21,7 @@ export class BullRunQueue extends RunQueue {
     super();
   }
 
-  async enqueue(runId: string): Promise<void> {
+  async enqueue(runId: string, opts: { delayMs?: number } = {}): Promise<void> {
     const client = (await this.queue.getBackend().connection.client) as unknown as { status: string; ping(): Promise<string> };
     if (client.status !== 'ready') throw new QueueUnavailableException(`redis connection is ${client.status}`);
     let timer: NodeJS.Timeout | undefined;
@@ -30,7 +30,16 @@ export class BullRunQueue extends RunQueue {
     });
     try {
       await Promise.race([
-        this.queue.add(RUN_JOB, { runId }, { ...RUN_JOB_OPTIONS, attempts: this.config.durability.maxAttempts, jobId: runId }),
+        this.queue.add(
+          RUN_JOB,
+          { runId },
+          {
+            ...RUN_JOB_OPTIONS,
+            attempts: this.config.durability.maxAttempts,
+            jobId: runId,
+            ...(opts.delayMs && opts.delayMs > 0 ? { delay: opts.delayMs } : {}),
+          },
+        ),
         timeout,
       ]);
     } catch (err) {

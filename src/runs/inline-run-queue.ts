@@ -30,8 +30,9 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
     super();
   }
 
-  async enqueue(runId: string): Promise<void> {
+  async enqueue(runId: string, opts: { delayMs?: number } = {}): Promise<void> {
     if (this.closed || this.active.has(runId) || this.waiting.includes(runId) || this.parked.has(runId)) return;
+    if (opts.delayMs && opts.delayMs > 0) return this.park(runId, opts.delayMs);
     this.waiting.push(runId);
     setImmediate(() => this.pump());
   }
@@ -74,13 +75,13 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
     }
   }
 
-  private park(runId: string): void {
+  private park(runId: string, ms = PARKED_MS): void {
     const timer = setTimeout(() => {
       this.parked.delete(runId);
       if (this.closed) return;
       this.waiting.push(runId);
       this.pump();
-    }, PARKED_MS);
+    }, ms);
     this.parked.set(runId, timer);
   }
 
@@ -91,7 +92,7 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
       const p = this.executor
         .execute(runId, { leaseWait: 'defer', handBack: this.handBack.signal })
         .catch((err: Error) => {
-          if (err instanceof SessionLeaseBusy) return this.park(runId);
+          if (err instanceof SessionLeaseBusy) return this.park(runId, err.retryInMs ?? PARKED_MS);
           if (err instanceof RunHandedBack) return this.closed ? undefined : this.park(runId);
           this.logger.error({ msg: 'queued run could not be executed', run_id: runId, err: err.message });
         })

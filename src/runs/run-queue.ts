@@ -1,7 +1,8 @@
 /** Where accepted async runs go: BullMQ on Redis, or this process when no Redis is configured. */
 export abstract class RunQueue {
   abstract readonly kind: 'bullmq' | 'inline';
-  abstract enqueue(runId: string): Promise<void>;
+  /** `delayMs`: the run's job is not taken before then (`after_seconds`; the executor checks it too). */
+  abstract enqueue(runId: string, opts?: { delayMs?: number }): Promise<void>;
   /** Drop a run that has not started (after cancellation). */
   abstract remove(runId: string): Promise<void>;
   /** Runs this process is executing right now (for recovery: they are not orphans). */

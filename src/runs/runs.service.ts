@@ -61,7 +61,8 @@ export class RunsService {
     const run = await this.orchestrator.accept(req, 'async');
     if (run.status !== 'queued') return run; // an idempotent repeat of a run that has started or ended
     try {
-      await this.queue.enqueue(run.id);
+      const delayMs = run.input.start_at ? Date.parse(run.input.start_at) - Date.now() : 0;
+      await this.queue.enqueue(run.id, delayMs > 0 ? { delayMs } : undefined);
     } catch (err) {
       const error = { code: 'QUEUE_UNAVAILABLE', message: (err as Error).message };
       await this.records

@@ -34,4 +34,18 @@ describe('LangGraph API: runs through BullMQ and Redis', () => {
     const done = (await client.runs.wait(t2.thread_id, 'hitl', { command: { resume: 'ok' } })) as any;
     expect(done.answer).toBe('ok');
   });
+
+  it('after_seconds: a delayed BullMQ job, the run pending until then', async () => {
+    const thread = await client.threads.create();
+    const t0 = Date.now();
+    const run = await client.runs.create(thread.thread_id, 'echo', {
+      input: { messages: [{ role: 'user', content: 'later' }] },
+      afterSeconds: 2,
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('pending');
+    const values = (await client.runs.join(thread.thread_id, run.run_id)) as any;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1900);
+    expect(values.messages.at(-1).content).toBe('echo #1: later');
+  });
 });

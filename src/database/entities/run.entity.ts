@@ -29,6 +29,12 @@ export interface RunInput {
   continue?: boolean;
   /** start from this checkpoint of the thread instead of its latest */
   checkpoint_id?: string;
+  /** `after_seconds`: the run stays queued until this time (ISO 8601) */
+  start_at?: string;
+  /** a LangGraph API run's `config.configurable` (its assistant's merged with its own; the service's keys win) */
+  configurable?: Record<string, unknown>;
+  /** a LangGraph API run's `context` (the graph's runtime context; its assistant's merged with its own) */
+  context?: Record<string, unknown>;
   /** what the LangGraph API shows of the run (assistant_id, multitask_strategy, metadata, kwargs) */
   lg?: Record<string, unknown>;
 }

@@ -4,8 +4,8 @@ import { RunnableConfigSchema } from '../schemas';
 
 /**
  * Bodies of `/runs/crons...` and `/threads/{id}/runs/crons`, field for field as `@langchain/langgraph-sdk`'s
- * CronsClient sends them. Run options beyond input, config, context and metadata are kept in the cron's
- * payload (shown back to the client) but not applied to its runs.
+ * CronsClient sends them. The run options are kept in the cron's payload (shown back to the client) and each
+ * tick passes them to the runs service as a run body (`POST /threads/{id}/runs` / `POST /runs`).
  */
 const record = z.record(z.string(), z.unknown());
 const stringOrList = z.union([z.string(), z.array(z.string())]);

@@ -5,7 +5,6 @@ import { Injectable } from '@nestjs/common';
 import { AssistantsService } from '../assistants/assistants.service';
 import { CronNotFoundException, InvalidRequestException, ThreadNotFoundException } from '../errors';
 import { ThreadsRepository } from '../threads/threads.repository';
-import { lastHumanText } from './cron-runner.service';
 import { nextRunDate, validateSchedule } from './cron-schedule';
 import { CronScheduler } from './cron-scheduler';
 import { type CronCountBody, type CronCreateBody, type CronPatchBody, type CronSearchBody, payloadOf } from './cron-schemas';
@@ -31,9 +30,9 @@ export function toWireCron(c: CronRow): Record<string, unknown> {
   };
 }
 
-/** A run input the service can start: it needs the text of a human message (`input.messages`). */
+/** A cron's runs need an input object (a built-in agent takes the text of its last human message of `input.messages`). */
 function checkInput(input: unknown): void {
-  if (!lastHumanText(input)) throw new InvalidRequestException('input: a cron needs input.messages with a human message');
+  if (!input || typeof input !== 'object' || Array.isArray(input)) throw new InvalidRequestException('input: a cron needs an input object');
 }
 
 /**

@@ -21,6 +21,18 @@ export class LgRunsRepository {
     return rows.map((r) => r.id);
   }
 
+  /** LangGraph API runs of the tenant (any thread) in these row statuses, oldest first, with their threads. */
+  async byStatus(tenantId: string, statuses: string[]): Promise<Array<{ id: string; threadId: string }>> {
+    const rows = rowsOf<{ id: string; session_id: string }>(
+      await this.db.query(
+        `SELECT id, session_id FROM runs WHERE tenant_id = $1 AND status = ANY($2::text[]) AND input ? 'lg'
+          ORDER BY created_at, id LIMIT 10000`,
+        [tenantId, statuses],
+      ),
+    );
+    return rows.map((r) => ({ id: r.id, threadId: r.session_id }));
+  }
+
   /** Run ids of the thread, newest first. */
   async list(tenantId: string, threadId: string, statuses: string[] | null, limit: number, offset: number): Promise<string[]> {
     const params: unknown[] = [tenantId, threadId, limit, offset];

@@ -14,12 +14,22 @@ import { InvalidRequestException, ThreadBusyException, ThreadNotFoundException }
 import { ThreadsRepository } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
 import { LgRunsRepository } from './lg-runs.repository';
-import type { ApiStreamMode, RunCreateBody, RunListQueryValue } from './run-schemas';
+import type { ApiStreamMode, RunCancelManyBody, RunCreateBody, RunListQueryValue } from './run-schemas';
+import { RunWebhooks } from './run-webhook';
 import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatusesOf, type SseEvent, toApiRun } from './run-wire';
 
 /** How often a waiter checks the run row, and how long a cancelled run gets to stop before a rollback gives up. */
 const POLL_MS = 100;
 const STOP_TIMEOUT_MS = 30_000;
+
+/** `config.configurable` of an assistant or a run (the orchestrator drops the keys the service sets itself). */
+function configurableOf(config: unknown): Record<string, unknown> {
+  return objectOf((config as { configurable?: unknown } | null | undefined)?.configurable);
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
 
 export interface CreatedRun {
   run: RunEntity;
@@ -47,11 +57,13 @@ export class LangGraphRunsService {
     private readonly assistants: AssistantsService,
     private readonly orchestrator: AgentOrchestrator,
     private readonly events: RunEventBus,
+    private readonly webhooks: RunWebhooks,
   ) {}
 
   /** Accepts and queues a run on `threadId` (null: a new temporary thread). */
   async create(tenantId: string, threadId: string | null, body: RunCreateBody): Promise<CreatedRun> {
     const assistant = await this.assistants.get(tenantId, body.assistant_id);
+    if (body.webhook) await this.webhooks.check(body.webhook);
     const temporary = threadId === null && (body.on_completion ?? 'delete') === 'delete';
     const id = threadId ?? randomUUID();
     if (threadId === null) await this.threads.insert(tenantId, id, {});
@@ -86,15 +98,20 @@ export class LangGraphRunsService {
       interrupt_after: body.interrupt_after ?? undefined,
       checkpoint_id: checkpointId,
       continue: proceed || undefined,
+      start_at: body.after_seconds ? new Date(Date.now() + body.after_seconds * 1000).toISOString() : undefined,
+      configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config) },
+      context: { ...objectOf(assistant.context), ...objectOf(body.context) },
       lg: {
         assistant_id: assistant.assistant_id,
         multitask_strategy: strategy,
         metadata: body.metadata ?? {},
         stream_mode: modes,
         temporary,
+        ...(body.webhook ? { webhook: body.webhook } : {}),
       },
     });
     await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
+    if (body.webhook) void this.webhookWhenEnded(tenantId, id, run.id, body.webhook);
     if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
     return { run, threadId: id, temporary, modes };
   }
@@ -130,6 +147,27 @@ export class LangGraphRunsService {
       await this.ended(runId, AbortSignal.timeout(STOP_TIMEOUT_MS));
       await this.repo.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
     } else if (wait) await this.ended(runId);
+  }
+
+  /**
+   * `POST /runs/cancel`: the given runs of a thread (unknown ones 404, ended ones left alone), or every LangGraph
+   * API run of the tenant that is `pending` (queued), `running`, or either (`all`).
+   */
+  async cancelMany(tenantId: string, body: RunCancelManyBody, action: 'interrupt' | 'rollback'): Promise<void> {
+    let targets: Array<{ id: string; threadId: string }>;
+    if (body.thread_id && body.run_ids?.length) {
+      const threadId = body.thread_id;
+      const rows = await Promise.all(body.run_ids.map((id) => this.row(tenantId, threadId, id)));
+      targets = rows.filter((r) => !hasEnded(r)).map((r) => ({ id: r.id, threadId }));
+    } else {
+      const statuses = body.status === 'pending' ? ['queued'] : body.status === 'running' ? ['running'] : ['queued', 'running'];
+      targets = await this.repo.byStatus(tenantId, statuses);
+    }
+    for (const t of targets) {
+      await this.stop(tenantId, t.threadId, t.id, action, false).catch((e: unknown) => {
+        if (!(e instanceof RunAlreadyFinishedException) && !(e instanceof RunNotFoundException)) throw e;
+      });
+    }
   }
 
   /** Deletes an ended run and the checkpoints it wrote (409 while it has not ended). */
@@ -196,6 +234,20 @@ export class LangGraphRunsService {
       const run = await this.records.get(runId, 'run');
       if (hasEnded(run) || signal?.aborted) return run;
       await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  /**
+   * The run's webhook gets the ended run, from this process (the one that accepted the run) following its row:
+   * a webhook of a run whose API process went away before the run ended is not sent.
+   */
+  private async webhookWhenEnded(tenantId: string, threadId: string, runId: string, url: string): Promise<void> {
+    try {
+      const run = await this.ended(runId);
+      const thread = await this.threadsService.get(tenantId, threadId).catch(() => null);
+      await this.webhooks.send(url, run, thread?.values ?? null);
+    } catch (err) {
+      this.logger.warn({ msg: 'webhook not sent', thread_id: threadId, run_id: runId, err: (err as Error).message });
     }
   }
 

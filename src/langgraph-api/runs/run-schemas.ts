@@ -5,7 +5,7 @@ import { CheckpointSchema, RunnableConfigSchema } from '../schemas';
 /**
  * Bodies of the runs endpoints, as `@langchain/langgraph-sdk`'s RunsClient sends them (langgraphjs
  * `libs/langgraph-api/src/schemas.mts` `RunCreate`). Accepted for compatibility but not applied: `feedback_keys`,
- * `strict_resume`, `checkpoint_during`, `durability`, `langsmith_tracer` (see the README).
+ * `strict_resume`, `checkpoint_during`, `durability`, `langsmith_tracer`, `stream_resumable` (see the README).
  */
 const record = z.record(z.string(), z.unknown());
 const nodes = z.union([z.literal('*'), z.array(z.string())]);
@@ -65,6 +65,20 @@ export const RunListQuery = z.object({
   status: z.enum(['pending', 'running', 'error', 'success', 'timeout', 'interrupted']).nullish(),
 });
 export type RunListQueryValue = z.infer<typeof RunListQuery>;
+
+/** `POST /runs/cancel` (the SDK's `cancelMany`): runs of a thread by id, or every run of a status. */
+export const RunCancelMany = z
+  .object({
+    thread_id: z.string().nullish(),
+    run_ids: z.array(z.string()).max(1000).nullish(),
+    status: z.enum(['pending', 'running', 'all']).nullish(),
+  })
+  .refine((b) => (b.thread_id && b.run_ids?.length) || b.status, {
+    message: 'either thread_id and run_ids, or status, must be given',
+  });
+export type RunCancelManyBody = z.infer<typeof RunCancelMany>;
+
+export const CancelManyQuery = z.object({ action: z.enum(['interrupt', 'rollback']).default('interrupt') });
 
 export const CancelQuery = z.object({
   wait: z

@@ -62,6 +62,9 @@ export function toApiRun(run: RunEntity): Record<string, unknown> {
       interrupt_after: run.input.interrupt_after ?? null,
       subgraphs: run.input.stream?.subgraphs ?? false,
       temporary: lg.temporary === true,
+      webhook: lg.webhook ?? null,
+      config: { configurable: run.input.configurable ?? {} },
+      context: run.input.context ?? {},
     },
   };
 }

@@ -5,7 +5,16 @@ import { Tenant } from '../../auth/tenant.guard';
 import { ThreadNotFoundException } from '../errors';
 import { ZodPipe } from '../zod-body.pipe';
 import { LangGraphRunsService } from './lg-runs.service';
-import { CancelQuery, RunBatchCreate, RunCreate, type RunCreateBody, RunListQuery } from './run-schemas';
+import {
+  CancelManyQuery,
+  CancelQuery,
+  RunBatchCreate,
+  RunCancelMany,
+  type RunCancelManyBody,
+  RunCreate,
+  type RunCreateBody,
+  RunListQuery,
+} from './run-schemas';
 import { type SseEvent, toApiRun } from './run-wire';
 
 const ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -47,6 +56,17 @@ export class RunsController {
     const { run } = await this.runs.create(tenantId, null, body);
     res.setHeader('Content-Location', `/runs/${run.id}`);
     return toApiRun(run);
+  }
+
+  @Post('runs/cancel')
+  @HttpCode(204)
+  async cancelMany(
+    @Tenant() tenantId: string,
+    @Body(new ZodPipe(RunCancelMany)) body: RunCancelManyBody,
+    @Query() query: Record<string, unknown>,
+  ): Promise<void> {
+    const q = new ZodPipe(CancelManyQuery).transform(query);
+    await this.runs.cancelMany(tenantId, { ...body, thread_id: body.thread_id ? known(body.thread_id) : body.thread_id }, q.action);
   }
 
   @Post('runs/batch')

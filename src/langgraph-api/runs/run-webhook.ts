@@ -1,0 +1,59 @@
+import { Injectable, Logger } from '@nestjs/common';
+
+import { AppConfig } from '../../config/app-config';
+import type { RunEntity } from '../../database/entities';
+import { checkUrl, safeFetch } from '../../tools/general/network-guard';
+import { InvalidRequestException } from '../errors';
+import { toApiRun } from './run-wire';
+
+const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024;
+
+/**
+ * A run's `webhook`: the final Run object (with `run_started_at`, `run_ended_at`, `webhook_sent_at`, the thread's
+ * `values` and `error` when it failed, as LangGraph Server sends it) is POSTed to the URL once the run has ended.
+ * Under the tools' SSRF guard (network-guard.ts): http(s) only, no private, loopback or internal addresses unless
+ * the host is in WEBHOOK_ALLOWED_HOSTS, the connection pinned to the checked addresses, no redirects followed.
+ */
+@Injectable()
+export class RunWebhooks {
+  private readonly logger = new Logger(RunWebhooks.name);
+
+  constructor(private readonly config: AppConfig) {}
+
+  /** Refuses (422) a webhook URL the guard would refuse, before the run is accepted. */
+  async check(url: string): Promise<void> {
+    try {
+      await checkUrl(new URL(url), { timeoutMs: WEBHOOK_TIMEOUT_MS, maxBytes: 0, allowedPrivateHosts: this.config.webhookAllowedHosts });
+    } catch (err) {
+      throw new InvalidRequestException(`webhook: ${(err as Error).message}`);
+    }
+  }
+
+  /** Posts the ended run; a failure is logged, not retried. */
+  async send(url: string, run: RunEntity, values: unknown): Promise<void> {
+    const payload = {
+      ...toApiRun(run),
+      run_started_at: (run.startedAt ?? run.createdAt).toISOString(),
+      run_ended_at: (run.finishedAt ?? run.updatedAt ?? new Date()).toISOString(),
+      webhook_sent_at: new Date().toISOString(),
+      values: values ?? null,
+      ...(run.status === 'failed' ? { error: run.error?.message ?? run.error?.code ?? 'run failed' } : {}),
+    };
+    try {
+      const res = await safeFetch(
+        url,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) },
+        {
+          timeoutMs: WEBHOOK_TIMEOUT_MS,
+          maxBytes: WEBHOOK_MAX_RESPONSE_BYTES,
+          allowedPrivateHosts: this.config.webhookAllowedHosts,
+          maxRedirects: 0,
+        },
+      );
+      if (!res.ok) this.logger.warn({ msg: 'webhook answered with an error', run_id: run.id, status: res.status });
+    } catch (err) {
+      this.logger.warn({ msg: 'webhook not delivered', run_id: run.id, err: (err as Error).message });
+    }
+  }
+}
