@@ -42,6 +42,7 @@ describe('LangGraph API: runs through BullMQ and Redis', () => {
       input: { messages: [{ role: 'user', content: 'later' }] },
       afterSeconds: 2,
     });
+    // the scenario: halfway through the delay the run must still be waiting (not a wait for a condition)
     await new Promise((r) => setTimeout(r, 1000));
     expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('pending');
     const values = (await client.runs.join(thread.thread_id, run.run_id)) as any;

@@ -46,7 +46,8 @@ export class GraphModuleLoader {
         return module;
       }
       const code = `${this.transpile(filename, source)}\n//# sourceURL=${pathToFileURL(filename).href}`;
-      // `new Function` (not vm): the module runs in this realm, so its arrays, promises and errors are ours
+      // `new Function` (not vm): the module runs in this realm, so its arrays, promises and errors are ours.
+      // Only files the operator lists in langgraph.json get here, at start-up — never model output or request data.
       const run = new Function('exports', 'require', 'module', '__filename', '__dirname', code) as (...args: unknown[]) => void;
       run(module.exports, this.requireFor(filename), module, filename, path.dirname(filename));
       return module;
