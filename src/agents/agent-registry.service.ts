@@ -1,9 +1,13 @@
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { Pool } from 'pg';
 
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
+import { hostAgentDefinition } from '../embed/host-agent';
+import { HostCatalog } from '../embed/host-catalog';
+import { LlmService } from '../llm/llm.service';
+import { ToolRegistry } from '../tools/tool-registry.service';
 import { AGENT_FACTORIES, AgentDefinition, AgentFactory } from './agent-definition';
 import { loadCustomGraphs } from './custom-graphs/custom-graphs';
 
@@ -12,7 +16,8 @@ export const CHECKPOINT_SCHEMA = 'langgraph';
 
 /**
  * The built agent graphs, each compiled with the official Postgres checkpointer (thread_id = session id):
- * the built-in agents, then the graphs of `langgraph.json` (LANGGRAPH_CONFIG) when one is configured.
+ * the built-in agents (those of BUILTIN_AGENTS), the graphs of `langgraph.json` (LANGGRAPH_CONFIG) when one is
+ * configured, then a host application's own agents when the service is embedded (AgentOrchestratorModule).
  */
 @Injectable()
 export class AgentRegistry implements OnModuleInit {
@@ -24,17 +29,28 @@ export class AgentRegistry implements OnModuleInit {
     @Inject(PG_POOL) pool: Pool,
     @Inject(AGENT_FACTORIES) private readonly factories: AgentFactory[],
     private readonly config: AppConfig,
+    private readonly tools: ToolRegistry,
+    private readonly llm: LlmService,
+    @Optional() private readonly host?: HostCatalog,
   ) {
     this.checkpointer = new PostgresSaver(pool, undefined, { schema: CHECKPOINT_SCHEMA });
   }
 
   async onModuleInit(): Promise<void> {
     await this.checkpointer.setup();
-    for (const f of this.factories) this.agents.set(f.name, f.create(this.checkpointer));
-    if (!this.config.langgraphConfig) return;
-    // fail fast: a graph the operator configured but that cannot load stops the start-up, naming it
-    const custom = await loadCustomGraphs(this.config.langgraphConfig, this.checkpointer, new Set(this.agents.keys()), this.logger);
-    for (const agent of custom) this.agents.set(agent.name, agent);
+    const enabled = this.config.builtInAgents;
+    for (const f of this.factories) if (!enabled || enabled.has(f.name)) this.agents.set(f.name, f.create(this.checkpointer));
+    if (this.config.langgraphConfig) {
+      // fail fast: a graph the operator configured but that cannot load stops the start-up, naming it
+      const custom = await loadCustomGraphs(this.config.langgraphConfig, this.checkpointer, new Set(this.agents.keys()), this.logger);
+      for (const agent of custom) this.agents.set(agent.name, agent);
+    }
+    for (const agent of this.host?.agents() ?? []) {
+      if (this.agents.has(agent.name)) throw new Error(`Invalid configuration: host agent "${agent.name}" has the name of another agent`);
+      const ctx = { tools: this.tools.pick(agent.tools ?? []), model: this.llm.chatModel(), checkpointer: this.checkpointer };
+      this.agents.set(agent.name, await hostAgentDefinition(agent, ctx));
+      this.logger.log({ msg: 'host agent registered', agent: agent.name, tools: ctx.tools.map((t) => t.name) });
+    }
   }
 
   names(): string[] {

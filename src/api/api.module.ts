@@ -1,6 +1,7 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 
 import { AuthModule } from '../auth/auth.module';
+import { markServiceControllers } from '../auth/tenant.guard';
 import type { AppConfig } from '../config/app-config';
 import { DatabaseHealthIndicator } from '../database/database.health';
 import { ContractsModule } from '../knowledge/contracts/contracts.module';
@@ -25,6 +26,20 @@ import { JobsController } from './controllers/jobs.controller';
 import { SessionsController } from './controllers/sessions.controller';
 import { TurnGate } from './turn-gate';
 
+/** REST v1, health and metrics (an embedding host mounts them under its prefix: AgentOrchestratorModule). */
+export const API_CONTROLLERS = [
+  ChatController,
+  JobsController,
+  ApprovalsController,
+  SessionsController,
+  CatalogController,
+  DocumentsController,
+  ContractsController,
+  HealthController,
+  MetricsController,
+];
+markServiceControllers(API_CONTROLLERS);
+
 @Module({})
 export class ApiModule implements NestModule {
   static register(config: AppConfig): DynamicModule {
@@ -40,17 +55,7 @@ export class ApiModule implements NestModule {
         DocumentsModule,
         ContractsModule,
       ],
-      controllers: [
-        ChatController,
-        JobsController,
-        ApprovalsController,
-        SessionsController,
-        CatalogController,
-        DocumentsController,
-        ContractsController,
-        HealthController,
-        MetricsController,
-      ],
+      controllers: API_CONTROLLERS,
       providers: [
         HttpMetricsMiddleware,
         TurnGate,

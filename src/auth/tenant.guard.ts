@@ -9,6 +9,13 @@ export class ApiKeyRequiredException extends DomainException {
   }
 }
 
+/** The service's own controllers: in a host application (AgentOrchestratorModule) the host's routes are not ours to guard. */
+const serviceControllers = new WeakSet<object>();
+
+export function markServiceControllers(controllers: object[]): void {
+  for (const c of controllers) serviceControllers.add(c);
+}
+
 /**
  * The global guard: a route runs only for a request that authentication gave a tenant (the middleware
  * does, for every key it accepts or for tenant `default` when no keys are configured) — except /health/*,
@@ -17,7 +24,7 @@ export class ApiKeyRequiredException extends DomainException {
 @Injectable()
 export class TenantGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    if (context.getType() !== 'http') return true;
+    if (context.getType() !== 'http' || !serviceControllers.has(context.getClass())) return true;
     const req = context.switchToHttp().getRequest<AuthedRequest>();
     if (req.tenantId || isHealthPath(req.path) || req.path === '/metrics') return true;
     throw new ApiKeyRequiredException();

@@ -30,6 +30,8 @@ const schema = z.object({
   DATABASE_URL: optionalString,
   DATA_DIR: z.string().default('./data'),
   DB_POOL_SIZE: int(10, 1),
+  /** embedding hosts may run the shipped migrations themselves (`agent-orchestrator-migrate`) */
+  DB_MIGRATIONS_RUN: bool(true),
   REDIS_URL: optionalString,
   QUEUE_PREFIX: z.string().default('agents'),
   RUN_WORKER: bool(true),
@@ -41,6 +43,8 @@ const schema = z.object({
   MAX_BODY_BYTES: int(1_048_576, 1024),
   MAX_CONTRACT_CHARS: int(500_000, 100),
   DEFAULT_AGENT: z.string().default('react'),
+  /** the built-in agents this process registers (comma-separated, `none` for none); unset → all */
+  BUILTIN_AGENTS: optionalString,
   ASSISTANT_MAX_MESSAGES: int(10, 2),
   SUPERVISOR_MAX_ROUTINGS: int(5, 1),
   PLAN_EXECUTE_MAX_REPLANS: int(2, 0),
@@ -220,6 +224,8 @@ export class AppConfig {
   readonly databaseUrl?: string;
   readonly dataDir: string;
   readonly dbPoolSize: number;
+  /** run the shipped migrations at start-up (default); off when the host runs them itself */
+  readonly migrationsRun: boolean;
   /** unset → runs execute in-process */
   readonly redisUrl?: string;
   readonly queuePrefix: string;
@@ -255,6 +261,8 @@ export class AppConfig {
   readonly maxBodyBytes: number;
   readonly maxContractChars: number;
   readonly defaultAgent: string;
+  /** BUILTIN_AGENTS: the built-in agents registered; undefined → all of them */
+  readonly builtInAgents?: ReadonlySet<string>;
   /** the assistant agent's memory limits (seed 001: 10 / 5 / 3) */
   /** seed 003: max 5 routings, 10 iterations per sub-agent; agents replaceable with SUPERVISOR_AGENTS (JSON) */
   readonly supervisor: {
@@ -301,6 +309,7 @@ export class AppConfig {
     this.databaseUrl = e.DATABASE_URL;
     this.dataDir = e.DATA_DIR;
     this.dbPoolSize = e.DB_POOL_SIZE;
+    this.migrationsRun = e.DB_MIGRATIONS_RUN;
     this.redisUrl = e.REDIS_URL;
     this.queuePrefix = e.QUEUE_PREFIX;
     this.runWorker = e.RUN_WORKER;
@@ -327,6 +336,13 @@ export class AppConfig {
     this.maxBodyBytes = e.MAX_BODY_BYTES;
     this.maxContractChars = e.MAX_CONTRACT_CHARS;
     this.defaultAgent = e.DEFAULT_AGENT;
+    if (e.BUILTIN_AGENTS) {
+      this.builtInAgents = new Set(
+        e.BUILTIN_AGENTS.split(',')
+          .map((a) => a.trim())
+          .filter((a) => a && a !== 'none'),
+      );
+    }
     this.planExecute = { maxReplans: e.PLAN_EXECUTE_MAX_REPLANS, stepTimeoutMs: e.PLAN_EXECUTE_STEP_TIMEOUT_MS };
     this.supervisor = {
       maxRoutings: e.SUPERVISOR_MAX_ROUTINGS,

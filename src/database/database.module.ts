@@ -55,7 +55,7 @@ class PgPoolCloser implements OnApplicationShutdown {
         url: db.url,
         entities: ENTITIES,
         migrations: MIGRATIONS,
-        migrationsRun: true,
+        migrationsRun: config.migrationsRun,
         synchronize: false,
         poolSize: db.embedded ? 1 : config.dbPoolSize,
         extra: { connectionTimeoutMillis: db.embedded ? 60_000 : 5000 },

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 
 import { AuthModule } from '../auth/auth.module';
+import { markServiceControllers } from '../auth/tenant.guard';
 import type { AppConfig } from '../config/app-config';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { RunRecordsModule } from '../runs/records/run-records.module';
@@ -30,13 +31,16 @@ import { ThreadsService } from './threads/threads.service';
  * dynamic module instance the REST API uses: `RunsModule.register` returns one per config). Crons (`crons/`)
  * start their runs through the same module.
  */
+export const LANGGRAPH_API_CONTROLLERS = [AssistantsController, ThreadsController, StoreController, RunsController, CronsController];
+markServiceControllers(LANGGRAPH_API_CONTROLLERS);
+
 @Module({})
 export class LangGraphApiModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: LangGraphApiModule,
       imports: [AuthModule, OrchestratorModule, RunRecordsModule, RunsModule.register(config), StoreModule],
-      controllers: [AssistantsController, ThreadsController, StoreController, RunsController, CronsController],
+      controllers: LANGGRAPH_API_CONTROLLERS,
       providers: [
         AssistantsRepository,
         AssistantsService,

@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import IORedis from 'ioredis';
 
-import type { AppConfig } from '../config/app-config';
+import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { BullRunQueue } from './bull-run-queue';
@@ -47,13 +47,17 @@ export class RunsModule {
         exports: [RunsService, RunQueue, RunQueueHealthIndicator],
       };
     }
-    const connection = redisOptions(config.redisUrl);
+    // the connection is read from the injected AppConfig: an embedding host's config may come from an async factory
+    const connectionOf = (c: AppConfig) => redisOptions(c.redisUrl!);
     return {
       module: RunsModule,
       imports: [
         OrchestratorModule,
         RunRecordsModule,
-        BullModule.forRoot({ connection, prefix: config.queuePrefix }),
+        BullModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (c: AppConfig) => ({ connection: connectionOf(c), prefix: c.queuePrefix }),
+        }),
         BullModule.registerQueue({ name: RUNS_QUEUE }),
       ],
       providers: [
@@ -62,7 +66,8 @@ export class RunsModule {
         { provide: RunQueue, useExisting: BullRunQueue },
         {
           provide: CANCEL_CHANNEL_REDIS,
-          useFactory: () => new IORedis({ ...connection, lazyConnect: false }),
+          inject: [AppConfig],
+          useFactory: (c: AppConfig) => new IORedis({ ...connectionOf(c), lazyConnect: false }),
         },
         ...(worker ? [RunProcessor, RunRecovery] : []),
       ],

@@ -1,7 +1,8 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
+import { HostCatalog } from '../embed/host-catalog';
 import { DocumentsService } from '../knowledge/documents/documents.service';
 import { calculatorTool } from './basic/calculator.tool';
 import { datetimeTool } from './basic/datetime.tool';
@@ -21,15 +22,37 @@ export interface ToolInfo {
 
 /** Every tool the service knows, and which of them an agent may use (per-agent allow-lists). */
 @Injectable()
-export class ToolRegistry {
+export class ToolRegistry implements OnModuleInit {
   private readonly tools = new Map<string, StructuredToolInterface>();
   private readonly unavailable = new Map<string, string>();
+  private hostToolsAdded = false;
 
-  constructor(@Optional() config?: AppConfig, @Optional() documents?: DocumentsService) {
+  constructor(
+    @Optional() config?: AppConfig,
+    @Optional() documents?: DocumentsService,
+    @Optional() private readonly host?: HostCatalog,
+  ) {
     this.register(calculatorTool);
     this.register(datetimeTool);
     if (documents) this.register(createKnowledgeBaseTool(documents));
     if (config) this.registerGeneral(config);
+  }
+
+  onModuleInit(): void {
+    this.addHostTools();
+  }
+
+  /**
+   * An embedding host's tools (options and `@OrchestratorTool` methods), once every provider exists; also
+   * called from `pick`, since the agent registry may build its agents before this module's init hook ran.
+   */
+  private addHostTools(): void {
+    if (this.hostToolsAdded || !this.host) return;
+    this.hostToolsAdded = true;
+    for (const t of this.host.tools()) {
+      if (this.tools.has(t.name)) throw new Error(`Invalid configuration: host tool "${t.name}" has the name of a built-in tool`);
+      this.register(t);
+    }
   }
 
   /** search_wikipedia, get_weather, web_search, read_file, python_repl — each only when its settings allow. */
@@ -61,6 +84,7 @@ export class ToolRegistry {
    * wrapped in the tool guard (risk levels, taint, approval, untrusted output as data — tool-guard.ts).
    */
   pick(names: readonly string[]): StructuredToolInterface[] {
+    this.addHostTools();
     return names.flatMap((n) => {
       const t = this.tools.get(n);
       return t ? [guardTool(t)] : [];

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+
+import { DataSource } from 'typeorm';
+
+import { AppConfig } from '../config/app-config';
+import { ENTITIES } from '../database/entities';
+import { MIGRATIONS } from '../database/migrations';
+
+/** `agent-orchestrator-migrate`: runs the shipped migrations against DATABASE_URL (hosts that set `migrationsRun: false`). */
+async function main(): Promise<void> {
+  const config = new AppConfig(process.env);
+  if (!config.databaseUrl) throw new Error('DATABASE_URL is required');
+  const ds = await new DataSource({ type: 'postgres', url: config.databaseUrl, entities: ENTITIES, migrations: MIGRATIONS }).initialize();
+  try {
+    const ran = await ds.runMigrations({ transaction: 'each' });
+    console.log(ran.length ? `applied: ${ran.map((m) => m.name).join(', ')}` : 'up to date');
+  } finally {
+    await ds.destroy();
+  }
+}
+
+main().catch((err: Error) => {
+  console.error(`migration failed: ${err.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,114 @@
+import {
+  type DynamicModule,
+  type MiddlewareConsumer,
+  Module,
+  type ModuleMetadata,
+  type NestModule,
+  UseFilters,
+  UsePipes,
+  ValidationPipe,
+} from '@nestjs/common';
+import { DiscoveryModule, RouterModule } from '@nestjs/core';
+
+import { API_CONTROLLERS, ApiModule } from '../api/api.module';
+import { AllExceptionsFilter } from '../api/filters/all-exceptions.filter';
+import { inputGuard } from '../api/input-guard';
+import { ApiKeyAuth } from '../auth/api-key-auth.service';
+import { authMiddleware } from '../auth/auth.middleware';
+import { AuthModule } from '../auth/auth.module';
+import { AppConfig } from '../config/app-config';
+import { DatabaseModule } from '../database/database.module';
+import { LANGGRAPH_API_CONTROLLERS, LangGraphApiModule } from '../langgraph-api/langgraph-api.module';
+import { ObservabilityModule } from '../observability/observability.module';
+import { OrchestratorModule } from '../orchestrator/orchestrator.module';
+import { RunRecordsModule } from '../runs/records/run-records.module';
+import { RunsModule } from '../runs/runs.module';
+import { AgentOrchestratorFacade } from './agent-orchestrator.facade';
+import { HOST_EXTENSIONS, HostCatalog } from './host-catalog';
+import { type AgentOrchestratorLayout, type AgentOrchestratorOptions, configOf } from './orchestrator-options';
+
+export const ORCHESTRATOR_OPTIONS = Symbol('AGENT_ORCHESTRATOR_OPTIONS');
+
+export interface AgentOrchestratorAsyncOptions extends AgentOrchestratorLayout, Pick<ModuleMetadata, 'imports'> {
+  inject?: unknown[];
+  useFactory: (...args: never[]) => AgentOrchestratorOptions | Promise<AgentOrchestratorOptions>;
+}
+
+const SERVICE_CONTROLLERS = [...API_CONTROLLERS, ...LANGGRAPH_API_CONTROLLERS];
+
+/** The HTTP pipeline of the standalone app (app.factory.ts), scoped to the service's controllers inside a host app. */
+@Module({})
+class OrchestratorHttpModule implements NestModule {
+  constructor(
+    private readonly auth: ApiKeyAuth,
+    private readonly config: AppConfig,
+  ) {}
+
+  static register(layout: AppConfig, prefix: string): DynamicModule {
+    for (const c of SERVICE_CONTROLLERS) {
+      UsePipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }))(c);
+      UseFilters(new AllExceptionsFilter())(c);
+    }
+    const api = ApiModule.register(layout);
+    const lg = LangGraphApiModule.register(layout);
+    const routes = prefix ? [RouterModule.register([{ path: prefix, children: [ApiModule, LangGraphApiModule] }])] : [];
+    return { module: OrchestratorHttpModule, imports: [AuthModule, api, lg, ...routes] };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(authMiddleware(this.auth, this.config), inputGuard(this.config.security.maxJsonDepth)).forRoutes(...SERVICE_CONTROLLERS);
+  }
+}
+
+/**
+ * The service inside a host Nest application: its database, queue, agents and (optionally) HTTP API, plus
+ * the host's own agents and tools. Inject `AgentOrchestrator` to run turns in-process.
+ */
+@Module({})
+export class AgentOrchestratorModule {
+  static forRoot(options: AgentOrchestratorOptions & AgentOrchestratorLayout = {}): DynamicModule {
+    const { http, worker, queue, ...rest } = options;
+    return AgentOrchestratorModule.forRootAsync({
+      http,
+      worker,
+      queue: queue ?? (rest.redis ? 'redis' : 'in-process'),
+      useFactory: () => rest,
+    });
+  }
+
+  static forRootAsync(async: AgentOrchestratorAsyncOptions): DynamicModule {
+    const layout = { worker: async.worker ?? true, queue: async.queue ?? 'in-process' };
+    // the module's shape (queue kind, worker, controllers) is decided here; every value comes from the factory
+    const shape = new AppConfig({
+      REDIS_URL: layout.queue === 'redis' ? 'redis://decided-by-the-options' : undefined,
+      RUN_WORKER: String(layout.worker),
+    });
+    const http = async.http ? [OrchestratorHttpModule.register(shape, (async.http.prefix ?? '').replace(/^\/+|\/+$/g, ''))] : [];
+    const core: DynamicModule = {
+      module: OrchestratorCoreModule,
+      global: true,
+      imports: [...(async.imports ?? []), DiscoveryModule],
+      providers: [
+        { provide: ORCHESTRATOR_OPTIONS, inject: (async.inject ?? []) as never[], useFactory: async.useFactory },
+        { provide: AppConfig, inject: [ORCHESTRATOR_OPTIONS], useFactory: (o: AgentOrchestratorOptions) => configOf(o, layout) },
+        {
+          provide: HOST_EXTENSIONS,
+          inject: [ORCHESTRATOR_OPTIONS],
+          useFactory: (o: AgentOrchestratorOptions) => ({ agents: o.agents ?? [], tools: o.tools ?? [] }),
+        },
+        HostCatalog,
+      ],
+      exports: [AppConfig, HostCatalog],
+    };
+    return {
+      module: AgentOrchestratorModule,
+      imports: [core, ObservabilityModule, DatabaseModule, OrchestratorModule, RunRecordsModule, RunsModule.register(shape), ...http],
+      providers: [AgentOrchestratorFacade],
+      exports: [AgentOrchestratorFacade],
+    };
+  }
+}
+
+/** AppConfig and the host's extensions, global like ConfigModule in the standalone app. */
+@Module({})
+class OrchestratorCoreModule {}
