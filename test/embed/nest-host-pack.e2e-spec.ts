@@ -91,7 +91,7 @@ describe('examples/nest-host against the packed package', () => {
     }, 90_000);
   }
 
-  async function startHost(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+  async function startHost(env: Record<string, string | undefined>): Promise<{ url: string; stop(): Promise<void> }> {
     const port = await freePort();
     const child: ChildProcess = spawn(process.execPath, ['dist/main.js'], {
       cwd: host,
