@@ -1,0 +1,142 @@
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { MessagesAnnotation, StateGraph } from '@langchain/langgraph';
+import { Injectable, Module } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { z } from 'zod';
+
+import { AgentRegistry } from '../../src/agents/agent-registry.service';
+import { AgentOrchestrator, AgentOrchestratorModule, type HostAgentContext, OrchestratorAgent, OrchestratorTool } from '../../src/index';
+import { ToolRegistry } from '../../src/tools/tool-registry.service';
+import { createTestDatabase, type TestDatabase } from '../support/infra';
+
+/** The host's own settings and services, injected into the module's factory, its agent and its tool. */
+@Injectable()
+class HostSettings {
+  databaseUrl = '';
+  readonly greeting = 'Grüezi';
+}
+
+@Module({ providers: [HostSettings], exports: [HostSettings] })
+class HostSettingsModule {}
+
+@Injectable()
+class GreetingTools {
+  constructor(private readonly settings: HostSettings) {}
+
+  @OrchestratorTool({ name: 'greet', description: 'Greets someone by name', schema: z.object({ name: z.string() }) })
+  greet({ name }: { name: string }): string {
+    return `${this.settings.greeting}, ${name}!`;
+  }
+}
+
+/** Calls the tools it was given (no model needed) and answers with their outputs. */
+function toolCallingGraph(ctx: HostAgentContext) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode('call_tools', async (state, config) => {
+      const name = String(state.messages.at(-1)?.content);
+      // the run's config carries the service's tool guard and budgets: tools are invoked with it
+      const outputs = await Promise.all(ctx.tools.map((t) => t.invoke({ name }, config)));
+      return { messages: [new AIMessage(outputs.join(' '))] };
+    })
+    .addEdge('__start__', 'call_tools');
+}
+
+@OrchestratorAgent({ name: 'greeter', description: 'Greets', tools: ['greet', 'shout', 'no_such_tool'] })
+@Injectable()
+class GreeterAgent {
+  graph = toolCallingGraph;
+}
+
+const shout = tool(async ({ name }: { name: string }) => name.toUpperCase(), {
+  name: 'shout',
+  description: 'Shouts a name',
+  schema: z.object({ name: z.string() }),
+});
+
+@Module({
+  imports: [
+    AgentOrchestratorModule.forRootAsync({
+      imports: [HostSettingsModule],
+      inject: [HostSettings],
+      useFactory: (s: HostSettings) => ({
+        database: { url: s.databaseUrl },
+        builtInAgents: ['assistant'],
+        tools: [shout],
+        agents: [{ name: 'counter', description: 'Counts turns', graph: countingGraph }],
+        settings: { LOG_LEVEL: 'error' },
+      }),
+    }),
+    HostSettingsModule,
+  ],
+  providers: [GreetingTools, GreeterAgent],
+})
+class HostModule {}
+
+/** An agent given in the options: a compiled graph whose state lives in the service's checkpointer. */
+function countingGraph() {
+  return new StateGraph(MessagesAnnotation)
+    .addNode('count', (s) => ({ messages: [new AIMessage(`turn ${s.messages.filter((m) => HumanMessage.isInstance(m)).length}`)] }))
+    .addEdge('__start__', 'count');
+}
+
+/**
+ * `AgentOrchestratorModule.forRootAsync` inside a host module: options from an injected host provider,
+ * agents and tools from the options and from decorated providers (discovery), the built-in agents filtered,
+ * no HTTP; turns through the in-process `AgentOrchestrator` (sync, queued, results by session, tenancy).
+ */
+describe('AgentOrchestratorModule.forRootAsync in a host module', () => {
+  let db: TestDatabase;
+  let app: TestingModule;
+  let orchestrator: AgentOrchestrator;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('embed_module');
+    app = await Test.createTestingModule({ imports: [HostModule] })
+      .overrideProvider(HostSettings)
+      .useValue(Object.assign(new HostSettings(), { databaseUrl: db.url }))
+      .compile();
+    await app.init();
+    orchestrator = app.get(AgentOrchestrator);
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('registers host agents beside the enabled built-in ones, and host tools beside the built-in tools', () => {
+    expect(app.get(AgentRegistry).names().sort()).toEqual(['assistant', 'counter', 'greeter']);
+    const tools = app
+      .get(ToolRegistry)
+      .list()
+      .map((t) => t.name);
+    expect(tools).toEqual(expect.arrayContaining(['greet', 'shout', 'calculator']));
+  });
+
+  it('runs a decorated agent with its decorated tool (injected dependency) and an options tool', async () => {
+    const result = await orchestrator.chat({ message: 'Ada', agent: 'greeter' });
+    expect(result).toMatchObject({ agent: 'greeter', error: null });
+    // host tools go through the same tool guard as the built-in ones: their output comes back marked as data
+    expect(result.response).toMatch(/source="tool greet">>>\n.*\nGrüezi, Ada!\n<<<END_UNTRUSTED_DATA/);
+    expect(result.response).toMatch(/source="tool shout">>>\n.*\nADA\n<<<END_UNTRUSTED_DATA/);
+    expect(await orchestrator.getResult(result.session_id)).toMatchObject({ run_id: result.run_id, response: result.response });
+  });
+
+  it('continues a conversation from the checkpointer, queued or not', async () => {
+    const first = await orchestrator.chat({ message: 'one', agent: 'counter' });
+    const job = await orchestrator.enqueue({ message: 'two', agent: 'counter', sessionId: first.session_id });
+    expect(job).toMatchObject({ sessionId: first.session_id, status: 'queued' });
+    const done = await orchestrator.waitForJob(job.jobId);
+    expect(done).toMatchObject({ status: 'completed', result: { response: 'turn 2' } });
+    expect(await orchestrator.getResult(first.session_id)).toMatchObject({ response: 'turn 2' });
+  });
+
+  it('keeps tenants apart and refuses agents that are not registered', async () => {
+    const job = await orchestrator.enqueue({ message: 'x', agent: 'counter', tenantId: 'acme' });
+    await expect(orchestrator.getJob(job.jobId, 'other')).rejects.toMatchObject({ code: 'JOB_NOT_FOUND', status: 404 });
+    await expect(orchestrator.waitForJob(job.jobId, 'acme')).resolves.toMatchObject({ status: 'completed' });
+    await expect(orchestrator.getResult(job.sessionId, 'other')).resolves.toBeNull();
+    await expect(orchestrator.chat({ message: 'hi', agent: 'react' })).rejects.toMatchObject({ code: 'UNKNOWN_AGENT' });
+  });
+});
