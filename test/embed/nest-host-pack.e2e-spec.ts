@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -57,6 +57,26 @@ describe('examples/nest-host against the packed package', () => {
     expect(resolved).toBe(path.join(pkg, 'dist/index.js'));
     expect(readdirSync(pkg).sort()).toEqual(['README.md', 'dist', 'package.json']);
   });
+
+  it('ships a migration command a host runs itself (agent-orchestrator-migrate)', async () => {
+    const fresh = await createTestDatabase('nest_host_migrate');
+    try {
+      const bin = path.join(host, 'node_modules/agent-orchestrator', readPackageBin());
+      const migrate = () =>
+        execFileSync(process.execPath, [bin], { env: { PATH: process.env.PATH, DATABASE_URL: fresh.url }, encoding: 'utf8' });
+      expect(migrate()).toMatch(/^applied: \w+\d{13}/);
+      expect(migrate().trim()).toBe('up to date');
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  function readPackageBin(): string {
+    const pkg = JSON.parse(readFileSync(path.join(host, 'node_modules/agent-orchestrator/package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    return pkg.bin['agent-orchestrator-migrate'];
+  }
 
   for (const target of ['embedded', 'postgres'] as const) {
     it(`answers through the host's own controller, agent and tool (${target} database)`, async () => {
