@@ -7,8 +7,10 @@ import { z } from 'zod';
 
 import { AgentRegistry } from '../../src/agents/agent-registry.service';
 import { AgentOrchestrator, AgentOrchestratorModule, type HostAgentContext, OrchestratorAgent, OrchestratorTool } from '../../src/index';
+import { BullRunQueue } from '../../src/runs/bull-run-queue';
+import { RunQueue } from '../../src/runs/run-queue';
 import { ToolRegistry } from '../../src/tools/tool-registry.service';
-import { createTestDatabase, type TestDatabase } from '../support/infra';
+import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 
 /** The host's own settings and services, injected into the module's factory, its agent and its tool. */
 @Injectable()
@@ -138,5 +140,46 @@ describe('AgentOrchestratorModule.forRootAsync in a host module', () => {
     await expect(orchestrator.waitForJob(job.jobId, 'acme')).resolves.toMatchObject({ status: 'completed' });
     await expect(orchestrator.getResult(job.sessionId, 'other')).resolves.toBeNull();
     await expect(orchestrator.chat({ message: 'hi', agent: 'react' })).rejects.toMatchObject({ code: 'UNKNOWN_AGENT' });
+  });
+});
+
+/** `forRoot` with Redis: queued turns of a host agent go through BullMQ and this process's worker. */
+describe('AgentOrchestratorModule.forRoot with a Redis queue', () => {
+  let db: TestDatabase;
+  let app: TestingModule;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('embed_module_redis');
+    app = await Test.createTestingModule({
+      imports: [
+        AgentOrchestratorModule.forRoot({
+          database: { url: db.url },
+          redis: TEST_REDIS_URL,
+          builtInAgents: [],
+          defaultAgent: 'counter',
+          agents: [{ name: 'counter', description: 'Counts turns', graph: countingGraph }],
+          settings: { LOG_LEVEL: 'error', QUEUE_PREFIX: uniqueQueuePrefix('embed_module') },
+        }),
+      ],
+    }).compile();
+    await app.init();
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('runs queued turns through BullMQ', async () => {
+    const orchestrator = app.get(AgentOrchestrator);
+    expect(app.get(RunQueue)).toBeInstanceOf(BullRunQueue);
+    const job = await orchestrator.enqueue({ message: 'one' });
+    await expect(orchestrator.waitForJob(job.jobId)).resolves.toMatchObject({
+      status: 'completed',
+      agent: 'counter',
+      result: { response: 'turn 1' },
+    });
+    const next = await orchestrator.enqueue({ message: 'two', sessionId: job.sessionId });
+    await expect(orchestrator.waitForJob(next.jobId)).resolves.toMatchObject({ status: 'completed', result: { response: 'turn 2' } });
   });
 });

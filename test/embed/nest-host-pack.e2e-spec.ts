@@ -103,8 +103,12 @@ describe('examples/nest-host against the packed package', () => {
         expect(result.body).toMatchObject({ agent: 'orders', response: 'Order A-17 has shipped with DHL.' });
         // the service's error format on its routes; the host's routes keep Nest's
         const bad = await http(app.url, 'POST', '/agents/v1/chat', { message: 'x', agent: 'nope' });
-        expect(bad.body.error.code).toBeDefined();
-        expect(bad.status).toBeGreaterThanOrEqual(400);
+        expect(bad.status).toBe(400);
+        expect(bad.body.error).toMatchObject({ code: 'UNKNOWN_AGENT', details: { valid_agents: ['react', 'orders'] } });
+        expect(bad.body.detail).toBeUndefined();
+        const hostRoute = await http(app.url, 'GET', '/support/nothing-here');
+        expect(hostRoute.status).toBe(404);
+        expect(hostRoute.body).toMatchObject({ statusCode: 404 });
       } finally {
         await app.stop();
       }

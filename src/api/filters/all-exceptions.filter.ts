@@ -13,6 +13,8 @@ interface ErrorBody {
 const DB_DOWN =
   /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|Connection terminated|connect ECONN|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection|the database system is (starting|shutting) up|Too many connections/i;
 
+const REST_V1 = /^(\/[\w.-]+)*\/v1\//;
+
 /** The one place domain and infrastructure errors become HTTP answers. Bodies never carry stack traces. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -27,7 +29,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     if (res.headersSent) return;
     const path = host.switchToHttp().getRequest<Request>()?.path ?? '';
-    res.status(status).json(path.startsWith('/v1/') ? body : { ...body, detail: body.error.message });
+    // REST v1 also under an embedding host's prefix (`/agents/v1/...`)
+    res.status(status).json(REST_V1.test(path) ? body : { ...body, detail: body.error.message });
   }
 
   private map(e: unknown): [number, ErrorBody] {
