@@ -35,6 +35,7 @@ export interface AgentOrchestratorAsyncOptions extends AgentOrchestratorLayout, 
 }
 
 const SERVICE_CONTROLLERS = [...API_CONTROLLERS, ...LANGGRAPH_API_CONTROLLERS];
+let pipelineScoped = false;
 
 /** The HTTP pipeline of the standalone app (app.factory.ts), scoped to the service's controllers inside a host app. */
 @Module({})
@@ -45,9 +46,13 @@ class OrchestratorHttpModule implements NestModule {
   ) {}
 
   static register(layout: AppConfig, prefix: string): DynamicModule {
-    for (const c of SERVICE_CONTROLLERS) {
-      UsePipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }))(c);
-      UseFilters(new AllExceptionsFilter())(c);
+    // once per process: decorating again would stack a second pipe and filter on every controller
+    if (!pipelineScoped) {
+      pipelineScoped = true;
+      for (const c of SERVICE_CONTROLLERS) {
+        UsePipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }))(c);
+        UseFilters(new AllExceptionsFilter())(c);
+      }
     }
     const api = ApiModule.register(layout);
     const lg = LangGraphApiModule.register(layout);

@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { MessagesAnnotation, StateGraph } from '@langchain/langgraph';
-import { Injectable, Module } from '@nestjs/common';
+import { Controller, Get, type INestApplication, Injectable, Module } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { z } from 'zod';
 
@@ -11,6 +11,7 @@ import { BullRunQueue } from '../../src/runs/bull-run-queue';
 import { RunQueue } from '../../src/runs/run-queue';
 import { ToolRegistry } from '../../src/tools/tool-registry.service';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
+import { http } from '../support/test-app';
 
 /** The host's own settings and services, injected into the module's factory, its agent and its tool. */
 @Injectable()
@@ -181,5 +182,64 @@ describe('AgentOrchestratorModule.forRoot with a Redis queue', () => {
     });
     const next = await orchestrator.enqueue({ message: 'two', sessionId: job.sessionId });
     await expect(orchestrator.waitForJob(next.jobId)).resolves.toMatchObject({ status: 'completed', result: { response: 'turn 2' } });
+  });
+});
+
+@Controller('host')
+class HostPingController {
+  @Get('ping')
+  ping() {
+    return { pong: true };
+  }
+}
+
+/** `http: { prefix }`: the service's API under the prefix with its keys and error format; the host's routes untouched. */
+describe('AgentOrchestratorModule with its HTTP API mounted in a host app', () => {
+  const KEY = 'acme-key-0123456789';
+  let db: TestDatabase;
+  let app: INestApplication;
+  let url: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('embed_module_http');
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        AgentOrchestratorModule.forRoot({
+          database: { url: db.url },
+          builtInAgents: ['react'],
+          http: { prefix: 'svc' },
+          settings: { LOG_LEVEL: 'error', API_KEYS: `acme:${KEY}` },
+        }),
+      ],
+      controllers: [HostPingController],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    url = await app.getUrl();
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('asks for a key on the service routes only', async () => {
+    const noKey = await http(url, 'GET', '/svc/v1/agents');
+    expect(noKey.status).toBe(401);
+    expect(noKey.body).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
+    const withKey = await fetch(`${url}/svc/v1/agents`, { headers: { authorization: `Bearer ${KEY}` } });
+    expect(withKey.status).toBe(200);
+    expect(await withKey.json()).toEqual({ agents: [expect.objectContaining({ name: 'react' })] });
+    await expect(http(url, 'GET', '/host/ping')).resolves.toMatchObject({ status: 200, body: { pong: true } });
+  });
+
+  it('validates bodies on the service routes with its error format', async () => {
+    const res = await fetch(`${url}/svc/v1/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hi', unexpected: 1 }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
   });
 });
