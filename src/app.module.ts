@@ -18,7 +18,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        ObservabilityModule,
+        ObservabilityModule.forRoot(config),
         DatabaseModule,
         ApiModule.register(config),
         LangGraphApiModule.register(config),
@@ -34,7 +34,7 @@ export class WorkerModule {
     const config = resolveConfig(source);
     return {
       module: WorkerModule,
-      imports: [ConfigModule.forRoot(config), ObservabilityModule, DatabaseModule, RunsModule.register(config, true)],
+      imports: [ConfigModule.forRoot(config), ObservabilityModule.forRoot(config), DatabaseModule, RunsModule.register(config, true)],
     };
   }
 }

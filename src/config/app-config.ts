@@ -26,7 +26,15 @@ const schema = z.object({
   PORT: int(3000),
   HOST: z.string().default('0.0.0.0'),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
-  LOG_FORMAT: z.enum(['json', 'text']).default('text'),
+  /** json: one JSON object a line (default); pretty (or the older `text`): coloured lines for a terminal */
+  LOG_FORMAT: z
+    .enum(['json', 'pretty', 'text'])
+    .default('json')
+    .transform((v) => (v === 'text' ? 'pretty' : v)),
+  // --- observability: OpenTelemetry traces (off unless an OTLP endpoint is set) ---
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
+  OTEL_SERVICE_NAME: z.string().default('agent-orchestrator'),
+  // --- end observability ---
   DATABASE_URL: optionalString,
   DATA_DIR: z.string().default('./data'),
   DB_POOL_SIZE: int(10, 1),
@@ -215,7 +223,9 @@ export class AppConfig {
   readonly port: number;
   readonly host: string;
   readonly logLevel: z.infer<typeof schema>['LOG_LEVEL'];
-  readonly logFormat: 'json' | 'text';
+  readonly logFormat: 'json' | 'pretty';
+  /** OpenTelemetry: spans exported over OTLP/HTTP to `endpoint` when set; tracing is off otherwise */
+  readonly tracing: { endpoint?: string; serviceName: string };
   /** unset → embedded Postgres (PGlite) in `dataDir` */
   readonly databaseUrl?: string;
   readonly dataDir: string;
@@ -298,6 +308,7 @@ export class AppConfig {
     this.host = e.HOST;
     this.logLevel = e.LOG_LEVEL;
     this.logFormat = e.LOG_FORMAT;
+    this.tracing = { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME };
     this.databaseUrl = e.DATABASE_URL;
     this.dataDir = e.DATA_DIR;
     this.dbPoolSize = e.DB_POOL_SIZE;

@@ -29,7 +29,9 @@ import { isModelUnavailable } from '../llm/model-errors';
 import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
 import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
 import { ConversationRepository } from '../memory/conversation.repository';
+import { currentRun } from '../observability/log-context';
 import { MetricsService } from '../observability/metrics.service';
+import { RunObserver } from '../observability/run-observer.service';
 import type { ChatResult } from '../runs/records/chat-result';
 import { DurableRuns } from '../runs/records/durable-runs.repository';
 import { PersistentUsageCollector, type RunUsage } from '../runs/records/persistent-usage';
@@ -145,6 +147,7 @@ export class AgentOrchestrator {
     private readonly durable: DurableRuns,
     private readonly lease: TurnLease,
     private readonly events: RunEventBus,
+    private readonly observer: RunObserver,
     @Inject(LANGGRAPH_STORE) private readonly store: BaseStore,
   ) {}
 
@@ -243,6 +246,13 @@ export class AgentOrchestrator {
     const retries = this.config.durability.dbWriteRetries;
     const pending = await withDbRetry('read run', retries, () => this.runs.get(runId));
     if (FINAL_STATUSES.includes(pending.status)) return this.storedResult(runId);
+    // logs, metrics and spans of this execution (log context, run span, per-node timings)
+    return this.observer.observe(pending, () => this.executeAccepted(pending, started, opts));
+  }
+
+  private async executeAccepted(pending: RunEntity, started: number, opts: ExecuteOptions): Promise<ChatResult> {
+    const runId = pending.id;
+    const retries = this.config.durability.dbWriteRetries;
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(new Error('run timeout')), this.config.runTimeoutMs);
     const budget = new RunBudget(this.config.runBudget);
@@ -273,6 +283,7 @@ export class AgentOrchestrator {
         return await this.storedResult(runId);
       }
       stopRenewing = this.lease.keep(run);
+      currentRun()?.started({ mode: run.mode, createdAt: run.createdAt, startAt: run.input.start_at });
       if (run.attempts > 1) this.metrics.runRecoveries.inc({ event: 'resumed' });
       const usage = new PersistentUsageCollector(await this.usageOf(run), run.attempts, (u) => this.durable.saveUsage(run.id, u));
       return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log, budget });
@@ -431,6 +442,8 @@ export class AgentOrchestrator {
       },
     );
     let step = 0;
+    const observed = currentRun();
+    observed?.graphStarted();
     let values: Record<string, unknown> | undefined;
     let interrupts: unknown[] | undefined;
     for await (const part of stream as AsyncIterable<unknown[]>) {
@@ -456,6 +469,7 @@ export class AgentOrchestrator {
         continue;
       }
       step += 1;
+      for (const node of Object.keys(chunk)) observed?.nodeEnded(node);
       const progress = { run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step };
       this.events.publish(run.id, 'progress', progress);
       opts.onProgress?.(progress);
@@ -569,22 +583,15 @@ export class AgentOrchestrator {
         status,
         result,
         error: outcome.error,
-        trace: { ...outcome.trace, model_calls: usage.runCalls, attempts: run.attempts },
+        trace: { ...outcome.trace, model_calls: usage.runCalls, node_timings: currentRun()?.nodeTimings ?? [], attempts: run.attempts },
         usage: totals,
         messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
         summary: outcome.summary || null,
       }),
     );
     if (recorded) {
-      this.metrics.recordRun({
-        agent: run.agent,
-        mode: run.mode,
-        status,
-        ms: result.execution_time_ms,
-        llmCalls: totals.calls,
-        promptTokens: totals.promptTokens,
-        completionTokens: totals.completionTokens,
-      });
+      this.metrics.recordRun({ agent: run.agent, mode: run.mode, status, ms: result.execution_time_ms });
+      currentRun()?.ended(result.metadata);
     }
     this.logger.log({ msg: 'run ended', ...ctx.log, status, ms: result.execution_time_ms, llm_calls: totals.calls });
     const final = recorded ? result : await this.storedResult(run.id);

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
+import { MetricsService } from '../observability/metrics.service';
 import { RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
 import { RunExecutor } from './run-executor.service';
 import { RunQueue } from './run-queue';
@@ -26,8 +27,10 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
   constructor(
     private readonly executor: RunExecutor,
     private readonly config: AppConfig,
+    metrics: MetricsService,
   ) {
     super();
+    metrics.watchQueue(async () => ({ waiting: this.waiting.length, active: this.active.size, delayed: this.parked.size, failed: 0 }));
   }
 
   async enqueue(runId: string, opts: { delayMs?: number } = {}): Promise<void> {

@@ -6,6 +6,8 @@ export const RUN_JOB = 'run';
 /** A queued run: the id of its row (everything else is in Postgres). */
 export interface RunJobData {
   runId: string;
+  /** the enqueuing request's trace context (W3C `traceparent`), continued by the worker; only with tracing on */
+  trace?: Record<string, string>;
 }
 
 /**
