@@ -121,7 +121,7 @@ export class MeteredChatOpenAI extends ChatOpenAI {
       completionTokens: call.completion_tokens,
       cached: call.cached === true,
       error: call.error,
-      prompt: () => JSON.stringify(input),
+      prompt: () => promptText(input),
       output:
         out && (() => (typeof out.content === 'string' ? out.content : JSON.stringify(out.content)) + JSON.stringify(out.tool_calls ?? [])),
     });
@@ -194,6 +194,20 @@ export class MeteredChatOpenAI extends ChatOpenAI {
 function nodeOf(metadata: Record<string, unknown> | undefined): string {
   const n = metadata?.model_call_node ?? metadata?.langgraph_node;
   return typeof n === 'string' ? n : 'unknown';
+}
+
+/** The prompt as `role: text` lines (debug logs). */
+function promptText(input: BaseLanguageModelInput): string {
+  const asMessages = (input as { toChatMessages?: () => BaseMessage[] }).toChatMessages?.() ?? input;
+  const list: unknown[] = Array.isArray(asMessages) ? asMessages : [asMessages];
+  return list
+    .map((m) => {
+      if (typeof m === 'string') return m;
+      const msg = m as Partial<BaseMessage>;
+      const text = typeof msg.content === 'string' ? msg.content : JSON.stringify(msg.content ?? m);
+      return msg.getType ? `${msg.getType()}: ${text}` : text;
+    })
+    .join('\n');
 }
 
 /** `retry-after` as LangChain's caller parsed it (header or message), in ms. */
