@@ -1,4 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { isSessionId } from '../../auth/tenant';
 import { Tenant } from '../../auth/tenant.guard';
@@ -6,6 +7,7 @@ import { NoResultException, RunNotFoundException, SessionNotFoundException } fro
 import { ConversationRepository } from '../../memory/conversation.repository';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { RunRecords } from '../../runs/records/run-records.repository';
+import { RunTraceDto, toRunTrace } from '../dto/run-trace.dto';
 import { isUuid } from './ids';
 
 @Controller('v1/sessions')
@@ -48,26 +50,16 @@ export class SessionsController {
     return run.result;
   }
 
+  /** The run's trace, one shape for every agent (see RunTraceDto). */
   @Get(':id/runs/:runId/trace')
-  async trace(@Param('id') id: string, @Param('runId') runId: string, @Tenant() tenantId: string) {
+  @ApiOperation({ summary: 'a run’s trace: decisions, plan, steps, tool calls, model calls with timing and tokens, node timings' })
+  @ApiOkResponse({ type: RunTraceDto })
+  async trace(@Param('id') id: string, @Param('runId') runId: string, @Tenant() tenantId: string): Promise<RunTraceDto> {
     await this.sessions.get(this.known(id), tenantId);
     if (!isUuid(runId)) throw new RunNotFoundException(runId, 'run');
     const run = await this.runs.getForTenant(runId, tenantId, 'run');
     if (run.sessionId !== id) throw new RunNotFoundException(runId, 'run');
-    const { decision_log, tool_history, past_steps, plan, model_calls, ...agentSpecific } = (run.trace ?? {}) as Record<string, unknown>;
-    return {
-      run_id: run.id,
-      agent: run.agent,
-      status: run.status,
-      decision_log: decision_log ?? [],
-      tool_history: tool_history ?? [],
-      past_steps: past_steps ?? [],
-      plan: plan ?? [],
-      model_calls: model_calls ?? [],
-      // what only some agents keep: explored/unexplored articles, agent outputs …
-      ...agentSpecific,
-      usage: { llm_calls: run.llmCalls, prompt_tokens: run.promptTokens, completion_tokens: run.completionTokens },
-    };
+    return toRunTrace(run);
   }
 
   @Delete(':id')
