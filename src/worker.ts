@@ -6,6 +6,7 @@ import { Logger as PinoLogger } from 'nestjs-pino';
 
 import { WorkerModule } from './app.module';
 import { AppConfig } from './config/app-config';
+import { logStartupFailure } from './observability/logger';
 
 /** Worker only: scale run execution over processes and machines (same Redis and Postgres as the API). */
 async function main(): Promise<void> {
@@ -23,6 +24,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error) => {
-  new Logger('Worker').error(`failed to start: ${err.message}`);
+  logStartupFailure('Worker', err);
   process.exit(1);
 });

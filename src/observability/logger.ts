@@ -58,6 +58,14 @@ export function createRootLogger(config: AppConfig): Logger {
   return config.logFormat === 'pretty' ? pino(options, pretty({ colorize: true, singleLine: true })) : pino(options);
 }
 
+/** Before the configuration is read (or when it is invalid): a JSON line on stdout all the same. */
+export function logStartupFailure(context: string, err: Error): void {
+  pino({ messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } }).fatal(
+    { context, err: err.message },
+    'failed to start',
+  );
+}
+
 type Req = IncomingMessage & { tenantId?: string; originalUrl?: string; route?: { path?: string } };
 
 /**
