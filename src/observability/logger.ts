@@ -51,11 +51,23 @@ function pinoOptions(config: AppConfig): LoggerOptions {
   };
 }
 
-/** The process's pino logger: JSON lines on stdout, or pino-pretty's coloured lines with LOG_FORMAT=pretty. */
+let root: Logger | undefined;
+
+/**
+ * The process's pino logger: JSON lines on stdout, or pino-pretty's coloured lines with LOG_FORMAT=pretty.
+ * One per process (nestjs-pino keeps the first it sees for lines outside requests); a later app in the same
+ * process (tests) sets its level. Lines go through `process.stdout.write`, so an in-process test can read them.
+ */
 export function createRootLogger(config: AppConfig): Logger {
   debugOn = ['debug', 'verbose'].includes(config.logLevel);
+  if (root) {
+    root.level = PINO_LEVEL[config.logLevel];
+    return root;
+  }
   const options = pinoOptions(config);
-  return config.logFormat === 'pretty' ? pino(options, pretty({ colorize: true, singleLine: true })) : pino(options);
+  const stdout = { write: (line: string) => process.stdout.write(line) };
+  root = config.logFormat === 'pretty' ? pino(options, pretty({ colorize: true, singleLine: true })) : pino(options, stdout);
+  return root;
 }
 
 /** Before the configuration is read (or when it is invalid): a JSON line on stdout all the same. */
