@@ -10,9 +10,9 @@ describe('RunObservation', () => {
     const metrics = new MetricsService();
     const run = new RunObservation('react', metrics, undefined);
     run.graphStarted();
-    run.nodeEnded('input');
-    run.nodeEnded('LlmNode');
-    run.nodeEnded('LlmNode');
+    run.nodesEnded(['input']);
+    run.nodesEnded(['LlmNode']);
+    run.nodesEnded(['LlmNode']);
     expect(run.nodeTimings.map(({ node, step }) => [node, step])).toEqual([
       ['input', 1],
       ['LlmNode', 2],

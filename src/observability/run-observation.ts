@@ -44,7 +44,7 @@ const now = () => performance.timeOrigin + performance.now();
  * `node_timings`), model calls and tool calls (metrics, debug logs, spans). Spans are built from the timings
  * after the fact — a node span opens when its first call is seen (at the end of the previous step) and
  * closes at its update — so nothing hooks into LangGraph's callbacks and, with tracing off, each report is
- * a few additions. Nodes of one parallel superstep share their start.
+ * a few additions. Each update's nodes are timed from the previous update.
  */
 export class RunObservation {
   readonly nodeTimings: NodeTiming[] = [];
@@ -69,13 +69,14 @@ export class RunObservation {
     this.stepStart = now();
   }
 
-  /** A node's update arrived: its step is over. */
-  nodeEnded(node: string): void {
+  /** An update arrived: its nodes' step is over (nodes of one update share the step's start). */
+  nodesEnded(nodes: string[]): void {
     const end = now();
     const ms = end - this.stepStart;
-    this.nodeTimings.push({ node, step: this.nodeTimings.length + 1, ms: Math.round(ms) });
-    this.metrics.nodeDuration.observe({ agent: this.agent, node }, ms / 1000);
-    if (this.span) {
+    for (const node of nodes) {
+      this.nodeTimings.push({ node, step: this.nodeTimings.length + 1, ms: Math.round(ms) });
+      this.metrics.nodeDuration.observe({ agent: this.agent, node }, ms / 1000);
+      if (!this.span) continue;
       const span = this.openNodes.get(node) ?? this.nodeSpan(node);
       this.openNodes.delete(node);
       endSpan(span, undefined, end);

@@ -469,7 +469,7 @@ export class AgentOrchestrator {
         continue;
       }
       step += 1;
-      for (const node of Object.keys(chunk)) observed?.nodeEnded(node);
+      observed?.nodesEnded(Object.keys(chunk));
       const progress = { run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step };
       this.events.publish(run.id, 'progress', progress);
       opts.onProgress?.(progress);
