@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { NextFunction, Request, Response } from 'express';
 
-import { withLogFields } from './log-context';
+import { withRequest } from './log-context';
 import { endSpan, SpanKind, startSpan, withSpan, withTraceParent } from './tracing';
 
 /** A client's `x-request-id` is kept when it looks like an id (it is echoed and logged). */
@@ -19,7 +19,7 @@ export function requestContext(req: ContextRequest, res: Response, next: NextFun
   const given = req.headers['x-request-id'];
   req.id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   res.setHeader('x-request-id', req.id);
-  withLogFields({ tenant_id: req.tenantId }, () =>
+  withRequest(req.id, req.tenantId, () =>
     withTraceParent(req.headers, () => {
       const span = startSpan(
         `${req.method}`,

@@ -5,7 +5,7 @@ import type { Queue } from 'bullmq';
 import { QueueUnavailableException } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
 import { MetricsService, type QueueState } from '../observability/metrics.service';
-import { traceCarrier } from '../observability/tracing';
+import { queuedRunContext } from '../observability/queued-run-context';
 import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData, RUNS_QUEUE } from './run.job';
 import { RunQueue } from './run-queue';
 
@@ -32,11 +32,12 @@ export class BullRunQueue extends RunQueue {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new QueueUnavailableException('redis did not answer in time')), ENQUEUE_TIMEOUT_MS);
     });
+    const context = queuedRunContext();
     try {
       await Promise.race([
         this.queue.add(
           RUN_JOB,
-          { runId, ...(traceCarrier() ? { trace: traceCarrier() } : {}) },
+          { runId, ...(context ? { context } : {}) },
           {
             ...RUN_JOB_OPTIONS,
             attempts: this.config.durability.maxAttempts,

@@ -4,7 +4,7 @@ import { DelayedError, type Job, Worker } from 'bullmq';
 import { RunNotFoundException } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
-import { withTraceParent } from '../observability/tracing';
+import { inQueuedRunContext } from '../observability/queued-run-context';
 import { AgentOrchestrator, RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
 import { DurableRuns } from './records/durable-runs.repository';
 import { type RunJobData, RUNS_QUEUE } from './run.job';
@@ -66,8 +66,8 @@ export class RunProcessor implements OnApplicationBootstrap, BeforeApplicationSh
   async process(job: Job<RunJobData>, token?: string) {
     const runId = job.data.runId;
     try {
-      // the run's span continues the trace of the request that queued it
-      const result = await withTraceParent(job.data.trace, () =>
+      // the run's span continues the trace of the request that queued it, its lines carry that request's id
+      const result = await inQueuedRunContext(job.data.context, () =>
         this.executor.execute(runId, { leaseWait: 'defer', handBack: this.handBack.signal }),
       );
       return { status: result.error ? 'failed' : 'completed' };

@@ -93,6 +93,19 @@ describe('structured logs', () => {
     expect(tool).toMatchObject({ level: 'debug', tool: 'calculator', run_id, ok: true });
     expect(String(tool!.output)).toContain('42');
 
+    // a queued run's lines carry the id of the request that queued it (and each line has one request_id)
+    model.enqueue({ content: '안녕하세요.' });
+    const queued = await fetch(`${url}/v1/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY, 'x-request-id': 'req-obs-2' },
+      body: JSON.stringify({ message: '안녕', session_id }),
+    });
+    expect(queued.status).toBe(202);
+    const { job_id } = (await queued.json()) as { job_id: string };
+    const queuedEnd = await waitFor(async () => lines().find((l) => l.msg === 'run ended' && l.run_id === job_id));
+    expect(queuedEnd).toMatchObject({ request_id: 'req-obs-2', tenant_id: 'acme', session_id, agent: 'react', status: 'completed' });
+    for (const line of stdout.split('\n')) expect(line.split('"request_id"').length).toBeLessThanOrEqual(2);
+
     const startup = api.logs.split('\n').find((l) => l.includes('listening on'));
     expect(JSON.parse(startup!)).toMatchObject({ level: 'info', context: 'Main' });
     for (const text of [stdout, api.logs]) {
