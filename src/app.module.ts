@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 
 import { ApiModule } from './api/api.module';
 import { AppConfig } from './config/app-config';
+import { ConsoleModule } from './console/console.module';
 import { ConfigModule } from './config/config.module';
 import { type Env, resolveConfig } from './config/config-source';
 import { DatabaseModule } from './database/database.module';
@@ -22,6 +23,7 @@ export class AppModule {
         DatabaseModule,
         ApiModule.register(config),
         LangGraphApiModule.register(config),
+        ConsoleModule,
       ],
     };
   }
