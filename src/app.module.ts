@@ -2,9 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 
 import { ApiModule } from './api/api.module';
 import { AppConfig } from './config/app-config';
-import { ConsoleModule } from './console/console.module';
 import { ConfigModule } from './config/config.module';
 import { type Env, resolveConfig } from './config/config-source';
+import { ConsoleModule } from './console/console.module';
 import { DatabaseModule } from './database/database.module';
 import { LangGraphApiModule } from './langgraph-api/langgraph-api.module';
 import { ObservabilityModule } from './observability/observability.module';

@@ -6,7 +6,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { AppConfig } from '../config/app-config';
-import { ConsoleNotBuiltException, ConsoleFileNotFoundException } from './console.exceptions';
+import { ConsoleFileNotFoundException, ConsoleNotBuiltException } from './console.exceptions';
 
 /** The files the console build writes; nothing else in the folder is served. */
 const FILES: Record<string, string> = { '': 'index.html', 'index.html': 'index.html', 'app.js': 'app.js', 'app.css': 'app.css' };
