@@ -15,7 +15,7 @@ export function isHealthPath(path: string): boolean {
 }
 
 /** The console page is static and public: it asks for the key and sends it with each API call. */
-function isConsolePath(path: string): boolean {
+export function isConsolePath(path: string): boolean {
   return path === '/console' || path.startsWith('/console/');
 }
 

@@ -1,0 +1,152 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the console's build script is plain CommonJS (run by `npm run build`)
+const { buildConsole } = require('../../console/build.js') as { buildConsole: (outdir: string) => Promise<string> };
+
+const ACME = 'acme-console-key-0123456789';
+const GLOBEX = 'globex-console-key-0123456789';
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
+const CONTRACT = join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md');
+const uiDir = mkdtempSync(join(tmpdir(), 'console-ui-'));
+
+async function call(base: string, key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+/** The web console in a real browser (Debian's Chromium through playwright-core) against the whole app. */
+describe('web console at /console', () => {
+  const svc = useService('console', {
+    env: { ...SCRIPTED_LLM, API_KEYS: `acme:${ACME},globex:${GLOBEX}`, CONSOLE_DIR: uiDir },
+    model: { resetEach: true },
+  });
+  const { model } = svc;
+  let browser: Browser;
+  let page: Page;
+
+  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const useKey = async (key: string) => {
+    await page.fill('input[name="api-key"]', key);
+    await page.click('.key-form button');
+  };
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await buildConsole(uiDir);
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(uiDir, { recursive: true, force: true });
+  });
+
+  it('serves the page without a key, under a CSP that allows only its own scripts', async () => {
+    const res = await fetch(`${svc.url}/console`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('<script type="module" src="/console/app.js">');
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const js = await fetch(`${svc.url}/console/app.js`);
+    expect(js.headers.get('content-type')).toMatch(/javascript/);
+    const missing = await fetch(`${svc.url}/console/secrets.env`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as any).error.code).toBe('NOT_FOUND');
+  });
+
+  it('shows the API error to the user: a wrong key is a 401 message', async () => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${svc.url}/console`);
+    await useKey('not-a-valid-key');
+    const alert = page.locator('[role="alert"]');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('401 UNAUTHORIZED: a valid API key is required');
+    await shot('wrong-key');
+    expect(errors).toEqual([]); // an API error is shown, not thrown
+  });
+
+  it('sends a message: the answer streams in, the graph highlights the running node, each step is listed', async () => {
+    await useKey(ACME);
+    await page.locator('select[name="agent"] option[value="react"]').waitFor({ state: 'attached' });
+    await page.selectOption('select[name="agent"]', 'react');
+    // the agent's graph, drawn from GET /assistants/react/graph
+    await page.locator('.graph .node[data-node="ToolNode"]').waitFor();
+    expect(await page.locator('[role="alert"]').count()).toBe(0);
+
+    model.configure({ tokenPerChunk: true });
+    model.latencyMs = 700; // each model call takes a while, so the run can be watched while it runs
+    model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '9*9' } }] }, { content: 'Nine times nine is eighty-one.' });
+    await page.fill('textarea[name="message"]', 'What is nine times nine?');
+    await page.click('.composer button[type="submit"]');
+    // while the run is under way a node is highlighted
+    // (a string: evaluated in the page, both conditions at the same moment)
+    await page.waitForFunction(
+      `!!document.querySelector('.graph .node.current') && document.querySelector('.composer button').textContent === 'Running…'`,
+    );
+    await shot('chat-running');
+    await page.locator('.composer button:text-is("Send")').waitFor();
+    model.latencyMs = 0;
+
+    expect(await page.locator('.msg.assistant .content').last().textContent()).toBe('Nine times nine is eighty-one.');
+    expect(await page.locator('.msg.assistant .tool-calls').last().textContent()).toContain('calculator({"expression":"9*9"}) → success');
+    const steps = await page.locator('.steps tbody tr').evaluateAll((rows) =>
+      rows.map((r) => ({ node: r.getAttribute('data-node'), tokens: Number(r.lastElementChild!.textContent) })),
+    );
+    expect(steps.map((s) => s.node)).toEqual(['InputNode', 'LlmNode', 'ToolNode', 'LlmNode', 'ResponseNode']);
+    // the final answer's tokens arrived as `token` events during the second model call, not only with the result
+    expect(steps[3].tokens).toBeGreaterThan(1);
+    // after the run: the last node stays highlighted, the visited ones marked, the trace's model calls listed
+    expect(await page.locator('.graph .node.current').getAttribute('data-node')).toBe('ResponseNode');
+    expect(await page.locator('.graph .node.visited[data-node="ToolNode"]').count()).toBe(1);
+    expect(await page.locator('.run-panel .model-calls tbody tr').count()).toBe(2);
+    expect(await page.locator('.run-panel .tool-history').textContent()).toContain('calculator');
+    // the session is listed and its past run opens with its trace
+    expect(await page.locator('.sessions li').count()).toBe(1);
+    await page.locator('.past-runs button').first().click();
+    await page.locator('.run-panel .trace').nth(1).waitFor();
+    await shot('chat-done');
+
+    const listed = await call(svc.url, ACME, 'GET', '/v1/sessions');
+    expect(listed.body.sessions).toEqual([expect.objectContaining({ agent: 'react', summary: null })]);
+  });
+
+  it('uploads a contract and shows its articles and exhibits', async () => {
+    await page.click('header nav button:has-text("Contracts")');
+    await page.fill('.upload-contract input[name="title"]', '유지보수 용역계약');
+    await page.setInputFiles('.upload-contract input[type="file"]', CONTRACT);
+    await page.click('.upload-contract button[type="submit"]');
+    await page.locator('.contract .articles li').first().waitFor();
+    await shot('contract');
+
+    const { body } = await call(svc.url, ACME, 'GET', '/v1/contracts');
+    expect(body.contracts).toHaveLength(1);
+    const contract = (await call(svc.url, ACME, 'GET', `/v1/contracts/${body.contracts[0].contract_id}`)).body;
+    const shown = await page.locator('.contract .articles li b').allTextContents();
+    expect(shown).toEqual(contract.articles.map((a: { number: string }) => a.number));
+    expect(shown.length).toBe((readFileSync(CONTRACT, 'utf8').match(/^## 제\d+조/gm) ?? []).length);
+    expect(await page.locator('.contract .exhibits li').count()).toBe(contract.exhibits.length);
+    expect(contract.exhibits.length).toBeGreaterThan(0);
+  });
+
+  it('lists sessions per tenant, validates the limit', async () => {
+    expect((await call(svc.url, GLOBEX, 'GET', '/v1/sessions')).body).toEqual({ sessions: [] });
+    const bad = await call(svc.url, ACME, 'GET', '/v1/sessions?limit=0');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+    const openapi = await call(svc.url, ACME, 'GET', '/docs/openapi.json');
+    expect(Object.keys(openapi.body.paths['/v1/sessions'])).toContain('get');
+    expect(openapi.body.paths['/console']).toBeUndefined();
+  });
+});
