@@ -53,7 +53,7 @@ function Answer({ turn }: { turn: Turn }) {
         <ul class="tool-calls">
           {r.tool_calls.map((t, i) => (
             <li key={i}>
-              🔧 {t.name}({JSON.stringify(t.args)}) → {t.status}
+              tool {t.name}({JSON.stringify(t.args)}) → {t.status}
             </li>
           ))}
         </ul>
@@ -62,7 +62,7 @@ function Answer({ turn }: { turn: Turn }) {
         <ul class="sources">
           {r.sources.map((s, i) => (
             <li key={i}>
-              📄 {s.title ?? s.ref} <span class="muted">{s.kind}</span>
+              source: {s.title ?? s.ref} <span class="muted">{s.kind}</span>
             </li>
           ))}
         </ul>

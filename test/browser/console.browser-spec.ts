@@ -6,7 +6,6 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the console's build script is plain CommonJS (run by `npm run build`)
 const { buildConsole } = require('../../console/build.js') as { buildConsole: (outdir: string) => Promise<string> };
 
 const ACME = 'acme-console-key-0123456789';
@@ -15,6 +14,20 @@ const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
 const CONTRACT = join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md');
 const uiDir = mkdtempSync(join(tmpdir(), 'console-ui-'));
+
+// one browser for the file: built page and Chromium before any app starts
+let browser: Browser;
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await buildConsole(uiDir);
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+  rmSync(uiDir, { recursive: true, force: true });
+});
+
+const screenshot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
 async function call(base: string, key: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${base}${path}`, {
@@ -32,26 +45,18 @@ describe('web console at /console', () => {
     model: { resetEach: true },
   });
   const { model } = svc;
-  let browser: Browser;
   let page: Page;
 
-  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => screenshot(page, name);
   const useKey = async (key: string) => {
     await page.fill('input[name="api-key"]', key);
     await page.click('.key-form button');
   };
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await buildConsole(uiDir);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    rmSync(uiDir, { recursive: true, force: true });
-  });
+  afterAll(() => page?.close());
 
   it('serves the page without a key, under a CSP that allows only its own scripts', async () => {
     const res = await fetch(`${svc.url}/console`);
@@ -101,9 +106,9 @@ describe('web console at /console', () => {
 
     expect(await page.locator('.msg.assistant .content').last().textContent()).toBe('Nine times nine is eighty-one.');
     expect(await page.locator('.msg.assistant .tool-calls').last().textContent()).toContain('calculator({"expression":"9*9"}) → success');
-    const steps = await page.locator('.steps tbody tr').evaluateAll((rows) =>
-      rows.map((r) => ({ node: r.getAttribute('data-node'), tokens: Number(r.lastElementChild!.textContent) })),
-    );
+    const steps = await page
+      .locator('.steps tbody tr')
+      .evaluateAll((rows) => rows.map((r) => ({ node: r.getAttribute('data-node'), tokens: Number(r.lastElementChild!.textContent) })));
     expect(steps.map((s) => s.node)).toEqual(['InputNode', 'LlmNode', 'ToolNode', 'LlmNode', 'ResponseNode']);
     // the final answer's tokens arrived as `token` events during the second model call, not only with the result
     expect(steps[3].tokens).toBeGreaterThan(1);
@@ -148,5 +153,29 @@ describe('web console at /console', () => {
     const openapi = await call(svc.url, ACME, 'GET', '/docs/openapi.json');
     expect(Object.keys(openapi.body.paths['/v1/sessions'])).toContain('get');
     expect(openapi.body.paths['/console']).toBeUndefined();
+  });
+});
+
+describe('web console without a model and without API keys', () => {
+  const svc = useService('console-no-model', { env: { CONSOLE_DIR: uiDir } });
+
+  it('says that no model is configured, and answers by rules', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    try {
+      await page.goto(`${svc.url}/console`);
+      const notice = page.locator('.notice.no-model');
+      await notice.waitFor();
+      expect(await notice.textContent()).toContain('runs without a model');
+      await page.locator('select[name="agent"] option[value="react"]').waitFor({ state: 'attached' });
+      await page.selectOption('select[name="agent"]', 'react');
+      await page.fill('textarea[name="message"]', '(12 + 3) * 4');
+      await page.click('.composer button[type="submit"]');
+      await page.locator('.msg.assistant .meta').waitFor();
+      expect(await page.locator('.msg.assistant .content').textContent()).toBe('(12 + 3) * 4 = 60');
+      expect(await page.locator('.msg.assistant .meta').textContent()).toContain('0 model calls');
+      await screenshot(page, 'no-model');
+    } finally {
+      await page.close();
+    }
   });
 });
