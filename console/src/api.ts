@@ -163,3 +163,9 @@ export interface KnowledgeDocument {
   source: string | null;
   chunks: number;
 }
+export interface DocumentDetail {
+  document_id: string;
+  title: string;
+  source: string | null;
+  chunks: Array<{ index: number; heading: string | null; content: string }>;
+}

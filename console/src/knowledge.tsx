@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 
-import { api, type Contract, type KnowledgeDocument, upload } from './api';
+import { api, type Contract, type DocumentDetail, type KnowledgeDocument, upload } from './api';
 
 type Report = (err: unknown) => void;
 
@@ -34,11 +34,29 @@ function ContractView({ contract }: { contract: Contract }) {
   );
 }
 
+function DocumentView({ doc }: { doc: DocumentDetail }) {
+  return (
+    <section class="document" data-document={doc.document_id}>
+      <h3>{doc.title}</h3>
+      <ol class="chunks">
+        {doc.chunks.map((c) => (
+          <li key={c.index}>
+            {c.heading && <b>{c.heading}</b>}
+            <div class="chunk-text">{c.content}</div>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
 /** Contracts (upload, list, parsed articles and exhibits) and knowledge-base documents (add, list, chunks). */
 export function KnowledgeTab({ onError }: { onError: Report }) {
   const [contracts, setContracts] = useState<Array<{ contract_id: string; title: string; kind: string }>>([]);
   const [selected, setSelected] = useState<Contract>();
   const [documents, setDocuments] = useState<KnowledgeDocument[]>([]);
+  const [openDoc, setOpenDoc] = useState<DocumentDetail>();
+  const showDocument = (id: string) => api<DocumentDetail>('GET', `/v1/documents/${id}`).then(setOpenDoc, onError);
   const [busy, setBusy] = useState(false);
 
   const refresh = () =>
@@ -68,9 +86,13 @@ export function KnowledgeTab({ onError }: { onError: Report }) {
     const form = e.currentTarget as HTMLFormElement;
     const data = Object.fromEntries(new FormData(form)) as Record<string, string>;
     try {
-      await api('POST', '/v1/documents', { title: data.title, content: data.content, ...(data.source ? { source: data.source } : {}) });
+      const added = await api<KnowledgeDocument>('POST', '/v1/documents', {
+        title: data.title,
+        content: data.content,
+        ...(data.source ? { source: data.source } : {}),
+      });
       form.reset();
-      await refresh();
+      await Promise.all([refresh(), showDocument(added.document_id)]);
     } catch (err) {
       onError(err);
     }
@@ -118,10 +140,14 @@ export function KnowledgeTab({ onError }: { onError: Report }) {
         <ul class="documents">
           {documents.map((d) => (
             <li key={d.document_id}>
-              {d.title} <span class="muted">{d.chunks} chunks{d.source ? ` · ${d.source}` : ''}</span>
+              <button type="button" class="link" onClick={() => void showDocument(d.document_id)}>
+                {d.title}
+              </button>{' '}
+              <span class="muted">{d.chunks} chunks{d.source ? ` · ${d.source}` : ''}</span>
             </li>
           ))}
         </ul>
+        {openDoc && <DocumentView doc={openDoc} />}
       </section>
     </div>
   );

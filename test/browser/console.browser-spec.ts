@@ -145,6 +145,32 @@ describe('web console at /console', () => {
     expect(contract.exhibits.length).toBeGreaterThan(0);
   });
 
+  it('adds a knowledge document and shows its chunks; another tenant cannot read them', async () => {
+    const content = `# 휴가 정책\n\n연차 휴가는 입사 1년 후 15일이 주어진다.\n\n## 이월\n\n남은 연차는 다음 해 3월까지 이월할 수 있다.`;
+    await page.fill('.add-document input[name="title"]', '휴가 규정');
+    await page.fill('.add-document textarea[name="content"]', content);
+    await page.click('.add-document button[type="submit"]');
+    await page.locator('.document .chunks li').first().waitFor();
+    await shot('document');
+
+    const { body } = await call(svc.url, ACME, 'GET', '/v1/documents');
+    const id = body.documents[0].document_id;
+    const doc = (await call(svc.url, ACME, 'GET', `/v1/documents/${id}`)).body;
+    expect(doc.chunks.length).toBeGreaterThan(0);
+    expect(doc.chunks.map((c: { content: string }) => c.content).join('\n')).toContain('3월까지 이월');
+    const shown = await page.locator('.document .chunks .chunk-text').allTextContents();
+    expect(shown).toEqual(doc.chunks.map((c: { content: string }) => c.content));
+    expect(await page.locator('.documents li').textContent()).toContain(`${doc.chunks.length} chunks`);
+    for (const [key, path] of [
+      [GLOBEX, `/v1/documents/${id}`],
+      [ACME, '/v1/documents/not-an-id'],
+    ]) {
+      const res = await call(svc.url, key, 'GET', path);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('DOCUMENT_NOT_FOUND');
+    }
+  });
+
   it('lists sessions per tenant, validates the limit', async () => {
     expect((await call(svc.url, GLOBEX, 'GET', '/v1/sessions')).body).toEqual({ sessions: [] });
     const bad = await call(svc.url, ACME, 'GET', '/v1/sessions?limit=0');
@@ -152,6 +178,7 @@ describe('web console at /console', () => {
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');
     const openapi = await call(svc.url, ACME, 'GET', '/docs/openapi.json');
     expect(Object.keys(openapi.body.paths['/v1/sessions'])).toContain('get');
+    expect(Object.keys(openapi.body.paths['/v1/documents/{id}'])).toEqual(expect.arrayContaining(['get', 'delete']));
     expect(openapi.body.paths['/console']).toBeUndefined();
   });
 });
