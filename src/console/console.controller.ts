@@ -9,7 +9,7 @@ import { AppConfig } from '../config/app-config';
 import { ConsoleFileNotFoundException, ConsoleNotBuiltException } from './console.exceptions';
 
 /** The files the console build writes; nothing else in the folder is served. */
-const FILES: Record<string, string> = { '': 'index.html', 'index.html': 'index.html', 'app.js': 'app.js', 'app.css': 'app.css' };
+const FILES = new Set(['index.html', 'app.js', 'app.css']);
 
 /**
  * The web console: static files built by `npm run build` (console/build.js), served without a key — the page
@@ -27,9 +27,8 @@ export class ConsoleController {
 
   @Get(':file')
   file(@Param('file') file: string, @Res() res: Response): void {
-    const name = FILES[file];
-    if (!name) throw new ConsoleFileNotFoundException(file);
-    this.send(res, name);
+    if (!FILES.has(file)) throw new ConsoleFileNotFoundException(file);
+    this.send(res, file);
   }
 
   private send(res: Response, name: string): void {

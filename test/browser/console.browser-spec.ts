@@ -65,9 +65,11 @@ describe('web console at /console', () => {
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     const js = await fetch(`${svc.url}/console/app.js`);
     expect(js.headers.get('content-type')).toMatch(/javascript/);
-    const missing = await fetch(`${svc.url}/console/secrets.env`);
-    expect(missing.status).toBe(404);
-    expect(((await missing.json()) as any).error.code).toBe('NOT_FOUND');
+    for (const path of ['/console/secrets.env', '/console/__proto__', '/console/..%2Fpackage.json']) {
+      const missing = await fetch(`${svc.url}${path}`);
+      expect(missing.status).toBe(404);
+      expect(((await missing.json()) as any).error.code).toMatch(/NOT_FOUND/);
+    }
   });
 
   it('shows the API error to the user: a wrong key is a 401 message', async () => {
