@@ -143,7 +143,9 @@ export function KnowledgeTab({ onError }: { onError: Report }) {
               <button type="button" class="link" onClick={() => void showDocument(d.document_id)}>
                 {d.title}
               </button>{' '}
-              <span class="muted">{d.chunks} chunks{d.source ? ` · ${d.source}` : ''}</span>
+              <span class="muted">
+                {d.chunks} chunks{d.source ? ` · ${d.source}` : ''}
+              </span>
             </li>
           ))}
         </ul>

@@ -37,7 +37,13 @@ function KeyForm({ onSaved }: { onSaved: () => void }) {
         onSaved();
       }}
     >
-      <input type="password" name="api-key" placeholder="API key (when auth is on)" value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+      <input
+        type="password"
+        name="api-key"
+        placeholder="API key (when auth is on)"
+        value={key}
+        onInput={(e) => setKey(e.currentTarget.value)}
+      />
       <button type="submit">Use key</button>
     </form>
   );
@@ -122,7 +128,11 @@ function App() {
       const detail = await api<SessionDetail>('GET', `/v1/sessions/${encodeURIComponent(id)}`);
       setSession(detail);
       if (detail.agent) setAgent(detail.agent);
-      setTurns(detail.messages.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => ({ role: m.role as Turn['role'], content: m.content })));
+      setTurns(
+        detail.messages
+          .filter((m) => m.role === 'user' || m.role === 'assistant')
+          .map((m) => ({ role: m.role as Turn['role'], content: m.content })),
+      );
       setLive({ steps: [] });
       setPastTrace(undefined);
     } catch (err) {
@@ -176,7 +186,9 @@ function App() {
         } else if (ev.event === 'result') {
           const result = ev.data as ChatResult;
           patchAnswer({ content: result.response, result });
-          const trace = await api<Trace>('GET', `/v1/sessions/${encodeURIComponent(result.session_id)}/runs/${result.run_id}/trace`).catch(() => undefined);
+          const trace = await api<Trace>('GET', `/v1/sessions/${encodeURIComponent(result.session_id)}/runs/${result.run_id}/trace`).catch(
+            () => undefined,
+          );
           setLive((l) => ({ ...l, result, trace }));
         }
       }
