@@ -129,6 +129,25 @@ describe('web console at /console', () => {
     expect(listed.body.sessions).toEqual([expect.objectContaining({ agent: 'react', summary: null })]);
   });
 
+  it('opens an existing session from the list and continues it', async () => {
+    await page.click('.sessions button:has-text("New session")');
+    expect(await page.locator('.msg').count()).toBe(0);
+    await page.locator('.sessions li button').first().click();
+    await page.locator('.msg.assistant').first().waitFor();
+    expect(await page.locator('.msg .content').allTextContents()).toEqual(['What is nine times nine?', 'Nine times nine is eighty-one.']);
+
+    model.enqueue({ content: 'Still eighty-one.' });
+    await page.fill('textarea[name="message"]', 'And again?');
+    await page.click('.composer button[type="submit"]');
+    await page.locator('.msg.assistant .content:text-is("Still eighty-one.")').waitFor();
+    await page.locator('.past-runs li').nth(1).waitFor();
+    const { body } = await call(svc.url, ACME, 'GET', '/v1/sessions');
+    expect(body.sessions).toHaveLength(1);
+    const session = (await call(svc.url, ACME, 'GET', `/v1/sessions/${body.sessions[0].session_id}`)).body;
+    expect(session.runs).toHaveLength(2);
+    expect(session.messages.map((m: { content: string }) => m.content)).toContain('And again?');
+  });
+
   it('uploads a contract and shows its articles and exhibits', async () => {
     await page.click('header nav button:has-text("Contracts")');
     await page.fill('.upload-contract input[name="title"]', '유지보수 용역계약');
