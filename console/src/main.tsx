@@ -53,7 +53,7 @@ function Answer({ turn }: { turn: Turn }) {
   const r = turn.result;
   return (
     <div class={`msg ${turn.role}`}>
-      <div class="content">{turn.content}</div>
+      <div class="content">{turn.content || (turn.role === 'assistant' && !r ? '…' : '')}</div>
       {r?.error && <div class="run-error">{`${r.error.code}: ${r.error.message}`}</div>}
       {r && r.tool_calls.length > 0 && (
         <ul class="tool-calls">

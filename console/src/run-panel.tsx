@@ -79,6 +79,10 @@ export function RunPanel(props: {
     <aside class="run-panel">
       <h2>Run</h2>
       {props.graph ? <GraphView graph={props.graph} current={live.current} visited={visited} /> : <p class="muted">no graph</p>}
+      {/* progress events arrive as each node finishes; token events while a node's model call streams */}
+      <p class="muted legend">
+        <span class="swatch current" /> latest step (or the node streaming tokens) <span class="swatch visited" /> visited
+      </p>
       {live.steps.length > 0 && (
         <table class="steps">
           <thead>
