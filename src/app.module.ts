@@ -4,6 +4,7 @@ import { ApiModule } from './api/api.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { type Env, resolveConfig } from './config/config-source';
+import { ConsoleModule } from './console/console.module';
 import { DatabaseModule } from './database/database.module';
 import { LangGraphApiModule } from './langgraph-api/langgraph-api.module';
 import { ObservabilityModule } from './observability/observability.module';
@@ -22,6 +23,7 @@ export class AppModule {
         DatabaseModule,
         ApiModule.register(config),
         LangGraphApiModule.register(config),
+        ConsoleModule,
       ],
     };
   }

@@ -126,6 +126,8 @@ const schema = z.object({
   RUN_EVENTS_WINDOW: int(1000, 1),
   RUN_EVENTS_TTL_S: int(3600, 1),
   // --- end events ---
+  // --- console (the web page at /console): where the built page is; default the `console-ui` folder beside the compiled app ---
+  CONSOLE_DIR: optionalString,
   /** custom graphs: a LangGraph CLI `langgraph.json` (default ./langgraph.json when it exists) */
   LANGGRAPH_CONFIG: optionalString,
   /** LangGraph API run webhooks: host names (exact) allowed although they resolve to private or loopback addresses */
@@ -295,6 +297,8 @@ export class AppConfig {
   readonly langgraphConfig?: string;
   /** WEBHOOK_ALLOWED_HOSTS: webhook hosts allowed although private (run webhooks are refused on private networks) */
   readonly webhookAllowedHosts: string[];
+  /** the built web console (index.html, app.js, app.css) served at /console */
+  readonly consoleDir: string;
 
   constructor(env: Record<string, string | undefined>) {
     const parsed = schema.safeParse(env);
@@ -327,6 +331,8 @@ export class AppConfig {
       dbWriteRetries: e.DB_WRITE_RETRIES,
     };
     this.runEvents = { window: e.RUN_EVENTS_WINDOW, ttlS: e.RUN_EVENTS_TTL_S };
+    // `npm run build` writes the page to dist/console-ui, beside dist/config where this file runs from
+    this.consoleDir = path.resolve(e.CONSOLE_DIR ?? path.join(__dirname, '..', 'console-ui'));
     this.runBudget = { modelCalls: e.RUN_MAX_MODEL_CALLS, modelTokens: e.RUN_MAX_MODEL_TOKENS, toolCalls: e.RUN_MAX_TOOL_CALLS };
     this.iterationLimits = {
       react: e.REACT_MAX_ITERATIONS ?? e.MAX_ITERATIONS ?? 5,

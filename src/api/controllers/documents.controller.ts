@@ -21,6 +21,12 @@ export class DocumentsController {
     return { documents: await this.documents.list(tenantId) };
   }
 
+  /** `{ document_id, title, source, created_at, chunks: [{ index, heading, content }] }` */
+  @Get(':id')
+  get(@Param('id') id: string, @Tenant() tenantId: string) {
+    return this.documents.get(id, tenantId);
+  }
+
   @Delete(':id')
   @HttpCode(204)
   async remove(@Param('id') id: string, @Tenant() tenantId: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { isSessionId } from '../../auth/tenant';
@@ -8,6 +8,7 @@ import { ConversationRepository } from '../../memory/conversation.repository';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { RunRecords } from '../../runs/records/run-records.repository';
 import { RunTraceDto, toRunTrace } from '../dto/run-trace.dto';
+import { SessionListQueryDto } from '../dto/session-list.dto';
 import { isUuid } from './ids';
 
 @Controller('v1/sessions')
@@ -17,6 +18,21 @@ export class SessionsController {
     private readonly runs: RunRecords,
     private readonly orchestrator: AgentOrchestrator,
   ) {}
+
+  /** The tenant's sessions with their summaries, most recently updated first (what the console lists). */
+  @Get()
+  async list(@Query() query: SessionListQueryDto, @Tenant() tenantId: string) {
+    const sessions = await this.sessions.list(tenantId, query.limit ?? 20, query.agent);
+    return {
+      sessions: sessions.map((s) => ({
+        session_id: s.id,
+        agent: s.agent,
+        summary: s.summary,
+        created_at: s.createdAt.toISOString(),
+        updated_at: s.updatedAt.toISOString(),
+      })),
+    };
+  }
 
   /** The conversation: every message, the running summary, the agent and the session's runs. */
   @Get(':id')
