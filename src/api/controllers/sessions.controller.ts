@@ -1,4 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 
 import { isSessionId } from '../../auth/tenant';
 import { Tenant } from '../../auth/tenant.guard';
@@ -6,8 +7,12 @@ import { NoResultException, RunNotFoundException, SessionNotFoundException } fro
 import { ConversationRepository } from '../../memory/conversation.repository';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { RunRecords } from '../../runs/records/run-records.repository';
+import { ApiErrors } from '../dto/api-docs';
+import { ChatResultDto } from '../dto/chat-result.dto';
+import { SessionDto } from '../dto/session.dto';
 import { isUuid } from './ids';
 
+@ApiErrors()
 @Controller('v1/sessions')
 export class SessionsController {
   constructor(
@@ -18,7 +23,8 @@ export class SessionsController {
 
   /** The conversation: every message, the running summary, the agent and the session's runs. */
   @Get(':id')
-  async get(@Param('id') id: string, @Tenant() tenantId: string) {
+  @ApiOkResponse({ type: SessionDto })
+  async get(@Param('id') id: string, @Tenant() tenantId: string): Promise<SessionDto> {
     const session = await this.sessions.get(this.known(id), tenantId);
     const [messages, runs] = await Promise.all([this.sessions.history(id, tenantId), this.runs.listBySession(id, tenantId)]);
     return {
@@ -41,6 +47,7 @@ export class SessionsController {
 
   /** The latest finished run's ChatResult. */
   @Get(':id/result')
+  @ApiOkResponse({ type: ChatResultDto })
   async result(@Param('id') id: string, @Tenant() tenantId: string) {
     await this.sessions.get(this.known(id), tenantId);
     const run = await this.runs.latestFinished(id, tenantId);
@@ -72,6 +79,7 @@ export class SessionsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiNoContentResponse()
   async remove(@Param('id') id: string, @Tenant() tenantId: string): Promise<void> {
     await this.orchestrator.deleteSession(this.known(id), tenantId);
   }

@@ -19,3 +19,25 @@ export class CreateDocumentDto {
   @MaxLength(500)
   source?: string;
 }
+
+export class DocumentDto {
+  @ApiProperty({ format: 'uuid' })
+  document_id: string;
+
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty({ nullable: true, type: String })
+  source: string | null;
+
+  @ApiProperty({ description: 'how many chunks it was indexed as' })
+  chunks: number;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'in lists' })
+  created_at?: string;
+}
+
+export class DocumentListDto {
+  @ApiProperty({ type: [DocumentDto] })
+  documents: DocumentDto[];
+}
