@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-const SCHEMA_FILE = 'src/client/schema.d.ts';
+const SCHEMA_FILE = 'src/client/schema.ts';
 
 /**
  * The typed client is only as right as its schema: the checked-in file must be what the server documents today.
