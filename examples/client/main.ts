@@ -46,6 +46,8 @@ export async function main(baseUrl: string, apiKey?: string): Promise<void> {
 
   // read back by session id: the latest result and the conversation
   report('result', (await client.sessions.result(session)).response);
+  const trace = await client.sessions.trace(session, turn.run_id);
+  report('trace', trace.usage);
   const conversation = await client.sessions.get(session);
   report('session', { messages: conversation.messages.length, runs: conversation.runs.map((r) => r.status) });
 

@@ -20,6 +20,10 @@ export type CreateDocument = Schemas['CreateDocumentDto'];
 export type AgentInfo = Schemas['AgentInfoDto'];
 export type ToolInfo = Schemas['ToolInfoDto'];
 
+type TraceContent = paths['/v1/sessions/{id}/runs/{runId}/trace']['get']['responses'][200]['content'];
+/** `GET /v1/sessions/{id}/runs/{runId}/trace`: typed once the server documents it, a plain record until then. */
+export type RunTrace = TraceContent extends { 'application/json': infer T } ? T : Record<string, unknown>;
+
 /** `POST /v1/chat/stream`: `run` (ids), `progress` per node, `token` as the model writes, then `result`. */
 export type ChatStreamEvent =
   | SseEvent<'run', { run_id: string; session_id: string; agent: string }>
@@ -136,7 +140,8 @@ export function createAgentClient(options: AgentClientOptions) {
     get: (id: string): Promise<Session> => unwrap(api.GET('/v1/sessions/{id}', { params: { path: { id } } })),
     /** The latest finished run's ChatResult. */
     result: (id: string): Promise<ChatResult> => unwrap(api.GET('/v1/sessions/{id}/result', { params: { path: { id } } })),
-    trace: (id: string, runId: string) => unwrap(api.GET('/v1/sessions/{id}/runs/{runId}/trace', { params: { path: { id, runId } } })),
+    trace: (id: string, runId: string): Promise<RunTrace> =>
+      unwrap<RunTrace>(api.GET('/v1/sessions/{id}/runs/{runId}/trace', { params: { path: { id, runId } } })),
     delete: (id: string): Promise<void> => unwrap(api.DELETE('/v1/sessions/{id}', { params: { path: { id } } })),
   };
 

@@ -15,6 +15,7 @@ export type {
   JobAccepted,
   JobEvent,
   JobStatus,
+  RunTrace,
   Session,
   SubmitOptions,
   ToolInfo,

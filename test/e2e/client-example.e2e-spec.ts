@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
@@ -38,6 +39,7 @@ describe('examples/client against the service', () => {
     expect(first('job-result')).toBe('3 + 4 is 7.');
     expect(first('stream')).toEqual({ tokens: 'Goodbye!', response: 'Goodbye!' });
     expect(first('result')).toBe('Goodbye!');
+    expect(first('trace')).toMatchObject({ llm_calls: 2 });
     expect(first('session')).toEqual({ messages: 8, runs: ['completed', 'completed', 'completed', 'completed'] });
     expect(first('error')).toEqual({ status: 404, code: 'SESSION_NOT_FOUND' });
 
@@ -51,5 +53,17 @@ describe('examples/client against the service', () => {
         { role: 'assistant', content: 'Goodbye!', run_id: expect.any(String), created_at: expect.any(String) },
       ]),
     });
+  });
+
+  it('serves the REST v1 paths the checked-in client schema was generated from (without a database)', async () => {
+    const served = await fetch(`${svc.url}/docs/openapi.json`, { headers: { authorization: `Bearer ${KEY}` } });
+    const doc = (await served.json()) as { paths: Record<string, unknown> };
+    const generated = [...readFileSync('src/client/schema.ts', 'utf8').matchAll(/^ {4}"(\/v1\/[^"]+)": \{$/gm)].map((m) => m[1]);
+    expect(generated.length).toBeGreaterThan(10);
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith('/v1/'))
+        .sort(),
+    ).toEqual(generated.sort());
   });
 });
