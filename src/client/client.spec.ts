@@ -102,6 +102,11 @@ describe('typed client: errors', () => {
     await expect(client.jobs.get('x')).rejects.toMatchObject({ status: 404, code: 'JOB_NOT_FOUND', message: 'job x does not exist' });
     await expect(client.agents.list()).rejects.toMatchObject({ status: 502, code: 'HTTP_502' });
   });
+  it('throws NETWORK_ERROR (status 0) when the service cannot be reached', async () => {
+    const { client } = await serve((_req, res) => json(res, 200, {}));
+    servers.splice(0).forEach((s) => s.close());
+    await expect(client.tools.list()).rejects.toMatchObject({ name: 'AgentClientError', status: 0, code: 'NETWORK_ERROR' });
+  });
 });
 
 describe('typed client: jobs.wait', () => {

@@ -1,7 +1,7 @@
 import createClient, { type Client } from 'openapi-fetch';
 
 import { AgentClientError } from './errors';
-import { retryingFetch, type RetryOptions } from './retry';
+import { retryingFetch, type RetryOptions, sleep } from './retry';
 import type { components, paths } from './schema';
 import { parseSse, type SseEvent } from './sse';
 
@@ -67,13 +67,6 @@ async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Re
   return data as T;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
-}
-
 /**
  * A typed client for REST v1: `api` is the raw openapi-fetch client (every path, typed from the OpenAPI
  * document); the rest are helpers that return the data or throw AgentClientError. 429 and 503 are retried
@@ -81,10 +74,20 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export function createAgentClient(options: AgentClientOptions) {
   const fetchFn = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  // an unreachable service is an AgentClientError too (status 0); an abort stays the caller's own error
+  const reach = async (request: Request): Promise<Response> => {
+    try {
+      return await fetchFn(request);
+    } catch (err) {
+      if (request.signal.aborted) throw err;
+      const cause = (err as { cause?: { message?: string } })?.cause?.message ?? (err as Error)?.message;
+      throw new AgentClientError(0, 'NETWORK_ERROR', `${request.method} ${request.url} failed: ${cause}`);
+    }
+  };
   const api: Client<paths> = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : undefined,
-    fetch: retryingFetch(fetchFn, options),
+    fetch: retryingFetch(reach, options),
   });
 
   const submitHeaders = (o: SubmitOptions) => ({ 'idempotency-key': o.idempotencyKey ?? crypto.randomUUID() });

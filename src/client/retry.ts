@@ -28,22 +28,19 @@ function retryable(request: Request, status: number): boolean {
   return status === 503 && (IDEMPOTENT.has(request.method) || request.headers.has('idempotency-key'));
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', abort);
-    };
+    if (signal?.aborted) return reject(signal.reason);
     const abort = () => {
-      done();
-      reject(signal.reason);
+      clearTimeout(timer);
+      reject(signal!.reason);
     };
     const timer = setTimeout(() => {
-      done();
+      signal?.removeEventListener('abort', abort);
       resolve();
     }, ms);
-    signal.addEventListener('abort', abort);
+    signal?.addEventListener('abort', abort, { once: true });
   });
 }
 
