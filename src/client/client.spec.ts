@@ -146,4 +146,28 @@ describe('typed client: SSE', () => {
     ]);
     expect(seen[0].headers['last-event-id']).toBe('0-1');
   });
+
+  it('reopens a job stream that breaks off before its result, resuming after the last event id', async () => {
+    const { client, seen } = await serve((_req, res, n) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (n === 1) res.end('id: 1-0\nevent: status\ndata: {"status":"running"}\n\n');
+      else res.end('id: 2-0\nevent: result\ndata: {"response":"done"}\n\n');
+    });
+    const events = [];
+    for await (const e of client.jobs.events('j')) events.push(e.event);
+    expect(events).toEqual(['status', 'result']);
+    expect(seen.map((s) => s.headers['last-event-id'])).toEqual([undefined, '1-0']);
+  });
+
+  it('gives up on a stream that keeps ending without a result, and does not reopen a refused one', async () => {
+    const { client, seen } = await serve((req, res) =>
+      req.url === '/v1/jobs/gone/events'
+        ? json(res, 404, { error: { code: 'JOB_NOT_FOUND', message: 'job gone does not exist' } })
+        : res.writeHead(200, { 'content-type': 'text/event-stream' }).end(),
+    );
+    await expect(client.jobs.events('j', { reconnects: 2 }).next()).rejects.toMatchObject({ code: 'STREAM_ENDED' });
+    expect(seen).toHaveLength(3);
+    await expect(client.jobs.events('gone').next()).rejects.toMatchObject({ status: 404, code: 'JOB_NOT_FOUND' });
+    expect(seen).toHaveLength(4);
+  });
 });

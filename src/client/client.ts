@@ -128,15 +128,35 @@ export function createAgentClient(options: AgentClientOptions) {
         await sleep(Math.min(o.intervalMs ?? 500, left), o.signal);
       }
     },
-    /** The job's events until it ends (`lastEventId`: resume after an event a previous stream delivered). */
-    events: (id: string, o: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<JobEvent> =>
-      sse(
-        api.GET('/v1/jobs/{id}/events', {
-          params: { path: { id }, header: o.lastEventId ? { 'last-event-id': o.lastEventId } : {} },
-          parseAs: 'stream',
-          signal: o.signal,
-        }),
-      ),
+    /**
+     * The job's events until its `result`. A stream that breaks off before it is reopened with `Last-Event-ID`
+     * (up to `reconnects` times, default 3), so nothing is missed or repeated; `lastEventId` resumes an earlier one.
+     */
+    async *events(id: string, o: { lastEventId?: string; signal?: AbortSignal; reconnects?: number } = {}): AsyncGenerator<JobEvent> {
+      let lastEventId = o.lastEventId;
+      for (let attempt = 0; ; attempt++) {
+        const stream = sse<JobEvent>(
+          api.GET('/v1/jobs/{id}/events', {
+            params: { path: { id }, header: lastEventId ? { 'last-event-id': lastEventId } : {} },
+            parseAs: 'stream',
+            signal: o.signal,
+          }),
+        );
+        try {
+          for await (const e of stream) {
+            if (e.id) lastEventId = e.id;
+            yield e;
+            if (e.event === 'result') return;
+          }
+        } catch (err) {
+          // a refused request (404 …) or an abort is final; a connection lost mid-stream is not
+          if (err instanceof AgentClientError || o.signal?.aborted || attempt >= (o.reconnects ?? 3)) throw err;
+          continue;
+        }
+        if (attempt >= (o.reconnects ?? 3))
+          throw new AgentClientError(0, 'STREAM_ENDED', `the events of job ${id} ended before its result`);
+      }
+    },
   };
 
   const sessions = {
