@@ -3,12 +3,13 @@ import 'reflect-metadata';
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 
 import { AllExceptionsFilter } from './api/filters/all-exceptions.filter';
 import { contentTypeGuard, inputGuard } from './api/input-guard';
+import { createOpenApiDocument } from './api/openapi';
 import { AppModule } from './app.module';
 import { ApiKeyAuth } from './auth/api-key-auth.service';
 import { authMiddleware } from './auth/auth.middleware';
@@ -41,16 +42,6 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }));
   app.useGlobalFilters(new AllExceptionsFilter());
   app.enableShutdownHooks();
-  const openapi = new DocumentBuilder()
-    .setTitle('Agent Orchestrator')
-    .setDescription('LangGraph.js agents behind a REST API: sync turns, queued runs, sessions, traces.')
-    .setVersion('v1')
-    // with API keys configured: either header (see API_KEYS)
-    .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'bearer')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, 'x-api-key')
-    .addSecurityRequirements('bearer')
-    .addSecurityRequirements('x-api-key')
-    .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openapi), { jsonDocumentUrl: 'docs/openapi.json' });
+  SwaggerModule.setup('docs', app, () => createOpenApiDocument(app), { jsonDocumentUrl: 'docs/openapi.json' });
   return app;
 }

@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { isSessionId } from '../../auth/tenant';
 import { Tenant } from '../../auth/tenant.guard';
@@ -7,10 +7,14 @@ import { NoResultException, RunNotFoundException, SessionNotFoundException } fro
 import { ConversationRepository } from '../../memory/conversation.repository';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { RunRecords } from '../../runs/records/run-records.repository';
+import { ApiErrors } from '../dto/api-docs';
+import { ChatResultDto } from '../dto/chat-result.dto';
 import { RunTraceDto, toRunTrace } from '../dto/run-trace.dto';
+import { SessionDto, SessionListDto } from '../dto/session.dto';
 import { SessionListQueryDto } from '../dto/session-list.dto';
 import { isUuid } from './ids';
 
+@ApiErrors()
 @Controller('v1/sessions')
 export class SessionsController {
   constructor(
@@ -21,7 +25,8 @@ export class SessionsController {
 
   /** The tenant's sessions with their summaries, most recently updated first (what the console lists). */
   @Get()
-  async list(@Query() query: SessionListQueryDto, @Tenant() tenantId: string) {
+  @ApiOkResponse({ type: SessionListDto })
+  async list(@Query() query: SessionListQueryDto, @Tenant() tenantId: string): Promise<SessionListDto> {
     const sessions = await this.sessions.list(tenantId, query.limit ?? 20, query.agent);
     return {
       sessions: sessions.map((s) => ({
@@ -36,7 +41,8 @@ export class SessionsController {
 
   /** The conversation: every message, the running summary, the agent and the session's runs. */
   @Get(':id')
-  async get(@Param('id') id: string, @Tenant() tenantId: string) {
+  @ApiOkResponse({ type: SessionDto })
+  async get(@Param('id') id: string, @Tenant() tenantId: string): Promise<SessionDto> {
     const session = await this.sessions.get(this.known(id), tenantId);
     const [messages, runs] = await Promise.all([this.sessions.history(id, tenantId), this.runs.listBySession(id, tenantId)]);
     return {
@@ -59,6 +65,7 @@ export class SessionsController {
 
   /** The latest finished run's ChatResult. */
   @Get(':id/result')
+  @ApiOkResponse({ type: ChatResultDto })
   async result(@Param('id') id: string, @Tenant() tenantId: string) {
     await this.sessions.get(this.known(id), tenantId);
     const run = await this.runs.latestFinished(id, tenantId);
@@ -80,6 +87,7 @@ export class SessionsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiNoContentResponse()
   async remove(@Param('id') id: string, @Tenant() tenantId: string): Promise<void> {
     await this.orchestrator.deleteSession(this.known(id), tenantId);
   }
