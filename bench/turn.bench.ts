@@ -28,7 +28,10 @@ export async function startApi(env: Record<string, string>): Promise<ApiProcess>
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`dist/main.js exited with ${child.exitCode}`);
-    const up = await fetch(`${url}/health/live`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/health/live`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) throw new Error('dist/main.js did not start in 60 s');
     await new Promise((r) => setTimeout(r, 100));
@@ -69,6 +72,40 @@ export async function turn(url: string, model: StreamingModelServer): Promise<Tu
   if (res.status !== 200 || body.llm_calls !== 2 || body.error) throw new Error(`unexpected turn: ${res.status} ${JSON.stringify(body)}`);
   const model_ = model.served.slice(servedBefore).reduce((s, r) => s + r.ms, 0);
   return { total, model: model_, timing: parseServerTiming(res.headers.get('server-timing')), sent };
+}
+
+/** One react turn over `POST /v1/chat/stream` (token events): latency to the `result` event, and the tokens seen. */
+export async function sseTurn(url: string, model: StreamingModelServer): Promise<{ total: number; model: number; tokens: number }> {
+  const servedBefore = model.served.length;
+  const t0 = performance.now();
+  const res = await fetch(`${url}/v1/chat/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: `What is 12 times 7? (turn ${++turnSeq})`, agent: 'react' }),
+  });
+  const text = await res.text();
+  const total = performance.now() - t0;
+  const tokens = text.split('event: token').length - 1;
+  if (res.status !== 200 || !text.includes('event: result') || !tokens)
+    throw new Error(`unexpected stream: ${res.status} ${text.slice(0, 300)}`);
+  return { total, model: model.served.slice(servedBefore).reduce((s, r) => s + r.ms, 0), tokens };
+}
+
+/** Overhead p50 of `turns` streamed turns, and the token events per turn. */
+export async function sseOverhead(api: ApiProcess, model: StreamingModelServer, turns: number): Promise<{ p50: number; tokens: number }> {
+  for (let i = 0; i < 10; i++) await sseTurn(api.url, model);
+  const samples = [];
+  for (let i = 0; i < turns; i++) samples.push(await sseTurn(api.url, model));
+  return {
+    p50: percentile(
+      samples.map((s) => s.total - s.model),
+      50,
+    ),
+    tokens: percentile(
+      samples.map((s) => s.tokens),
+      50,
+    ),
+  };
 }
 
 /** `name;dur=1.2, …` → name → ms (repeated names add up) */

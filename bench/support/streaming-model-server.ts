@@ -77,26 +77,47 @@ export class StreamingModelServer {
       await this.tokenTime(pieces.length);
       const message = reply
         ? { role: 'assistant', content: reply }
-        : { role: 'assistant', content: null, tool_calls: [{ id: `call_${this.seq}`, type: 'function', function: { name: 'calculator', arguments: pieces.join('') } }] };
+        : {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: `call_${this.seq}`, type: 'function', function: { name: 'calculator', arguments: pieces.join('') } }],
+          };
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id, object: 'chat.completion', created: 0, model: 'bench', choices: [{ index: 0, message, finish_reason: reply ? 'stop' : 'tool_calls' }], usage }));
+      res.end(
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created: 0,
+          model: 'bench',
+          choices: [{ index: 0, message, finish_reason: reply ? 'stop' : 'tool_calls' }],
+          usage,
+        }),
+      );
       this.served.push({ streamed: false, ms: performance.now() - arrived, chunks: 1 });
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const send = (delta: object, finish: string | null = null, extra: object = {}) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'bench', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'bench', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
+      );
     const gap = this.behaviour.tokensPerSecond > 0 ? 1000 / this.behaviour.tokensPerSecond : 0;
     let written = 0;
     for (let i = 0; i < pieces.length; i++) {
       if (i > 0) await (gap > 0 ? sleep(gap) : nextTick());
       if (reply) send(i === 0 ? { role: 'assistant', content: pieces[i] } : { content: pieces[i] });
-      else if (i === 0) send({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_${this.seq}`, type: 'function', function: { name: 'calculator', arguments: pieces[i] } }] });
+      else if (i === 0)
+        send({
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ index: 0, id: `call_${this.seq}`, type: 'function', function: { name: 'calculator', arguments: pieces[i] } }],
+        });
       else send({ tool_calls: [{ index: 0, function: { arguments: pieces[i] } }] });
       written++;
     }
     send({}, reply ? 'stop' : 'tool_calls');
-    if (body.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'bench', choices: [], usage })}\n\n`);
+    if (body.stream_options?.include_usage)
+      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'bench', choices: [], usage })}\n\n`);
     res.end('data: [DONE]\n\n');
     this.served.push({ streamed: true, ms: performance.now() - arrived, chunks: written + 2 });
   }

@@ -6,6 +6,7 @@ import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
 import type { ChatGenerationChunk, ChatResult } from '@langchain/core/outputs';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 
+import { phaseSince } from '../common/phases';
 import { breakerFor, type BreakerSettings, type CircuitBreaker } from './circuit-breaker';
 import { LenientCompletions } from './lenient-completions';
 import { isAbortError, isModelUnavailable, ModelUnavailableError, statusOf } from './model-errors';
@@ -102,6 +103,7 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     const cached = out.response_metadata?.cache_hit === true;
     const tokens = { prompt_tokens: u?.input_tokens ?? 0, completion_tokens: u?.output_tokens ?? 0 };
     usage?.record({ node, ms: Math.round(performance.now() - started), ...tokens, ...(cached ? { cached } : {}) });
+    phaseSince('model_call_to_parsed', started);
     if (!cached) budget?.chargeTokens(tokens.prompt_tokens + tokens.completion_tokens);
     return out;
   }

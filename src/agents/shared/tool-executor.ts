@@ -2,6 +2,7 @@ import { type AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 
+import { phaseSince } from '../../common/phases';
 import { toolLedgerOf } from '../../runs/tool-ledger';
 import { guardStatusOf, withToolCallId } from '../../tools/tool-guard';
 import type { Source, ToolCallRecord } from '../agent-definition';
@@ -58,6 +59,7 @@ export async function executeTool(
     config.signal,
   );
   opts.metrics?.recordTool(call.name, result.ok ? 'success' : 'error', performance.now() - started);
+  phaseSince('tool', started);
   if (!result.ok) {
     const message = result.error instanceof Error ? result.error.message : String(result.error);
     return { ok: false, text: `Error: ${message}`, error: result.error, attempts: result.attempts };
