@@ -26,7 +26,7 @@ export class AgentRegistry implements OnModuleInit {
     @Inject(AGENT_FACTORIES) private readonly factories: AgentFactory[],
     private readonly config: AppConfig,
   ) {
-    this.checkpointer = new TimedPostgresSaver(pool, undefined, { schema: CHECKPOINT_SCHEMA });
+    this.checkpointer = new TimedPostgresSaver(pool, CHECKPOINT_SCHEMA);
   }
 
   async onModuleInit(): Promise<void> {
