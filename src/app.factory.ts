@@ -13,6 +13,7 @@ import { createOpenApiDocument } from './api/openapi';
 import { AppModule } from './app.module';
 import { ApiKeyAuth } from './auth/api-key-auth.service';
 import { authMiddleware } from './auth/auth.middleware';
+import { phaseTimings } from './common/phases';
 import { AppConfig } from './config/app-config';
 import { type Env, resolveConfig } from './config/config-source';
 import { requestContext } from './observability/request-context.middleware';
@@ -39,6 +40,7 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   app.use(contentTypeGuard);
   app.useBodyParser('json', { limit: config.maxBodyBytes });
   app.use(inputGuard(config.security.maxJsonDepth));
+  if (config.phaseTimings) app.use(phaseTimings);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }));
   app.useGlobalFilters(new AllExceptionsFilter());
   app.enableShutdownHooks();

@@ -2,6 +2,7 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Pool } from 'pg';
 
+import { TimedPostgresSaver } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
 import { AGENT_FACTORIES, AgentDefinition, AgentFactory } from './agent-definition';
@@ -25,7 +26,7 @@ export class AgentRegistry implements OnModuleInit {
     @Inject(AGENT_FACTORIES) private readonly factories: AgentFactory[],
     private readonly config: AppConfig,
   ) {
-    this.checkpointer = new PostgresSaver(pool, undefined, { schema: CHECKPOINT_SCHEMA });
+    this.checkpointer = new TimedPostgresSaver(pool, CHECKPOINT_SCHEMA);
   }
 
   async onModuleInit(): Promise<void> {

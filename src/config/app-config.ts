@@ -41,6 +41,8 @@ const schema = z.object({
   REDIS_URL: optionalString,
   QUEUE_PREFIX: z.string().default('agents'),
   RUN_WORKER: bool(true),
+  /** per-phase timings of each request in its Server-Timing header (`npm run bench -- --breakdown`) */
+  PHASE_TIMINGS: bool(false),
   WORKER_CONCURRENCY: int(8, 1),
   RUN_TIMEOUT_MS: int(120_000, 100),
   RUN_LOCK_MS: int(5_000, 500),
@@ -237,6 +239,8 @@ export class AppConfig {
   readonly queuePrefix: string;
   /** whether this process consumes runs (the API's in-process worker; `worker.ts` always does) */
   readonly runWorker: boolean;
+  /** PHASE_TIMINGS: each response carries its phases in `Server-Timing` (benchmarks) */
+  readonly phaseTimings: boolean;
   readonly workerConcurrency: number;
   readonly runTimeoutMs: number;
   /** BullMQ job lock: a worker that stops renewing it (crash) loses the job to another after this long */
@@ -319,6 +323,7 @@ export class AppConfig {
     this.redisUrl = e.REDIS_URL;
     this.queuePrefix = e.QUEUE_PREFIX;
     this.runWorker = e.RUN_WORKER;
+    this.phaseTimings = e.PHASE_TIMINGS;
     this.workerConcurrency = e.WORKER_CONCURRENCY;
     this.runTimeoutMs = e.RUN_TIMEOUT_MS;
     this.runLockMs = e.RUN_LOCK_MS;

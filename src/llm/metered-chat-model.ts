@@ -6,6 +6,7 @@ import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
 import type { ChatGenerationChunk, ChatResult } from '@langchain/core/outputs';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 
+import { phaseSince } from '../common/phases';
 import { currentRun } from '../observability/log-context';
 import { breakerFor, type BreakerSettings, type CircuitBreaker } from './circuit-breaker';
 import { LenientCompletions } from './lenient-completions';
@@ -107,6 +108,7 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     const call = { node, ms: Math.round(performance.now() - started), ...tokens, ...(cached ? { cached } : {}) };
     usage?.record(call);
     this.observe(call, input, out);
+    phaseSince('model_call_to_parsed', started);
     if (!cached) budget?.chargeTokens(tokens.prompt_tokens + tokens.completion_tokens);
     return out;
   }

@@ -17,6 +17,7 @@ import {
   SessionNotFoundException,
   UnknownAgentException,
 } from '../common/domain.exception';
+import { phase, phaseSince, recordingPhases } from '../common/phases';
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode } from '../database/entities';
 import { eventNameOf, type GraphStreamMode, graphStreamModes, type RunStreamRequest, streamRequestOf } from '../events/graph-stream';
@@ -163,9 +164,9 @@ export class AgentOrchestrator {
 
   /** A sync turn: accept, then execute in the request. */
   async chat(req: TurnRequest): Promise<ChatResult> {
-    const run = await this.accept(req, 'sync');
+    const run = await phase('run_record', () => this.accept(req, 'sync'));
     if (run.status !== 'queued') return this.resultOf(run.id); // an idempotent repeat of a started run
-    return this.execute(run.id);
+    return this.execute(run.id, {}, run);
   }
 
   async accept(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
@@ -241,10 +242,11 @@ export class AgentOrchestrator {
    * Runs an accepted run to a final, recorded state. Safe to call twice: an ended run returns its stored result.
    * The run stays `queued` until it holds its session's lease; `started_at` is when its graph started.
    */
-  async execute(runId: string, opts: ExecuteOptions = {}): Promise<ChatResult> {
+  async execute(runId: string, opts: ExecuteOptions = {}, accepted?: RunEntity): Promise<ChatResult> {
     const started = Date.now();
     const retries = this.config.durability.dbWriteRetries;
-    const pending = await withDbRetry('read run', retries, () => this.runs.get(runId));
+    // a sync turn has the row it just wrote; markRunning below re-checks its status in the same statement
+    const pending = accepted ?? (await phase('run_read', () => withDbRetry('read run', retries, () => this.runs.get(runId))));
     if (FINAL_STATUSES.includes(pending.status)) return this.storedResult(runId);
     // logs, metrics and spans of this execution (log context, run span, per-node timings)
     return this.observer.observe(pending, () => this.executeAccepted(pending, started, opts));
@@ -263,7 +265,9 @@ export class AgentOrchestrator {
     let stopRenewing: (() => void) | undefined;
     try {
       await this.notBefore(pending, opts.leaseWait ?? 'block', signal);
-      const leased = await this.lease.take(pending, started + this.config.runTimeoutMs, signal, opts.leaseWait ?? 'block');
+      const leased = await phase('lease', () =>
+        this.lease.take(pending, started + this.config.runTimeoutMs, signal, opts.leaseWait ?? 'block'),
+      );
       if (!leased) {
         const code = signal.aborted && !timer.signal.aborted ? 'CANCELLED' : 'SESSION_BUSY';
         const usage = PersistentUsageCollector.unwritten(await this.usageOf(pending), pending.attempts);
@@ -277,7 +281,7 @@ export class AgentOrchestrator {
         this.metrics.runRecoveries.inc({ event: 'exhausted' });
         return await this.end(pending, started, usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', msg), { log });
       }
-      const run = await withDbRetry('start run', retries, () => this.runs.markRunning(runId));
+      const run = await phase('run_start', () => withDbRetry('start run', retries, () => this.runs.markRunning(runId)));
       if (!run) {
         await this.lease.release(pending);
         return await this.storedResult(runId);
@@ -405,7 +409,7 @@ export class AgentOrchestrator {
       run_id: run.id,
       [USAGE_KEY]: usage,
       [BUDGET_KEY]: budget,
-      [TOOL_LEDGER_KEY]: this.durable.toolLedger(run.id),
+      [TOOL_LEDGER_KEY]: this.durable.toolLedger(run.id, run.attempts),
     };
     const resume = run.attempts > 1 && (await this.checkpointOfThisRun(agent, configurable, run.id));
     // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
@@ -445,6 +449,7 @@ export class AgentOrchestrator {
     const observed = currentRun();
     observed?.graphStarted();
     let values: Record<string, unknown> | undefined;
+    let stepStarted = recordingPhases() ? performance.now() : 0;
     let interrupts: unknown[] | undefined;
     for await (const part of stream as AsyncIterable<unknown[]>) {
       const [namespace, mode, chunk] = (subgraphs ? part : [[], ...part]) as [string[], string, Record<string, unknown>];
@@ -471,9 +476,14 @@ export class AgentOrchestrator {
       step += 1;
       observed?.nodesEnded(Object.keys(chunk));
       const progress = { run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step };
+      if (stepStarted) {
+        phaseSince(`step:${progress.node}`, stepStarted); // the node, and LangGraph's work around it
+        stepStarted = performance.now();
+      }
       this.events.publish(run.id, 'progress', progress);
       opts.onProgress?.(progress);
     }
+    if (stepStarted) phaseSince('graph_exit', stepStarted); // the checkpoint at the end of the turn
     if (interrupts && isApprovalRequest(interrupts)) throw new ApprovalPending(approvalRequestOf(interrupts));
     // the graph's own interrupt() (or interrupt_before / interrupt_after): the run ends, a `command` resumes it
     if (interrupts) throw new GraphInterrupted(interrupts);
@@ -558,7 +568,7 @@ export class AgentOrchestrator {
     { status, outcome }: { status: RunEnd['status']; outcome: AgentOutcome },
     ctx: { log: Record<string, string>; turn?: TurnContext },
   ): Promise<ChatResult> {
-    await usage.flushed();
+    await phase('usage_flush', () => usage.flushed());
     const totals = usage.runTotals;
     const result: ChatResult = {
       response: outcome.response,
@@ -578,16 +588,18 @@ export class AgentOrchestrator {
         ...outcome.metadata,
       },
     };
-    const recorded = await withDbRetry('finish run', this.config.durability.dbWriteRetries, () =>
-      this.runs.finish(run, {
-        status,
-        result,
-        error: outcome.error,
-        trace: { ...outcome.trace, model_calls: usage.runCalls, node_timings: currentRun()?.nodeTimings ?? [], attempts: run.attempts },
-        usage: totals,
-        messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
-        summary: outcome.summary || null,
-      }),
+    const recorded = await phase('result_txn', () =>
+      withDbRetry('finish run', this.config.durability.dbWriteRetries, () =>
+        this.runs.finish(run, {
+          status,
+          result,
+          error: outcome.error,
+          trace: { ...outcome.trace, model_calls: usage.runCalls, node_timings: currentRun()?.nodeTimings ?? [], attempts: run.attempts },
+          usage: totals,
+          messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
+          summary: outcome.summary || null,
+        }),
+      ),
     );
     if (recorded) {
       this.metrics.recordRun({ agent: run.agent, mode: run.mode, status, ms: result.execution_time_ms });

@@ -2,6 +2,7 @@ import { type AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 
+import { phaseSince } from '../../common/phases';
 import { currentRun } from '../../observability/log-context';
 import { toolLedgerOf } from '../../runs/tool-ledger';
 import { guardStatusOf, withToolCallId } from '../../tools/tool-guard';
@@ -68,6 +69,7 @@ export async function executeTool(
     error: result.ok ? undefined : String((result.error as Error)?.message ?? result.error),
     output: () => (result.ok ? JSON.stringify(result.value) : ''),
   });
+  phaseSince('tool', started);
   if (!result.ok) {
     const message = result.error instanceof Error ? result.error.message : String(result.error);
     return { ok: false, text: `Error: ${message}`, error: result.error, attempts: result.attempts };
