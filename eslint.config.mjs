@@ -4,11 +4,11 @@ import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'build/**', 'data/**', 'node_modules/**', 'coverage/**', '*.mjs', '*.js'] },
+  { ignores: ['dist/**', 'build/**', 'data/**', 'node_modules/**', 'coverage/**', 'src/client/schema.ts', '*.mjs', '*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', 'console/src/**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     plugins: { 'simple-import-sort': simpleImportSort },
     rules: {

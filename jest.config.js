@@ -10,5 +10,7 @@ module.exports = {
     { ...common, displayName: 'security', testMatch: ['<rootDir>/test/security/**/*.spec.ts'] },
     { ...common, displayName: 'reliability', testMatch: ['<rootDir>/test/reliability/**/*.spec.ts'] },
     { ...common, displayName: 'langgraph-api', testMatch: ['<rootDir>/test/langgraph-api/**/*.spec.ts'] },
+    // the web console in a real browser (playwright-core driving /usr/bin/chromium)
+    { ...common, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'] },
   ],
 };

@@ -45,10 +45,9 @@ export function startWorkerProcess(env: Record<string, string>): ChildProcess {
   return child;
 }
 
-export function table(rows: Array<[string, string, string]>): string {
-  const head: [string, string, string] = ['measure', 'result', 'target'];
+export function table(rows: string[][], head = ['measure', 'result', 'target']): string {
   const all = [head, ...rows];
-  const w = [0, 1, 2].map((i) => Math.max(...all.map((r) => r[i].length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(w[i])).join(' | ')} |`;
+  const w = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => `| ${w.map((n, i) => (r[i] ?? '').padEnd(n)).join(' | ')} |`;
   return [line(head), `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }

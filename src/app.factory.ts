@@ -3,17 +3,20 @@ import 'reflect-metadata';
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
 
 import { AllExceptionsFilter } from './api/filters/all-exceptions.filter';
 import { contentTypeGuard, inputGuard } from './api/input-guard';
+import { createOpenApiDocument } from './api/openapi';
 import { AppModule } from './app.module';
 import { ApiKeyAuth } from './auth/api-key-auth.service';
 import { authMiddleware } from './auth/auth.middleware';
+import { phaseTimings } from './common/phases';
 import { AppConfig } from './config/app-config';
 import { type Env, resolveConfig } from './config/config-source';
-import { createLogger } from './observability/app-logger';
+import { requestContext } from './observability/request-context.middleware';
 
 /**
  * Builds the HTTP application (used by main.ts, the e2e tests and the benchmarks): from the process's AppConfig,
@@ -22,31 +25,25 @@ import { createLogger } from './observability/app-logger';
 export async function createApp(source: AppConfig | Env = process.env): Promise<INestApplication> {
   const config = resolveConfig(source);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    logger: createLogger(config),
+    bufferLogs: true,
     bodyParser: false,
     abortOnError: false,
   });
-  // in this order: security headers, CORS (preflights answered without a key), the API key, the content
+  // in this order: security headers, CORS (preflights answered without a key), the API key, the request's
+  // id, log context and span, the content
   // type (415), the JSON parser, then NUL / lone surrogates / depth / prototype keys (400) before any validator
+  app.useLogger(app.get(Logger));
   app.use(helmet());
   if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });
   app.use(authMiddleware(app.get(ApiKeyAuth), config));
+  app.use(requestContext);
   app.use(contentTypeGuard);
   app.useBodyParser('json', { limit: config.maxBodyBytes });
   app.use(inputGuard(config.security.maxJsonDepth));
+  if (config.phaseTimings) app.use(phaseTimings);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }));
   app.useGlobalFilters(new AllExceptionsFilter());
   app.enableShutdownHooks();
-  const openapi = new DocumentBuilder()
-    .setTitle('Agent Orchestrator')
-    .setDescription('LangGraph.js agents behind a REST API: sync turns, queued runs, sessions, traces.')
-    .setVersion('v1')
-    // with API keys configured: either header (see API_KEYS)
-    .addBearerAuth({ type: 'http', scheme: 'bearer' }, 'bearer')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, 'x-api-key')
-    .addSecurityRequirements('bearer')
-    .addSecurityRequirements('x-api-key')
-    .build();
-  SwaggerModule.setup('docs', app, () => SwaggerModule.createDocument(app, openapi), { jsonDocumentUrl: 'docs/openapi.json' });
+  SwaggerModule.setup('docs', app, () => createOpenApiDocument(app), { jsonDocumentUrl: 'docs/openapi.json' });
   return app;
 }

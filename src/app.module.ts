@@ -4,6 +4,7 @@ import { ApiModule } from './api/api.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { type Env, resolveConfig } from './config/config-source';
+import { ConsoleModule } from './console/console.module';
 import { DatabaseModule } from './database/database.module';
 import { LangGraphApiModule } from './langgraph-api/langgraph-api.module';
 import { ObservabilityModule } from './observability/observability.module';
@@ -18,10 +19,11 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        ObservabilityModule,
+        ObservabilityModule.forRoot(config),
         DatabaseModule,
         ApiModule.register(config),
         LangGraphApiModule.register(config),
+        ConsoleModule,
       ],
     };
   }
@@ -34,7 +36,7 @@ export class WorkerModule {
     const config = resolveConfig(source);
     return {
       module: WorkerModule,
-      imports: [ConfigModule.forRoot(config), ObservabilityModule, DatabaseModule, RunsModule.register(config, true)],
+      imports: [ConfigModule.forRoot(config), ObservabilityModule.forRoot(config), DatabaseModule, RunsModule.register(config, true)],
     };
   }
 }

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 
 import { createApp } from './app.factory';
 import { AppConfig } from './config/app-config';
+import { logStartupFailure } from './observability/logger';
 
 async function main(): Promise<void> {
   const config = new AppConfig(process.env);
@@ -14,6 +15,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error) => {
-  new Logger('Main').error(`failed to start: ${err.message}`);
+  logStartupFailure('Main', err);
   process.exit(1);
 });

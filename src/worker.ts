@@ -2,10 +2,11 @@ import 'reflect-metadata';
 
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger as PinoLogger } from 'nestjs-pino';
 
 import { WorkerModule } from './app.module';
 import { AppConfig } from './config/app-config';
-import { createLogger } from './observability/app-logger';
+import { logStartupFailure } from './observability/logger';
 
 /** Worker only: scale run execution over processes and machines (same Redis and Postgres as the API). */
 async function main(): Promise<void> {
@@ -13,7 +14,8 @@ async function main(): Promise<void> {
   if (!config.redisUrl || !config.databaseUrl) {
     throw new Error('worker.ts needs REDIS_URL and DATABASE_URL (shared with the API)');
   }
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: createLogger(config) });
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
+  app.useLogger(app.get(PinoLogger));
   app.enableShutdownHooks();
   new Logger('Worker').log(
     `consuming runs with concurrency ${config.workerConcurrency}; a crashed worker's runs are taken over within ` +
@@ -22,6 +24,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: Error) => {
-  new Logger('Worker').error(`failed to start: ${err.message}`);
+  logStartupFailure('Worker', err);
   process.exit(1);
 });

@@ -2,6 +2,7 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { Pool } from 'pg';
 
+import { TimedPostgresSaver } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
 import { PG_POOL } from '../database/pg-pool';
 import { hostAgentDefinition } from '../embed/host-agent';
@@ -33,7 +34,7 @@ export class AgentRegistry implements OnModuleInit {
     private readonly llm: LlmService,
     @Optional() private readonly host?: HostCatalog,
   ) {
-    this.checkpointer = new PostgresSaver(pool, undefined, { schema: CHECKPOINT_SCHEMA });
+    this.checkpointer = new TimedPostgresSaver(pool, CHECKPOINT_SCHEMA);
   }
 
   async onModuleInit(): Promise<void> {

@@ -14,8 +14,13 @@ export function isHealthPath(path: string): boolean {
   return path === '/health' || path.startsWith('/health/');
 }
 
+/** The console page is static and public: it asks for the key and sends it with each API call. */
+export function isConsolePath(path: string): boolean {
+  return path === '/console' || path.startsWith('/console/');
+}
+
 function isOpenPath(path: string, config: AppConfig): boolean {
-  if (isHealthPath(path)) return true;
+  if (isHealthPath(path) || isConsolePath(path)) return true;
   if (config.security.metricsPublic && (path === '/metrics' || path.startsWith('/metrics/'))) return true;
   return config.security.docsPublic && (path === '/docs' || path.startsWith('/docs/') || path.startsWith('/docs-'));
 }

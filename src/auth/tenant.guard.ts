@@ -1,7 +1,7 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
 
 import { DomainException } from '../common/domain.exception';
-import { type AuthedRequest, isHealthPath } from './auth.middleware';
+import { type AuthedRequest, isConsolePath, isHealthPath } from './auth.middleware';
 
 export class ApiKeyRequiredException extends DomainException {
   constructor() {
@@ -19,14 +19,14 @@ export function markServiceControllers(controllers: object[]): void {
 /**
  * The global guard: a route runs only for a request that authentication gave a tenant (the middleware
  * does, for every key it accepts or for tenant `default` when no keys are configured) — except /health/*,
- * and /metrics or /docs when they are public.
+ * the static console page, and /metrics or /docs when they are public.
  */
 @Injectable()
 export class TenantGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http' || !serviceControllers.has(context.getClass())) return true;
     const req = context.switchToHttp().getRequest<AuthedRequest>();
-    if (req.tenantId || isHealthPath(req.path) || req.path === '/metrics') return true;
+    if (req.tenantId || isHealthPath(req.path) || isConsolePath(req.path) || req.path === '/metrics') return true;
     throw new ApiKeyRequiredException();
   }
 }

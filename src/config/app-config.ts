@@ -26,7 +26,15 @@ const schema = z.object({
   PORT: int(3000),
   HOST: z.string().default('0.0.0.0'),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
-  LOG_FORMAT: z.enum(['json', 'text']).default('text'),
+  /** json: one JSON object a line (default); pretty (or the older `text`): coloured lines for a terminal */
+  LOG_FORMAT: z
+    .enum(['json', 'pretty', 'text'])
+    .default('json')
+    .transform((v) => (v === 'text' ? 'pretty' : v)),
+  // --- observability: OpenTelemetry traces (off unless an OTLP endpoint is set) ---
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
+  OTEL_SERVICE_NAME: z.string().default('agent-orchestrator'),
+  // --- end observability ---
   DATABASE_URL: optionalString,
   DATA_DIR: z.string().default('./data'),
   DB_POOL_SIZE: int(10, 1),
@@ -35,6 +43,8 @@ const schema = z.object({
   REDIS_URL: optionalString,
   QUEUE_PREFIX: z.string().default('agents'),
   RUN_WORKER: bool(true),
+  /** per-phase timings of each request in its Server-Timing header (`npm run bench -- --breakdown`) */
+  PHASE_TIMINGS: bool(false),
   WORKER_CONCURRENCY: int(8, 1),
   RUN_TIMEOUT_MS: int(120_000, 100),
   RUN_LOCK_MS: int(5_000, 500),
@@ -122,6 +132,8 @@ const schema = z.object({
   RUN_EVENTS_WINDOW: int(1000, 1),
   RUN_EVENTS_TTL_S: int(3600, 1),
   // --- end events ---
+  // --- console (the web page at /console): where the built page is; default the `console-ui` folder beside the compiled app ---
+  CONSOLE_DIR: optionalString,
   /** custom graphs: a LangGraph CLI `langgraph.json` (default ./langgraph.json when it exists) */
   LANGGRAPH_CONFIG: optionalString,
   /** LangGraph API run webhooks: host names (exact) allowed although they resolve to private or loopback addresses */
@@ -219,7 +231,9 @@ export class AppConfig {
   readonly port: number;
   readonly host: string;
   readonly logLevel: z.infer<typeof schema>['LOG_LEVEL'];
-  readonly logFormat: 'json' | 'text';
+  readonly logFormat: 'json' | 'pretty';
+  /** OpenTelemetry: spans exported over OTLP/HTTP to `endpoint` when set; tracing is off otherwise */
+  readonly tracing: { endpoint?: string; serviceName: string };
   /** unset → embedded Postgres (PGlite) in `dataDir` */
   readonly databaseUrl?: string;
   readonly dataDir: string;
@@ -231,6 +245,8 @@ export class AppConfig {
   readonly queuePrefix: string;
   /** whether this process consumes runs (the API's in-process worker; `worker.ts` always does) */
   readonly runWorker: boolean;
+  /** PHASE_TIMINGS: each response carries its phases in `Server-Timing` (benchmarks) */
+  readonly phaseTimings: boolean;
   readonly workerConcurrency: number;
   readonly runTimeoutMs: number;
   /** BullMQ job lock: a worker that stops renewing it (crash) loses the job to another after this long */
@@ -293,6 +309,8 @@ export class AppConfig {
   readonly langgraphConfig?: string;
   /** WEBHOOK_ALLOWED_HOSTS: webhook hosts allowed although private (run webhooks are refused on private networks) */
   readonly webhookAllowedHosts: string[];
+  /** the built web console (index.html, app.js, app.css) served at /console */
+  readonly consoleDir: string;
 
   constructor(env: Record<string, string | undefined>) {
     const parsed = schema.safeParse(env);
@@ -306,6 +324,7 @@ export class AppConfig {
     this.host = e.HOST;
     this.logLevel = e.LOG_LEVEL;
     this.logFormat = e.LOG_FORMAT;
+    this.tracing = { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME };
     this.databaseUrl = e.DATABASE_URL;
     this.dataDir = e.DATA_DIR;
     this.dbPoolSize = e.DB_POOL_SIZE;
@@ -313,6 +332,7 @@ export class AppConfig {
     this.redisUrl = e.REDIS_URL;
     this.queuePrefix = e.QUEUE_PREFIX;
     this.runWorker = e.RUN_WORKER;
+    this.phaseTimings = e.PHASE_TIMINGS;
     this.workerConcurrency = e.WORKER_CONCURRENCY;
     this.runTimeoutMs = e.RUN_TIMEOUT_MS;
     this.runLockMs = e.RUN_LOCK_MS;
@@ -325,6 +345,8 @@ export class AppConfig {
       dbWriteRetries: e.DB_WRITE_RETRIES,
     };
     this.runEvents = { window: e.RUN_EVENTS_WINDOW, ttlS: e.RUN_EVENTS_TTL_S };
+    // `npm run build` writes the page to dist/console-ui, beside dist/config where this file runs from
+    this.consoleDir = path.resolve(e.CONSOLE_DIR ?? path.join(__dirname, '..', 'console-ui'));
     this.runBudget = { modelCalls: e.RUN_MAX_MODEL_CALLS, modelTokens: e.RUN_MAX_MODEL_TOKENS, toolCalls: e.RUN_MAX_TOOL_CALLS };
     this.iterationLimits = {
       react: e.REACT_MAX_ITERATIONS ?? e.MAX_ITERATIONS ?? 5,

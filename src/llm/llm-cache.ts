@@ -5,6 +5,7 @@ import type { Generation } from '@langchain/core/outputs';
 import type Redis from 'ioredis';
 
 import { currentTenant, DEFAULT_TENANT } from '../auth/tenant';
+import { phase } from '../common/phases';
 
 export interface CacheStats {
   hit(): void;
@@ -35,7 +36,7 @@ export class LlmCache extends BaseCache<Generation[]> {
   }
 
   async lookup(prompt: string, llmKey: string): Promise<Generation[] | null> {
-    const raw = await this.store.get(this.keyOf(prompt, llmKey)).catch(() => null);
+    const raw = await phase('llm_cache_lookup', () => this.store.get(this.keyOf(prompt, llmKey)).catch(() => null));
     if (!raw) {
       this.stats.miss();
       return null;
@@ -54,10 +55,12 @@ export class LlmCache extends BaseCache<Generation[]> {
     return `${this.namespace}:llmcache:${tenant}:${createHash('sha256').update(llmKey).update('\u0000').update(prompt).digest('hex')}`;
   }
 
+  /**
+   * Not awaited: LangChain waits for `update` before handing the answer back, and a cache write must not add a
+   * round trip to a miss (a lost write only costs a later miss).
+   */
   async update(prompt: string, llmKey: string, value: Generation[]): Promise<void> {
-    await this.store
-      .set(this.keyOf(prompt, llmKey), JSON.stringify(value.map(serializeGeneration)), this.ttlSeconds)
-      .catch(() => undefined);
+    void this.store.set(this.keyOf(prompt, llmKey), JSON.stringify(value.map(serializeGeneration)), this.ttlSeconds).catch(() => undefined);
   }
 }
 

@@ -6,11 +6,13 @@ import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
 import type { ChatGenerationChunk, ChatResult } from '@langchain/core/outputs';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 
+import { phaseSince } from '../common/phases';
+import { currentRun } from '../observability/log-context';
 import { breakerFor, type BreakerSettings, type CircuitBreaker } from './circuit-breaker';
 import { LenientCompletions } from './lenient-completions';
 import { isAbortError, isModelUnavailable, ModelUnavailableError, statusOf } from './model-errors';
 import { isBudgetExceeded, RunBudget } from './run-budget';
-import { UsageCollector } from './usage-collector';
+import { type ModelCallRecord, UsageCollector } from './usage-collector';
 
 type Fields = ConstructorParameters<typeof ChatOpenAI>[0] & { rateLimitRetries?: number; breaker?: BreakerSettings };
 
@@ -89,21 +91,42 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     } catch (err) {
       // refused by the open breaker or the spent budget: no call reached the endpoint, nothing to meter
       if ((err instanceof ModelUnavailableError && err.breakerOpen) || isBudgetExceeded(err)) throw err;
-      usage?.record({
+      const failed = {
         node,
         ms: Math.round(performance.now() - started),
         prompt_tokens: 0,
         completion_tokens: 0,
         error: (err as Error).message.slice(0, 200),
-      });
+      };
+      usage?.record(failed);
+      this.observe(failed, input);
       throw err;
     }
     const u = out.usage_metadata;
     const cached = out.response_metadata?.cache_hit === true;
     const tokens = { prompt_tokens: u?.input_tokens ?? 0, completion_tokens: u?.output_tokens ?? 0 };
-    usage?.record({ node, ms: Math.round(performance.now() - started), ...tokens, ...(cached ? { cached } : {}) });
+    const call = { node, ms: Math.round(performance.now() - started), ...tokens, ...(cached ? { cached } : {}) };
+    usage?.record(call);
+    this.observe(call, input, out);
+    phaseSince('model_call_to_parsed', started);
     if (!cached) budget?.chargeTokens(tokens.prompt_tokens + tokens.completion_tokens);
     return out;
+  }
+
+  /** Metrics, debug log and span of the call (the prompt and answer text are built only for debug logs). */
+  private observe(call: ModelCallRecord, input: BaseLanguageModelInput, out?: AIMessageChunk): void {
+    currentRun()?.modelCall({
+      node: call.node,
+      model: this.model,
+      ms: call.ms,
+      promptTokens: call.prompt_tokens,
+      completionTokens: call.completion_tokens,
+      cached: call.cached === true,
+      error: call.error,
+      prompt: () => promptText(input),
+      output:
+        out && (() => (typeof out.content === 'string' ? out.content : JSON.stringify(out.content)) + JSON.stringify(out.tool_calls ?? [])),
+    });
   }
 
   /** A request to the endpoint (LangChain calls this only on an LLM-cache miss): charged to the run's budget first. */
@@ -173,6 +196,20 @@ export class MeteredChatOpenAI extends ChatOpenAI {
 function nodeOf(metadata: Record<string, unknown> | undefined): string {
   const n = metadata?.model_call_node ?? metadata?.langgraph_node;
   return typeof n === 'string' ? n : 'unknown';
+}
+
+/** The prompt as `role: text` lines (debug logs). */
+function promptText(input: BaseLanguageModelInput): string {
+  const asMessages = (input as { toChatMessages?: () => BaseMessage[] }).toChatMessages?.() ?? input;
+  const list: unknown[] = Array.isArray(asMessages) ? asMessages : [asMessages];
+  return list
+    .map((m) => {
+      if (typeof m === 'string') return m;
+      const msg = m as Partial<BaseMessage>;
+      const text = typeof msg.content === 'string' ? msg.content : JSON.stringify(msg.content ?? m);
+      return msg.getType ? `${msg.getType()}: ${text}` : text;
+    })
+    .join('\n');
 }
 
 /** `retry-after` as LangChain's caller parsed it (header or message), in ms. */

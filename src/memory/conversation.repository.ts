@@ -61,6 +61,11 @@ export class ConversationRepository {
     return this.sessions.findOneBy({ id, tenantId });
   }
 
+  /** The tenant's sessions, most recently updated first. */
+  async list(tenantId: string, limit: number, agent?: string): Promise<SessionEntity[]> {
+    return this.sessions.find({ where: { tenantId, ...(agent ? { agent } : {}) }, order: { updatedAt: 'DESC' }, take: limit });
+  }
+
   async history(id: string, tenantId: string): Promise<MessageEntity[]> {
     return this.messages.find({ where: { sessionId: id, tenantId }, order: { seq: 'ASC' } });
   }

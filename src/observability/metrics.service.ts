@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+export type QueueState = (typeof QUEUE_STATES)[number];
+
 /** Prometheus metrics of this process (one registry per app instance, so tests can run several). */
 @Injectable()
 export class MetricsService {
@@ -31,18 +34,56 @@ export class MetricsService {
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers: [this.registry],
   });
+  // --- model calls: one observation per call (MeteredChatOpenAI → RunObservation), cache hits excluded ---
   readonly llmCalls = new Counter({
     name: 'llm_calls_total',
-    help: 'Chat model calls',
-    labelNames: ['agent'],
+    help: 'Chat model calls that reached the endpoint, by agent, graph node, model and status (ok, error)',
+    labelNames: ['agent', 'node', 'model', 'status'],
     registers: [this.registry],
   });
   readonly llmTokens = new Counter({
     name: 'llm_tokens_total',
-    help: 'Tokens reported by the model endpoint',
-    labelNames: ['agent', 'kind'],
+    help: 'Tokens reported by the model endpoint (kind: prompt, completion)',
+    labelNames: ['agent', 'node', 'model', 'kind'],
     registers: [this.registry],
   });
+  readonly llmDuration = new Histogram({
+    name: 'llm_call_duration_seconds',
+    help: 'Chat model call latency (rate-limit retries included)',
+    labelNames: ['agent', 'node', 'model'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60],
+    registers: [this.registry],
+  });
+
+  // --- runs: graph steps, queue ---
+  readonly nodeDuration = new Histogram({
+    name: 'agent_node_duration_seconds',
+    help: 'Graph node execution time, by agent and node',
+    labelNames: ['agent', 'node'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly runIterations = new Histogram({
+    name: 'agent_run_iterations',
+    help: 'Graph steps (node executions) per run',
+    labelNames: ['agent'],
+    buckets: [1, 2, 3, 5, 8, 13, 21, 34, 55, 100],
+    registers: [this.registry],
+  });
+  readonly degradedAnswers = new Counter({
+    name: 'agent_degraded_answers_total',
+    help: 'Answers built from partial results after a model outage (metadata.degraded)',
+    labelNames: ['agent'],
+    registers: [this.registry],
+  });
+  readonly queueWait = new Histogram({
+    name: 'agent_run_queue_wait_seconds',
+    help: 'Time a queued run waited between acceptance (or its start_at) and its start',
+    labelNames: ['agent'],
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+  private queueDepthSource?: () => Promise<Record<QueueState, number>>;
 
   /** durability: resumed (a run started again after a crash), handed_back, reconciled, exhausted */
   readonly runRecoveries = new Counter({
@@ -80,6 +121,18 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry });
     const hits = this.llmCacheHits;
     const misses = this.llmCacheMisses;
+    const depth = () => this.queueDepthSource?.();
+    new Gauge({
+      name: 'agent_run_queue_jobs',
+      help: 'Runs queue jobs by state, read from BullMQ (or the in-process queue) at scrape time',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const counts = await depth()?.catch(() => undefined);
+        if (!counts) return;
+        for (const state of QUEUE_STATES) this.set({ state }, counts[state] ?? 0);
+      },
+    });
     new Gauge({
       name: 'llm_cache_hit_ratio',
       help: 'LLM cache hits / lookups since start',
@@ -92,19 +145,13 @@ export class MetricsService {
     });
   }
 
-  recordRun(r: {
-    agent: string;
-    mode: string;
-    status: string;
-    ms: number;
-    llmCalls: number;
-    promptTokens: number;
-    completionTokens: number;
-  }): void {
+  /** The runs queue reports its depth here (at scrape time). */
+  watchQueue(source: () => Promise<Record<QueueState, number>>): void {
+    this.queueDepthSource = source;
+  }
+
+  recordRun(r: { agent: string; mode: string; status: string; ms: number }): void {
     this.runs.inc({ agent: r.agent, mode: r.mode, status: r.status });
     this.runDuration.observe({ agent: r.agent }, r.ms / 1000);
-    if (r.llmCalls) this.llmCalls.inc({ agent: r.agent }, r.llmCalls);
-    if (r.promptTokens) this.llmTokens.inc({ agent: r.agent, kind: 'prompt' }, r.promptTokens);
-    if (r.completionTokens) this.llmTokens.inc({ agent: r.agent, kind: 'completion' }, r.completionTokens);
   }
 }

@@ -17,6 +17,7 @@ import {
   SessionNotFoundException,
   UnknownAgentException,
 } from '../common/domain.exception';
+import { phase, phaseSince, recordingPhases } from '../common/phases';
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode } from '../database/entities';
 import { eventNameOf, type GraphStreamMode, graphStreamModes, type RunStreamRequest, streamRequestOf } from '../events/graph-stream';
@@ -29,7 +30,9 @@ import { isModelUnavailable } from '../llm/model-errors';
 import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
 import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
 import { ConversationRepository } from '../memory/conversation.repository';
+import { currentRun } from '../observability/log-context';
 import { MetricsService } from '../observability/metrics.service';
+import { RunObserver } from '../observability/run-observer.service';
 import type { ChatResult } from '../runs/records/chat-result';
 import { DurableRuns } from '../runs/records/durable-runs.repository';
 import { PersistentUsageCollector, type RunUsage } from '../runs/records/persistent-usage';
@@ -145,6 +148,7 @@ export class AgentOrchestrator {
     private readonly durable: DurableRuns,
     private readonly lease: TurnLease,
     private readonly events: RunEventBus,
+    private readonly observer: RunObserver,
     @Inject(LANGGRAPH_STORE) private readonly store: BaseStore,
   ) {}
 
@@ -160,9 +164,9 @@ export class AgentOrchestrator {
 
   /** A sync turn: accept, then execute in the request. */
   async chat(req: TurnRequest): Promise<ChatResult> {
-    const run = await this.accept(req, 'sync');
+    const run = await phase('run_record', () => this.accept(req, 'sync'));
     if (run.status !== 'queued') return this.resultOf(run.id); // an idempotent repeat of a started run
-    return this.execute(run.id);
+    return this.execute(run.id, {}, run);
   }
 
   async accept(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
@@ -238,11 +242,19 @@ export class AgentOrchestrator {
    * Runs an accepted run to a final, recorded state. Safe to call twice: an ended run returns its stored result.
    * The run stays `queued` until it holds its session's lease; `started_at` is when its graph started.
    */
-  async execute(runId: string, opts: ExecuteOptions = {}): Promise<ChatResult> {
+  async execute(runId: string, opts: ExecuteOptions = {}, accepted?: RunEntity): Promise<ChatResult> {
     const started = Date.now();
     const retries = this.config.durability.dbWriteRetries;
-    const pending = await withDbRetry('read run', retries, () => this.runs.get(runId));
+    // a sync turn has the row it just wrote; markRunning below re-checks its status in the same statement
+    const pending = accepted ?? (await phase('run_read', () => withDbRetry('read run', retries, () => this.runs.get(runId))));
     if (FINAL_STATUSES.includes(pending.status)) return this.storedResult(runId);
+    // logs, metrics and spans of this execution (log context, run span, per-node timings)
+    return this.observer.observe(pending, () => this.executeAccepted(pending, started, opts));
+  }
+
+  private async executeAccepted(pending: RunEntity, started: number, opts: ExecuteOptions): Promise<ChatResult> {
+    const runId = pending.id;
+    const retries = this.config.durability.dbWriteRetries;
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(new Error('run timeout')), this.config.runTimeoutMs);
     const budget = new RunBudget(this.config.runBudget);
@@ -253,7 +265,9 @@ export class AgentOrchestrator {
     let stopRenewing: (() => void) | undefined;
     try {
       await this.notBefore(pending, opts.leaseWait ?? 'block', signal);
-      const leased = await this.lease.take(pending, started + this.config.runTimeoutMs, signal, opts.leaseWait ?? 'block');
+      const leased = await phase('lease', () =>
+        this.lease.take(pending, started + this.config.runTimeoutMs, signal, opts.leaseWait ?? 'block'),
+      );
       if (!leased) {
         const code = signal.aborted && !timer.signal.aborted ? 'CANCELLED' : 'SESSION_BUSY';
         const usage = PersistentUsageCollector.unwritten(await this.usageOf(pending), pending.attempts);
@@ -267,12 +281,13 @@ export class AgentOrchestrator {
         this.metrics.runRecoveries.inc({ event: 'exhausted' });
         return await this.end(pending, started, usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', msg), { log });
       }
-      const run = await withDbRetry('start run', retries, () => this.runs.markRunning(runId));
+      const run = await phase('run_start', () => withDbRetry('start run', retries, () => this.runs.markRunning(runId)));
       if (!run) {
         await this.lease.release(pending);
         return await this.storedResult(runId);
       }
       stopRenewing = this.lease.keep(run);
+      currentRun()?.started({ mode: run.mode, createdAt: run.createdAt, startAt: run.input.start_at });
       if (run.attempts > 1) this.metrics.runRecoveries.inc({ event: 'resumed' });
       const usage = new PersistentUsageCollector(await this.usageOf(run), run.attempts, (u) => this.durable.saveUsage(run.id, u));
       return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log, budget });
@@ -394,7 +409,7 @@ export class AgentOrchestrator {
       run_id: run.id,
       [USAGE_KEY]: usage,
       [BUDGET_KEY]: budget,
-      [TOOL_LEDGER_KEY]: this.durable.toolLedger(run.id),
+      [TOOL_LEDGER_KEY]: this.durable.toolLedger(run.id, run.attempts),
     };
     const resume = run.attempts > 1 && (await this.checkpointOfThisRun(agent, configurable, run.id));
     // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
@@ -431,7 +446,10 @@ export class AgentOrchestrator {
       },
     );
     let step = 0;
+    const observed = currentRun();
+    observed?.graphStarted();
     let values: Record<string, unknown> | undefined;
+    let stepStarted = recordingPhases() ? performance.now() : 0;
     let interrupts: unknown[] | undefined;
     for await (const part of stream as AsyncIterable<unknown[]>) {
       const [namespace, mode, chunk] = (subgraphs ? part : [[], ...part]) as [string[], string, Record<string, unknown>];
@@ -456,10 +474,16 @@ export class AgentOrchestrator {
         continue;
       }
       step += 1;
+      observed?.nodesEnded(Object.keys(chunk));
       const progress = { run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step };
+      if (stepStarted) {
+        phaseSince(`step:${progress.node}`, stepStarted); // the node, and LangGraph's work around it
+        stepStarted = performance.now();
+      }
       this.events.publish(run.id, 'progress', progress);
       opts.onProgress?.(progress);
     }
+    if (stepStarted) phaseSince('graph_exit', stepStarted); // the checkpoint at the end of the turn
     if (interrupts && isApprovalRequest(interrupts)) throw new ApprovalPending(approvalRequestOf(interrupts));
     // the graph's own interrupt() (or interrupt_before / interrupt_after): the run ends, a `command` resumes it
     if (interrupts) throw new GraphInterrupted(interrupts);
@@ -544,7 +568,7 @@ export class AgentOrchestrator {
     { status, outcome }: { status: RunEnd['status']; outcome: AgentOutcome },
     ctx: { log: Record<string, string>; turn?: TurnContext },
   ): Promise<ChatResult> {
-    await usage.flushed();
+    await phase('usage_flush', () => usage.flushed());
     const totals = usage.runTotals;
     const result: ChatResult = {
       response: outcome.response,
@@ -564,27 +588,22 @@ export class AgentOrchestrator {
         ...outcome.metadata,
       },
     };
-    const recorded = await withDbRetry('finish run', this.config.durability.dbWriteRetries, () =>
-      this.runs.finish(run, {
-        status,
-        result,
-        error: outcome.error,
-        trace: { ...outcome.trace, model_calls: usage.runCalls, attempts: run.attempts },
-        usage: totals,
-        messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
-        summary: outcome.summary || null,
-      }),
+    const recorded = await phase('result_txn', () =>
+      withDbRetry('finish run', this.config.durability.dbWriteRetries, () =>
+        this.runs.finish(run, {
+          status,
+          result,
+          error: outcome.error,
+          trace: { ...outcome.trace, model_calls: usage.runCalls, node_timings: currentRun()?.nodeTimings ?? [], attempts: run.attempts },
+          usage: totals,
+          messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
+          summary: outcome.summary || null,
+        }),
+      ),
     );
     if (recorded) {
-      this.metrics.recordRun({
-        agent: run.agent,
-        mode: run.mode,
-        status,
-        ms: result.execution_time_ms,
-        llmCalls: totals.calls,
-        promptTokens: totals.promptTokens,
-        completionTokens: totals.completionTokens,
-      });
+      this.metrics.recordRun({ agent: run.agent, mode: run.mode, status, ms: result.execution_time_ms });
+      currentRun()?.ended(result.metadata);
     }
     this.logger.log({ msg: 'run ended', ...ctx.log, status, ms: result.execution_time_ms, llm_calls: totals.calls });
     const final = recorded ? result : await this.storedResult(run.id);

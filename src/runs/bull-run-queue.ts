@@ -4,6 +4,8 @@ import type { Queue } from 'bullmq';
 
 import { QueueUnavailableException } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
+import { MetricsService, type QueueState } from '../observability/metrics.service';
+import { queuedRunContext } from '../observability/queued-run-context';
 import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData, RUNS_QUEUE } from './run.job';
 import { RunQueue } from './run-queue';
 
@@ -17,8 +19,10 @@ export class BullRunQueue extends RunQueue {
   constructor(
     @InjectQueue(RUNS_QUEUE) private readonly queue: Queue<RunJobData>,
     private readonly config: AppConfig,
+    metrics: MetricsService,
   ) {
     super();
+    metrics.watchQueue(() => this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed') as Promise<Record<QueueState, number>>);
   }
 
   async enqueue(runId: string, opts: { delayMs?: number } = {}): Promise<void> {
@@ -28,11 +32,12 @@ export class BullRunQueue extends RunQueue {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new QueueUnavailableException('redis did not answer in time')), ENQUEUE_TIMEOUT_MS);
     });
+    const context = queuedRunContext();
     try {
       await Promise.race([
         this.queue.add(
           RUN_JOB,
-          { runId },
+          { runId, ...(context ? { context } : {}) },
           {
             ...RUN_JOB_OPTIONS,
             attempts: this.config.durability.maxAttempts,

@@ -1,6 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
+import { MetricsService } from '../observability/metrics.service';
+import { inQueuedRunContext, type QueuedRunContext, queuedRunContext } from '../observability/queued-run-context';
 import { RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
 import { RunExecutor } from './run-executor.service';
 import { RunQueue } from './run-queue';
@@ -22,16 +26,27 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
   private readonly parked = new Map<string, NodeJS.Timeout>();
   private closed = false;
   private readonly handBack = new AbortController();
+  /** the request each queued run came from (its id and trace), like a BullMQ job's data */
+  private readonly contexts = new Map<string, QueuedRunContext>();
+  /**
+   * Runs start outside whatever request happened to call `pump` (another run's), in the context of the
+   * queue's creation, and then take their own request's context.
+   */
+  private readonly detached = AsyncLocalStorage.snapshot();
 
   constructor(
     private readonly executor: RunExecutor,
     private readonly config: AppConfig,
+    metrics: MetricsService,
   ) {
     super();
+    metrics.watchQueue(async () => ({ waiting: this.waiting.length, active: this.active.size, delayed: this.parked.size, failed: 0 }));
   }
 
   async enqueue(runId: string, opts: { delayMs?: number } = {}): Promise<void> {
     if (this.closed || this.active.has(runId) || this.waiting.includes(runId) || this.parked.has(runId)) return;
+    const context = queuedRunContext();
+    if (context) this.contexts.set(runId, context);
     if (opts.delayMs && opts.delayMs > 0) return this.park(runId, opts.delayMs);
     this.waiting.push(runId);
     setImmediate(() => this.pump());
@@ -40,6 +55,7 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
   async remove(runId: string): Promise<void> {
     const i = this.waiting.indexOf(runId);
     if (i >= 0) this.waiting.splice(i, 1);
+    this.contexts.delete(runId);
   }
 
   isLocal(runId: string): boolean {
@@ -89,11 +105,16 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
     while (!this.closed && this.active.size < this.config.workerConcurrency && this.waiting.length > 0) {
       const runId = this.waiting.shift()!;
       this.active.add(runId);
-      const p = this.executor
-        .execute(runId, { leaseWait: 'defer', handBack: this.handBack.signal })
+      const execution = () =>
+        inQueuedRunContext(this.contexts.get(runId), () =>
+          this.executor.execute(runId, { leaseWait: 'defer', handBack: this.handBack.signal }),
+        );
+      const p = this.detached(execution)
+        .then(() => this.contexts.delete(runId))
         .catch((err: Error) => {
           if (err instanceof SessionLeaseBusy) return this.park(runId, err.retryInMs ?? PARKED_MS);
           if (err instanceof RunHandedBack) return this.closed ? undefined : this.park(runId);
+          this.contexts.delete(runId);
           this.logger.error({ msg: 'queued run could not be executed', run_id: runId, err: err.message });
         })
         .finally(() => {

@@ -1,11 +1,15 @@
 import type { JobsOptions } from 'bullmq';
 
+import type { QueuedRunContext } from '../observability/queued-run-context';
+
 export const RUNS_QUEUE = 'runs';
 export const RUN_JOB = 'run';
 
 /** A queued run: the id of its row (everything else is in Postgres). */
 export interface RunJobData {
   runId: string;
+  /** the enqueuing request's id and trace context, continued by the worker */
+  context?: QueuedRunContext;
 }
 
 /**

@@ -4,6 +4,7 @@ import { DelayedError, type Job, Worker } from 'bullmq';
 import { RunNotFoundException } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
+import { inQueuedRunContext } from '../observability/queued-run-context';
 import { AgentOrchestrator, RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
 import { DurableRuns } from './records/durable-runs.repository';
 import { type RunJobData, RUNS_QUEUE } from './run.job';
@@ -65,7 +66,10 @@ export class RunProcessor implements OnApplicationBootstrap, BeforeApplicationSh
   async process(job: Job<RunJobData>, token?: string) {
     const runId = job.data.runId;
     try {
-      const result = await this.executor.execute(runId, { leaseWait: 'defer', handBack: this.handBack.signal });
+      // the run's span continues the trace of the request that queued it, its lines carry that request's id
+      const result = await inQueuedRunContext(job.data.context, () =>
+        this.executor.execute(runId, { leaseWait: 'defer', handBack: this.handBack.signal }),
+      );
       return { status: result.error ? 'failed' : 'completed' };
     } catch (err) {
       if (err instanceof SessionLeaseBusy) return this.park(job, token, err.retryInMs ?? PARKED_MS);

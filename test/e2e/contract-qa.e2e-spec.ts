@@ -81,9 +81,9 @@ describe('contract-qa agent', () => {
     expect(t.tool_history.slice(2).every((h: any) => h.tool === 'get_article_by_index')).toBe(true);
     expect(t.tool_history.some((h: any) => (h.args.article_numbers ?? []).includes(10))).toBe(true);
     expect(t.decision_log.map((d: any) => d.node)).toEqual(['check_tool_needed', 'planner', 'evaluator', 'planner', 'evaluator']);
-    expect(t.explored_articles).toContain(10);
-    expect(t.unexplored_articles).not.toContain(10);
-    expect(t.unexplored_articles.length).toBeGreaterThan(5);
+    expect(t.details.explored_articles).toContain(10);
+    expect(t.details.unexplored_articles).not.toContain(10);
+    expect(t.details.unexplored_articles.length).toBeGreaterThan(5);
     expect(userOf(model.requests.at(-1)!)).toMatch(/\[제10조 계약의 해지\][\s\S]*30일/);
     expect(res.body.llm_calls).toBeLessThanOrEqual(6); // seed: check 1 + planner 2 + evaluator 2 + respond 1
   });
@@ -186,7 +186,7 @@ describe('contract-qa agent', () => {
     const res = await ask('해지 조항이 표준계약서와 어떻게 달라?');
     expect(res.body.response).toBe('비교 결과입니다.');
     const t = await trace(res);
-    expect(t.contract_structure.exhibits).toEqual([
+    expect(t.details.contract_structure.exhibits).toEqual([
       { number: '별지 1', title: '용역 범위' },
       { number: '별지 2', title: '대금 지급 일정' },
     ]);

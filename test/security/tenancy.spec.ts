@@ -315,7 +315,7 @@ describe('start-up and logs', () => {
       svc = await startApp({ DATABASE_URL: db.url, LOG_LEVEL: 'warn' });
     });
     try {
-      expect(output).toMatch(/No API keys configured[^\n]*tenant "default"/);
+      expect(output).toMatch(/No API keys configured[^\n]*tenant \\?"default\\?"/); // a JSON log line escapes the quotes
       const turn = await call(svc!.url, null, 'POST', '/v1/chat', { message: '1 + 1', agent: 'react' });
       expect(turn.status).toBe(200);
       expect((await call(svc!.url, null, 'GET', `/v1/sessions/${turn.body.session_id}`)).status).toBe(200);

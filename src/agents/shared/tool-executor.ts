@@ -2,6 +2,8 @@ import { type AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 
+import { phaseSince } from '../../common/phases';
+import { currentRun } from '../../observability/log-context';
 import { toolLedgerOf } from '../../runs/tool-ledger';
 import { guardStatusOf, withToolCallId } from '../../tools/tool-guard';
 import type { Source, ToolCallRecord } from '../agent-definition';
@@ -57,7 +59,17 @@ export async function executeTool(
     opts.retry ?? NO_RETRY,
     config.signal,
   );
-  opts.metrics?.recordTool(call.name, result.ok ? 'success' : 'error', performance.now() - started);
+  const ms = performance.now() - started;
+  opts.metrics?.recordTool(call.name, result.ok ? 'success' : 'error', ms);
+  currentRun()?.toolCall({
+    tool: call.name,
+    node: typeof config.metadata?.langgraph_node === 'string' ? config.metadata.langgraph_node : 'unknown',
+    ms,
+    ok: result.ok,
+    error: result.ok ? undefined : String((result.error as Error)?.message ?? result.error),
+    output: () => (result.ok ? JSON.stringify(result.value) : ''),
+  });
+  phaseSince('tool', started);
   if (!result.ok) {
     const message = result.error instanceof Error ? result.error.message : String(result.error);
     return { ok: false, text: `Error: ${message}`, error: result.error, attempts: result.attempts };

@@ -1,9 +1,12 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { RunNotFoundException } from '../../common/domain.exception';
 import type { JobView } from '../../runs/runs.service';
 import { ToolApprovalService } from '../../tools/tool-approval.service';
+import { ApiErrors } from '../dto/api-docs';
+import { JobDto } from '../dto/job.dto';
 import { isUuid } from './ids';
 
 /**
@@ -11,12 +14,14 @@ import { isUuid } from './ids';
  * `pending_approval` on GET /v1/jobs/{id}) resumes when an operator approves or rejects it. 409 when the run
  * is not waiting for a decision.
  */
+@ApiErrors()
 @Controller('v1/jobs')
 export class ApprovalsController {
   constructor(private readonly approvals: ToolApprovalService) {}
 
   @Post(':id/approve')
   @HttpCode(200)
+  @ApiOkResponse({ type: JobDto })
   approve(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
     if (!isUuid(id)) throw new RunNotFoundException(id);
     return this.approvals.decide(id, true, tenantId);
@@ -24,6 +29,7 @@ export class ApprovalsController {
 
   @Post(':id/reject')
   @HttpCode(200)
+  @ApiOkResponse({ type: JobDto })
   reject(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
     if (!isUuid(id)) throw new RunNotFoundException(id);
     return this.approvals.decide(id, false, tenantId);

@@ -1,9 +1,13 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 
 import { AgentRegistry } from '../../agents/agent-registry.service';
 import { ToolRegistry } from '../../tools/tool-registry.service';
+import { ApiErrors } from '../dto/api-docs';
+import { AgentListDto, ToolListDto } from '../dto/catalog.dto';
 
 /** What this deployment offers: agents and tools (with the reason a tool is unavailable). */
+@ApiErrors()
 @Controller('v1')
 export class CatalogController {
   constructor(
@@ -12,12 +16,14 @@ export class CatalogController {
   ) {}
 
   @Get('agents')
-  listAgents() {
+  @ApiOkResponse({ type: AgentListDto })
+  listAgents(): AgentListDto {
     return { agents: this.agents.names().map((name) => ({ name, description: this.agents.get(name)!.description })) };
   }
 
   @Get('tools')
-  listTools() {
+  @ApiOkResponse({ type: ToolListDto })
+  listTools(): ToolListDto {
     return { tools: this.tools.list() };
   }
 }

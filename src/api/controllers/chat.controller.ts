@@ -1,4 +1,5 @@
 import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
@@ -6,13 +7,16 @@ import { RunEventBus } from '../../events/run-event-bus';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { idempotencyKey } from '../../runs/idempotency-key';
 import type { ChatResult } from '../../runs/records/chat-result';
+import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';
 import { ChatRequestDto } from '../dto/chat-request.dto';
+import { ChatResultDto } from '../dto/chat-result.dto';
 import { SseStream } from '../sse';
 import { TurnGate } from '../turn-gate';
 
 /** How long after the turn returned its result may still be on its way through the event bus. */
 const RESULT_GRACE_MS = 5000;
 
+@ApiErrors()
 @Controller('v1/chat')
 export class ChatController {
   constructor(
@@ -24,6 +28,8 @@ export class ChatController {
   /** One turn, answered in the request. */
   @Post()
   @HttpCode(200)
+  @ApiIdempotencyKey()
+  @ApiOkResponse({ type: ChatResultDto })
   async chat(@Body() body: ChatRequestDto, @Tenant() tenantId: string, @Headers('idempotency-key') key?: string): Promise<ChatResult> {
     return this.orchestrator.chat({ ...(await this.gate.turn(body, tenantId)), idempotency_key: idempotencyKey(key) });
   }
@@ -35,6 +41,8 @@ export class ChatController {
    * Progress, tokens and the result are read from the run event bus, as any other follower of the run reads them.
    */
   @Post('stream')
+  @HttpCode(200)
+  @ApiSse('`run`, `progress`, `token`, then `result` (a ChatResult)')
   async stream(@Body() body: ChatRequestDto, @Res() res: Response, @Tenant() tenantId: string): Promise<void> {
     const turn = { ...(await this.gate.turn(body, tenantId)), stream: { modes: [], tokens: true } };
     const run = await this.orchestrator.accept(turn, 'sync');

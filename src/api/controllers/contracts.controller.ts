@@ -12,12 +12,14 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
+import { ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery } from '@nestjs/swagger';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { DomainException } from '../../common/domain.exception';
 import { AppConfig } from '../../config/app-config';
 import { ContractNotFoundException, ContractsService, type ContractView } from '../../knowledge/contracts/contracts.service';
-import { CreateContractDto } from '../dto/contract.dto';
+import { ApiErrors } from '../dto/api-docs';
+import { ContractDto, ContractListDto, CreateContractDto } from '../dto/contract.dto';
 import { findBadInput, uploadProblem } from '../input-guard';
 import { isUuid } from './ids';
 
@@ -34,6 +36,7 @@ function view(c: ContractView) {
   };
 }
 
+@ApiErrors()
 @Controller('v1/contracts')
 export class ContractsController {
   constructor(
@@ -47,6 +50,8 @@ export class ContractsController {
    */
   @Post()
   @HttpCode(201)
+  @ApiConsumes('application/json', 'multipart/form-data')
+  @ApiCreatedResponse({ type: ContractDto })
   @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
   async create(
     @Body() body: CreateContractDto,
@@ -64,11 +69,14 @@ export class ContractsController {
   }
 
   @Get()
+  @ApiQuery({ name: 'kind', required: false, enum: ['user', 'standard'] })
+  @ApiOkResponse({ type: ContractListDto })
   async list(@Tenant() tenantId: string, @Query('kind') kind?: string) {
     return { contracts: await this.contracts.list(kind === 'user' || kind === 'standard' ? kind : undefined, tenantId) };
   }
 
   @Get(':id')
+  @ApiOkResponse({ type: ContractDto })
   async get(@Param('id') id: string, @Tenant() tenantId: string) {
     if (!isUuid(id)) throw new ContractNotFoundException(id.slice(0, 128));
     return view(await this.contracts.get(id, tenantId));
@@ -76,6 +84,7 @@ export class ContractsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiNoContentResponse()
   async remove(@Param('id') id: string, @Tenant() tenantId: string): Promise<void> {
     if (!isUuid(id)) throw new ContractNotFoundException(id.slice(0, 128));
     await this.contracts.delete(id, tenantId);

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiHeader, ApiOkResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
@@ -6,11 +7,14 @@ import { RunNotFoundException } from '../../common/domain.exception';
 import { idempotencyKey } from '../../runs/idempotency-key';
 import { RunRecords } from '../../runs/records/run-records.repository';
 import { JobView, RunsService } from '../../runs/runs.service';
+import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';
 import { ChatRequestDto } from '../dto/chat-request.dto';
+import { JobAcceptedDto, JobDto } from '../dto/job.dto';
 import { SseStream } from '../sse';
 import { TurnGate } from '../turn-gate';
 import { isUuid } from './ids';
 
+@ApiErrors()
 @Controller('v1/jobs')
 export class JobsController {
   constructor(
@@ -22,12 +26,19 @@ export class JobsController {
   /** The same turn, queued: 202 with the job id; read it back by job id or by session id. */
   @Post()
   @HttpCode(202)
-  async submit(@Body() body: ChatRequestDto, @Tenant() tenantId: string, @Headers('idempotency-key') key?: string) {
+  @ApiIdempotencyKey()
+  @ApiAcceptedResponse({ type: JobAcceptedDto })
+  async submit(
+    @Body() body: ChatRequestDto,
+    @Tenant() tenantId: string,
+    @Headers('idempotency-key') key?: string,
+  ): Promise<JobAcceptedDto> {
     const run = await this.runs.submit({ ...(await this.gate.turn(body, tenantId)), idempotency_key: idempotencyKey(key) });
     return { job_id: run.id, session_id: run.sessionId, status: run.status };
   }
 
   @Get(':id')
+  @ApiOkResponse({ type: JobDto })
   async get(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
     await this.owned(id, tenantId);
     return this.runs.get(id);
@@ -39,6 +50,8 @@ export class JobsController {
    * `Last-Event-ID` gets what it missed (within RUN_EVENTS_WINDOW), then the live events.
    */
   @Get(':id/events')
+  @ApiHeader({ name: 'last-event-id', required: false, description: 'resume after this event id' })
+  @ApiSse('`status` on every change, then `result` (a ChatResult)')
   async events(
     @Param('id') id: string,
     @Res() res: Response,
@@ -61,6 +74,7 @@ export class JobsController {
 
   @Post(':id/cancel')
   @HttpCode(200)
+  @ApiOkResponse({ type: JobDto })
   async cancel(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
     await this.owned(id, tenantId);
     return this.runs.cancel(id);

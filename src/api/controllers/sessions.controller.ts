@@ -1,4 +1,5 @@
-import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { isSessionId } from '../../auth/tenant';
 import { Tenant } from '../../auth/tenant.guard';
@@ -6,8 +7,14 @@ import { NoResultException, RunNotFoundException, SessionNotFoundException } fro
 import { ConversationRepository } from '../../memory/conversation.repository';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { RunRecords } from '../../runs/records/run-records.repository';
+import { ApiErrors } from '../dto/api-docs';
+import { ChatResultDto } from '../dto/chat-result.dto';
+import { RunTraceDto, toRunTrace } from '../dto/run-trace.dto';
+import { SessionDto, SessionListDto } from '../dto/session.dto';
+import { SessionListQueryDto } from '../dto/session-list.dto';
 import { isUuid } from './ids';
 
+@ApiErrors()
 @Controller('v1/sessions')
 export class SessionsController {
   constructor(
@@ -16,9 +23,26 @@ export class SessionsController {
     private readonly orchestrator: AgentOrchestrator,
   ) {}
 
+  /** The tenant's sessions with their summaries, most recently updated first (what the console lists). */
+  @Get()
+  @ApiOkResponse({ type: SessionListDto })
+  async list(@Query() query: SessionListQueryDto, @Tenant() tenantId: string): Promise<SessionListDto> {
+    const sessions = await this.sessions.list(tenantId, query.limit ?? 20, query.agent);
+    return {
+      sessions: sessions.map((s) => ({
+        session_id: s.id,
+        agent: s.agent,
+        summary: s.summary,
+        created_at: s.createdAt.toISOString(),
+        updated_at: s.updatedAt.toISOString(),
+      })),
+    };
+  }
+
   /** The conversation: every message, the running summary, the agent and the session's runs. */
   @Get(':id')
-  async get(@Param('id') id: string, @Tenant() tenantId: string) {
+  @ApiOkResponse({ type: SessionDto })
+  async get(@Param('id') id: string, @Tenant() tenantId: string): Promise<SessionDto> {
     const session = await this.sessions.get(this.known(id), tenantId);
     const [messages, runs] = await Promise.all([this.sessions.history(id, tenantId), this.runs.listBySession(id, tenantId)]);
     return {
@@ -41,6 +65,7 @@ export class SessionsController {
 
   /** The latest finished run's ChatResult. */
   @Get(':id/result')
+  @ApiOkResponse({ type: ChatResultDto })
   async result(@Param('id') id: string, @Tenant() tenantId: string) {
     await this.sessions.get(this.known(id), tenantId);
     const run = await this.runs.latestFinished(id, tenantId);
@@ -48,30 +73,21 @@ export class SessionsController {
     return run.result;
   }
 
+  /** The run's trace, one shape for every agent (see RunTraceDto). */
   @Get(':id/runs/:runId/trace')
-  async trace(@Param('id') id: string, @Param('runId') runId: string, @Tenant() tenantId: string) {
+  @ApiOperation({ summary: 'a run’s trace: decisions, plan, steps, tool calls, model calls with timing and tokens, node timings' })
+  @ApiOkResponse({ type: RunTraceDto })
+  async trace(@Param('id') id: string, @Param('runId') runId: string, @Tenant() tenantId: string): Promise<RunTraceDto> {
     await this.sessions.get(this.known(id), tenantId);
     if (!isUuid(runId)) throw new RunNotFoundException(runId, 'run');
     const run = await this.runs.getForTenant(runId, tenantId, 'run');
     if (run.sessionId !== id) throw new RunNotFoundException(runId, 'run');
-    const { decision_log, tool_history, past_steps, plan, model_calls, ...agentSpecific } = (run.trace ?? {}) as Record<string, unknown>;
-    return {
-      run_id: run.id,
-      agent: run.agent,
-      status: run.status,
-      decision_log: decision_log ?? [],
-      tool_history: tool_history ?? [],
-      past_steps: past_steps ?? [],
-      plan: plan ?? [],
-      model_calls: model_calls ?? [],
-      // what only some agents keep: explored/unexplored articles, agent outputs …
-      ...agentSpecific,
-      usage: { llm_calls: run.llmCalls, prompt_tokens: run.promptTokens, completion_tokens: run.completionTokens },
-    };
+    return toRunTrace(run);
   }
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiNoContentResponse()
   async remove(@Param('id') id: string, @Tenant() tenantId: string): Promise<void> {
     await this.orchestrator.deleteSession(this.known(id), tenantId);
   }

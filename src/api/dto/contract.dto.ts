@@ -21,3 +21,61 @@ export class CreateContractDto {
   @IsIn(['user', 'standard'])
   kind?: 'user' | 'standard';
 }
+
+export class ContractArticleDto {
+  @ApiProperty({ example: '제10조' })
+  number: string;
+
+  @ApiProperty({ example: '계약의 해지' })
+  title: string;
+
+  @ApiProperty({ type: [String], description: 'numbered clauses (항), markers kept' })
+  clauses: string[];
+}
+
+export class ExhibitDto {
+  @ApiProperty({ example: '별지 1' })
+  number: string;
+
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty()
+  content: string;
+}
+
+export class ContractDto {
+  @ApiProperty({ format: 'uuid' })
+  contract_id: string;
+
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty({ enum: ['user', 'standard'] })
+  kind: 'user' | 'standard';
+
+  @ApiProperty({ type: [ContractArticleDto] })
+  articles: ContractArticleDto[];
+
+  @ApiProperty({ type: [ExhibitDto] })
+  exhibits: ExhibitDto[];
+}
+
+export class ContractSummaryDto {
+  @ApiProperty({ format: 'uuid' })
+  contract_id: string;
+
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty({ enum: ['user', 'standard'] })
+  kind: 'user' | 'standard';
+
+  @ApiProperty({ description: 'how many articles it has' })
+  articles: number;
+}
+
+export class ContractListDto {
+  @ApiProperty({ type: [ContractSummaryDto] })
+  contracts: ContractSummaryDto[];
+}

@@ -19,3 +19,54 @@ export class CreateDocumentDto {
   @MaxLength(500)
   source?: string;
 }
+
+export class DocumentDto {
+  @ApiProperty({ format: 'uuid' })
+  document_id: string;
+
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty({ nullable: true, type: String })
+  source: string | null;
+
+  @ApiProperty({ description: 'how many chunks it was indexed as' })
+  chunks: number;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'in lists' })
+  created_at?: string;
+}
+
+export class DocumentListDto {
+  @ApiProperty({ type: [DocumentDto] })
+  documents: DocumentDto[];
+}
+
+export class DocumentChunkDto {
+  @ApiProperty()
+  index: number;
+
+  @ApiProperty({ nullable: true, type: String })
+  heading: string | null;
+
+  @ApiProperty()
+  content: string;
+}
+
+/** `GET /v1/documents/{id}`: the document with the chunks it was indexed as. */
+export class DocumentDetailDto {
+  @ApiProperty({ format: 'uuid' })
+  document_id: string;
+
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty({ nullable: true, type: String })
+  source: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ type: [DocumentChunkDto] })
+  chunks: DocumentChunkDto[];
+}

@@ -23,6 +23,12 @@ export interface DocumentRow {
   chunks: number;
 }
 
+export interface ChunkRow {
+  index: number;
+  heading: string | null;
+  content: string;
+}
+
 /** The SQL of knowledge-base documents and chunks; every statement filters on the tenant. */
 @Injectable()
 export class DocumentsRepository {
@@ -54,6 +60,19 @@ export class DocumentsRepository {
         WHERE d.tenant_id = $1 GROUP BY d.id ORDER BY d.created_at DESC`,
       [tenantId],
     );
+  }
+
+  /** The tenant's document with its chunks in order, or null. */
+  async get(id: string, tenantId: string): Promise<(Omit<DocumentRow, 'chunks'> & { chunks: ChunkRow[] }) | null> {
+    const [doc] = (await this.db.query(`SELECT id, title, source, created_at FROM documents WHERE id = $1 AND tenant_id = $2`, [
+      id,
+      tenantId,
+    ])) as Array<Omit<DocumentRow, 'chunks'>>;
+    if (!doc) return null;
+    const chunks = (await this.db.query(`SELECT idx AS index, heading, content FROM document_chunks WHERE document_id = $1 ORDER BY idx`, [
+      id,
+    ])) as ChunkRow[];
+    return { ...doc, chunks };
   }
 
   async hasAny(tenantId: string): Promise<boolean> {

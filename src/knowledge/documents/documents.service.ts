@@ -60,6 +60,13 @@ export class DocumentsService {
     }));
   }
 
+  /** A document with its parsed chunks (heading and text, in order); another tenant's id is DOCUMENT_NOT_FOUND. */
+  async get(id: string, tenantId: string) {
+    const doc = isServerIssuedId(id) ? await this.repo.get(id, tenantId) : null;
+    if (!doc) throw new DocumentNotFoundException(id.slice(0, 128));
+    return { document_id: doc.id, title: doc.title, source: doc.source, created_at: doc.created_at.toISOString(), chunks: doc.chunks };
+  }
+
   /** Whether the tenant has documents (inside a run: the run's tenant). */
   async hasAny(tenantId: string = runTenant()): Promise<boolean> {
     return this.repo.hasAny(tenantId);

@@ -27,8 +27,9 @@ export interface ReconcileCandidate {
 export class DurableRuns {
   constructor(private readonly db: DataSource) {}
 
-  toolLedger(runId: string): ToolLedger {
-    return new PgToolLedger(this.db, runId);
+  /** `attempt` 1 reads nothing back: no earlier attempt can have recorded a call (see PgToolLedger). */
+  toolLedger(runId: string, attempt: number): ToolLedger {
+    return new PgToolLedger(this.db, runId, attempt <= 1);
   }
 
   /**

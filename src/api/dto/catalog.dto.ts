@@ -1,0 +1,36 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class AgentInfoDto {
+  @ApiProperty({ example: 'react' })
+  name: string;
+
+  @ApiProperty()
+  description: string;
+}
+
+export class AgentListDto {
+  @ApiProperty({ type: [AgentInfoDto] })
+  agents: AgentInfoDto[];
+}
+
+export class ToolInfoDto {
+  @ApiProperty({ example: 'calculator' })
+  name: string;
+
+  @ApiProperty()
+  description: string;
+
+  @ApiProperty({ description: 'false: not configured here (see `reason`)' })
+  available: boolean;
+
+  @ApiPropertyOptional()
+  reason?: string;
+
+  @ApiProperty({ enum: ['low', 'high'], description: '`high`: blocked in a turn holding retrieved or tool-produced text unless asked' })
+  risk: 'low' | 'high';
+}
+
+export class ToolListDto {
+  @ApiProperty({ type: [ToolInfoDto] })
+  tools: ToolInfoDto[];
+}

@@ -1,0 +1,84 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+import { RUN_STATUSES, type RunMode, type RunStatus } from '../../database/entities';
+
+export class SessionMessageDto {
+  @ApiProperty({ enum: ['user', 'assistant'] })
+  role: string;
+
+  @ApiProperty()
+  content: string;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String })
+  run_id: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+}
+
+export class SessionRunDto {
+  @ApiProperty({ format: 'uuid' })
+  run_id: string;
+
+  @ApiProperty({ enum: RUN_STATUSES })
+  status: RunStatus;
+
+  @ApiProperty({ enum: ['sync', 'async'], description: '`sync`: POST /v1/chat; `async`: a queued job' })
+  mode: RunMode;
+
+  @ApiProperty()
+  llm_calls: number;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  finished_at: string | null;
+}
+
+/** `GET /v1/sessions/{id}`: the conversation, its running summary and its runs. */
+export class SessionDto {
+  @ApiProperty()
+  session_id: string;
+
+  @ApiProperty({ nullable: true, type: String, description: 'null for a LangGraph API thread that has not run yet' })
+  agent: string | null;
+
+  @ApiProperty({ nullable: true, type: String })
+  summary: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+
+  @ApiProperty({ type: [SessionMessageDto] })
+  messages: SessionMessageDto[];
+
+  @ApiProperty({ type: [SessionRunDto] })
+  runs: SessionRunDto[];
+}
+
+export class SessionSummaryDto {
+  @ApiProperty()
+  session_id: string;
+
+  @ApiProperty({ nullable: true, type: String })
+  agent: string | null;
+
+  @ApiProperty({ nullable: true, type: String })
+  summary: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+}
+
+/** `GET /v1/sessions`: the tenant's sessions, most recently updated first. */
+export class SessionListDto {
+  @ApiProperty({ type: [SessionSummaryDto] })
+  sessions: SessionSummaryDto[];
+}

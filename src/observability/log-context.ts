@@ -1,0 +1,56 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+import type { RunObservation } from './run-observation';
+
+/**
+ * What every log line carries where it is known. A request's own lines get `request_id` from pino-http's
+ * request logger; a queued run's lines get the id of the request that queued it here.
+ */
+export interface LogFields {
+  request_id?: string;
+  tenant_id?: string;
+  session_id?: string;
+  run_id?: string;
+  agent?: string;
+  node?: string;
+}
+
+interface Scope {
+  fields: LogFields;
+  run?: RunObservation;
+  /** the HTTP request being handled (not a log field: pino-http binds it) */
+  requestId?: string;
+}
+
+/**
+ * The one place log context lives: the request middleware and the run observer open a scope, the pino
+ * `mixin` reads it for each line, so no call site passes ids around for logging.
+ */
+const scope = new AsyncLocalStorage<Scope>();
+
+/** Runs `fn` with `fields` added to the current log context (and `run` as the observed run, when given). */
+export function withLogFields<T>(fields: LogFields, fn: () => T, run?: RunObservation): T {
+  const parent = scope.getStore();
+  return scope.run({ fields: { ...parent?.fields, ...fields }, run: run ?? parent?.run, requestId: parent?.requestId }, fn);
+}
+
+/** Runs a request's handling with its id and tenant. */
+export function withRequest<T>(requestId: string, tenantId: string | undefined, fn: () => T): T {
+  return scope.run({ fields: { tenant_id: tenantId }, requestId }, fn);
+}
+
+/** The id of the HTTP request being handled, if any. */
+export function currentRequestId(): string | undefined {
+  return scope.getStore()?.requestId;
+}
+
+/** A copy of the current fields (pino merges into the object it gets). */
+export function logFields(): LogFields {
+  const s = scope.getStore();
+  return s ? { ...s.fields } : {};
+}
+
+/** The run being executed in this async context, if any: model calls and tool calls report to it. */
+export function currentRun(): RunObservation | undefined {
+  return scope.getStore()?.run;
+}
