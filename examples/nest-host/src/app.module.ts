@@ -21,7 +21,9 @@ export class SupportController {
     AgentOrchestratorModule.forRootAsync({
       // read once from the host's environment; the module's shape (HTTP under /agents, a worker) is given here
       useFactory: () => ({
-        database: process.env.DATABASE_URL ? { url: process.env.DATABASE_URL } : { embedded: { dataDir: process.env.DATA_DIR ?? './data' } },
+        database: process.env.DATABASE_URL
+          ? { url: process.env.DATABASE_URL }
+          : { embedded: { dataDir: process.env.DATA_DIR ?? './data' } },
         model: { baseUrl: process.env.LLM_BASE_URL, apiKey: process.env.LLM_API_KEY, model: process.env.LLM_MODEL ?? 'gpt-4o-mini' },
         builtInAgents: ['react'],
         settings: { LLM_MAX_RETRIES: '0', LLM_CACHE: 'false' },
