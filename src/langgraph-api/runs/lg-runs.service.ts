@@ -18,8 +18,14 @@ import type { ApiStreamMode, RunCancelManyBody, RunCreateBody, RunListQueryValue
 import { RunWebhooks } from './run-webhook';
 import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatusesOf, type SseEvent, toApiRun } from './run-wire';
 
-/** How often a waiter checks the run row, and how long a cancelled run gets to stop before a rollback gives up. */
-const POLL_MS = 100;
+/**
+ * A waiter wakes on the run's `end` event; it re-reads the run row at least this often anyway (a run cancelled
+ * while queued, or one whose event window expired, publishes no `end` that it would see).
+ */
+const RECHECK_MS = 1000;
+/** After an `end` whose row has not ended yet (should not happen: the row is written first), a short pause. */
+const SETTLE_MS = 50;
+/** How long a cancelled run gets to stop before a rollback gives up. */
 const STOP_TIMEOUT_MS = 30_000;
 
 /** `config.configurable` of an assistant or a run (the orchestrator drops the keys the service sets itself). */
@@ -228,12 +234,30 @@ export class LangGraphRunsService {
     if (run && !hasEnded(run)) await this.runs.cancel(runId).catch(() => undefined);
   }
 
-  /** The run row once it has ended (polls the row, so it works whichever process executes the run). */
+  /**
+   * The run row once it has ended. Woken by the run's `end` on the event bus (whichever process executes the run:
+   * the orchestrator writes the row before it publishes `end`), and re-reading the row every RECHECK_MS anyway.
+   */
   async ended(runId: string, signal?: AbortSignal): Promise<RunEntity> {
     for (;;) {
       const run = await this.records.get(runId, 'run');
       if (hasEnded(run) || signal?.aborted) return run;
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      if (await this.endSeen(runId, signal)) await new Promise((r) => setTimeout(r, SETTLE_MS));
+    }
+  }
+
+  /** Follows the run's events until `end` (true), RECHECK_MS, or `signal` (false). */
+  private async endSeen(runId: string, signal?: AbortSignal): Promise<boolean> {
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), RECHECK_MS);
+    const abort = () => stop.abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    try {
+      for await (const e of this.events.subscribe(runId, { signal: stop.signal })) void e;
+      return !stop.signal.aborted;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
     }
   }
 
