@@ -14,6 +14,7 @@ import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
 import { RunWebhooks } from './runs/run-webhook';
 import { RunsController } from './runs/runs.controller';
+import { WebhookDelivery } from './runs/webhook-delivery';
 import { StoreController } from './store/store.controller';
 import { StoreModule } from './store/store.module';
 import { StoreService } from './store/store.service';
@@ -46,6 +47,7 @@ export class LangGraphApiModule {
         LgRunsRepository,
         LangGraphRunsService,
         RunWebhooks,
+        WebhookDelivery,
         ...cronProviders(config),
       ],
       exports: [ThreadsRepository, AssistantsService, StoreService],

@@ -17,6 +17,7 @@ import { LgRunsRepository } from './lg-runs.repository';
 import type { ApiStreamMode, RunCancelManyBody, RunCreateBody, RunListQueryValue } from './run-schemas';
 import { RunWebhooks } from './run-webhook';
 import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatusesOf, type SseEvent, toApiRun } from './run-wire';
+import { WebhookDelivery } from './webhook-delivery';
 
 /**
  * A waiter wakes on the run's `end` event; it re-reads the run row at least this often anyway (a run cancelled
@@ -64,6 +65,7 @@ export class LangGraphRunsService {
     private readonly orchestrator: AgentOrchestrator,
     private readonly events: RunEventBus,
     private readonly webhooks: RunWebhooks,
+    private readonly delivery: WebhookDelivery,
   ) {}
 
   /** Accepts and queues a run on `threadId` (null: a new temporary thread). */
@@ -117,7 +119,7 @@ export class LangGraphRunsService {
       },
     });
     await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
-    if (body.webhook) void this.webhookWhenEnded(tenantId, id, run.id, body.webhook);
+    if (body.webhook) void this.webhookWhenEnded(id, run.id);
     if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
     return { run, threadId: id, temporary, modes };
   }
@@ -184,8 +186,8 @@ export class LangGraphRunsService {
   }
 
   /** Waits for the run's end; the thread's final values (with `__interrupt__` when interrupted), or `{ __error__ }`. */
-  async join(tenantId: string, threadId: string, runId: string, signal?: AbortSignal): Promise<unknown> {
-    await this.row(tenantId, threadId, runId);
+  async join(tenantId: string, threadId: string, runId: string, signal?: AbortSignal, justCreated = false): Promise<unknown> {
+    if (!justCreated) await this.row(tenantId, threadId, runId);
     const run = await this.ended(runId, signal);
     if (run.status === 'failed') return { __error__: { error: run.error?.code ?? 'Error', message: run.error?.message ?? 'run failed' } };
     const thread = await this.threadsService.get(tenantId, threadId).catch(() => null);
@@ -239,10 +241,11 @@ export class LangGraphRunsService {
    * the orchestrator writes the row before it publishes `end`), and re-reading the row every RECHECK_MS anyway.
    */
   async ended(runId: string, signal?: AbortSignal): Promise<RunEntity> {
-    for (;;) {
+    for (let seen = false; ;) {
       const run = await this.records.get(runId, 'run');
       if (hasEnded(run) || signal?.aborted) return run;
-      if (await this.endSeen(runId, signal)) await new Promise((r) => setTimeout(r, SETTLE_MS));
+      if (seen) await new Promise((r) => setTimeout(r, SETTLE_MS));
+      seen = await this.endSeen(runId, signal);
     }
   }
 
@@ -261,15 +264,11 @@ export class LangGraphRunsService {
     }
   }
 
-  /**
-   * The run's webhook gets the ended run, from this process (the one that accepted the run) following its row:
-   * a webhook of a run whose API process went away before the run ended is not sent.
-   */
-  private async webhookWhenEnded(tenantId: string, threadId: string, runId: string, url: string): Promise<void> {
+  /** The accepting process delivers the webhook as soon as the run ends (WebhookDelivery's sweep is the backstop). */
+  private async webhookWhenEnded(threadId: string, runId: string): Promise<void> {
     try {
-      const run = await this.ended(runId);
-      const thread = await this.threadsService.get(tenantId, threadId).catch(() => null);
-      await this.webhooks.send(url, run, thread?.values ?? null);
+      await this.ended(runId);
+      await this.delivery.deliver(runId);
     } catch (err) {
       this.logger.warn({ msg: 'webhook not sent', thread_id: threadId, run_id: runId, err: (err as Error).message });
     }
