@@ -1,0 +1,73 @@
+import path from 'node:path';
+
+import { Client } from '@langchain/langgraph-sdk';
+import { useStream } from '@langchain/langgraph-sdk/react';
+import { JSDOM } from 'jsdom';
+import { createElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+
+import { useService } from '../support/service-fixture';
+import { waitFor } from '../support/test-app';
+
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'graphs');
+
+interface Seen {
+  loading: boolean;
+  texts: string[];
+}
+
+/**
+ * The React `useStream` hook (`@langchain/langgraph-sdk/react`) rendered with react-dom into a happy-dom
+ * document (only `window` / `document` are borrowed from it: fetch and streams stay Node's own).
+ */
+describe('LangGraph API: the React useStream hook', () => {
+  const svc = useService('lguse', { env: { LANGGRAPH_CONFIG: path.join(FIXTURES, 'langgraph.runs.json') } });
+  const dom = new JSDOM('<!doctype html><html><body></body></html>', { url: 'http://localhost/' });
+  const globals = globalThis as Record<string, unknown>;
+  let root: Root;
+
+  beforeAll(() => {
+    globals.window = dom.window;
+    globals.document = dom.window.document;
+  });
+
+  // the window stays: React's scheduler may still run a task after the last test (this file's sandbox goes anyway)
+  afterAll(() => root?.unmount());
+
+  it('submits a message, streams values while loading, and renders the final messages of the thread', async () => {
+    const client = new Client({ apiUrl: svc.url, callerOptions: { maxRetries: 0 } });
+    const renders: Seen[] = [];
+    let submit: ((values: unknown) => unknown) | undefined;
+    let threadId: string | undefined;
+
+    function Chat() {
+      const stream = useStream({ apiUrl: svc.url, assistantId: 'echo', messagesKey: 'messages', onThreadId: (id) => (threadId = id) });
+      const texts = stream.messages.map((m) => (typeof m.content === 'string' ? m.content : ''));
+      renders.push({ loading: stream.isLoading, texts });
+      submit = (values) => stream.submit(values as never);
+      return createElement(
+        'ul',
+        null,
+        texts.map((t, i) => createElement('li', { key: i }, t)),
+      );
+    }
+
+    const container = dom.window.document.createElement('div');
+    dom.window.document.body.appendChild(container);
+    root = createRoot(container as unknown as Element);
+    root.render(createElement(Chat));
+    await waitFor(async () => submit);
+
+    await submit!({ messages: [{ type: 'human', content: 'hello' }] });
+    const items = () => [...container.querySelectorAll('li')].map((li) => li.textContent);
+    await waitFor(async () => (items().length === 2 && !renders.at(-1)!.loading ? true : undefined));
+
+    expect(items()).toEqual(['hello', 'echo #1: hello']);
+    // streamed while the run was going on: a loading render that already had the graph's values
+    expect(renders.some((r) => r.loading && r.texts.includes('hello'))).toBe(true);
+    // the thread the hook created holds the same messages on the server
+    expect(threadId).toEqual(expect.any(String));
+    const state = await client.threads.getState<{ messages: Array<{ content: string }> }>(threadId!);
+    expect(state.values.messages.map((m) => m.content)).toEqual(['hello', 'echo #1: hello']);
+  });
+});
