@@ -14,7 +14,7 @@ import { InvalidRequestException, ThreadBusyException, ThreadNotFoundException }
 import { ThreadsRepository } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
 import { LgRunsRepository } from './lg-runs.repository';
-import type { ApiStreamMode, RunCancelManyBody, RunCreateBody, RunListQueryValue } from './run-schemas';
+import { type ApiStreamMode, graphOptionsOf, type RunCancelManyBody, type RunCreateBody, type RunListQueryValue } from './run-schemas';
 import { RunWebhooks } from './run-webhook';
 import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatusesOf, type SseEvent, toApiRun } from './run-wire';
 import { WebhookDelivery } from './webhook-delivery';
@@ -84,6 +84,7 @@ export class LangGraphRunsService {
 
     const requested = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
     const modes: ApiStreamMode[] = requested.length ? [...new Set(requested)] : ['values'];
+    if (modes.includes('events')) throw new InvalidRequestException("stream_mode 'events' is not supported by this server");
     const input = body.input ?? undefined;
     const command = body.command
       ? { ...body.command, update: body.command.update ?? undefined, goto: body.command.goto ?? undefined }
@@ -115,6 +116,7 @@ export class LangGraphRunsService {
         metadata: body.metadata ?? {},
         stream_mode: modes,
         temporary,
+        graph_options: graphOptionsOf(body, assistant.config),
         ...(body.webhook ? { webhook: body.webhook } : {}),
       },
     });
