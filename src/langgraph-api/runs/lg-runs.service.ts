@@ -70,12 +70,16 @@ export class LangGraphRunsService {
 
   /** Accepts and queues a run on `threadId` (null: a new temporary thread). */
   async create(tenantId: string, threadId: string | null, body: RunCreateBody): Promise<CreatedRun> {
-    const assistant = await this.assistants.get(tenantId, body.assistant_id);
-    if (body.webhook) await this.webhooks.check(body.webhook);
+    // independent reads, side by side (they are most of what accepting a run costs)
+    const [assistant, known] = await Promise.all([
+      this.assistants.get(tenantId, body.assistant_id),
+      threadId === null ? null : this.threads.get(tenantId, threadId),
+      body.webhook ? this.webhooks.check(body.webhook) : null,
+    ]);
     const temporary = threadId === null && (body.on_completion ?? 'delete') === 'delete';
     const id = threadId ?? randomUUID();
     if (threadId === null) await this.threads.insert(tenantId, id, {});
-    else if (!(await this.threads.get(tenantId, id))) {
+    else if (!known) {
       if (body.if_not_exists !== 'create') throw new ThreadNotFoundException(id);
       await this.threads.insert(tenantId, id, {});
     }
