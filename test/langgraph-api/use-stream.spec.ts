@@ -70,4 +70,52 @@ describe('LangGraph API: the React useStream hook', () => {
     const state = await client.threads.getState<{ messages: Array<{ content: string }> }>(threadId!);
     expect(state.values.messages.map((m) => m.content)).toEqual(['hello', 'echo #1: hello']);
   });
+
+  it('reconnectOnMount: a component mounted again while the run goes on rejoins its stream and sees it finish', async () => {
+    const client = new Client({ apiUrl: svc.url, callerOptions: { maxRetries: 0 } });
+    const stored = new Map<string, string>();
+    const storage = {
+      getItem: (k: string) => stored.get(k) ?? null,
+      setItem: (k: string, v: string) => void stored.set(k, v),
+      removeItem: (k: string) => void stored.delete(k),
+    };
+    const renders: Array<{ mount: number; loading: boolean; ticks: number }> = [];
+    let submit: ((values: unknown) => unknown) | undefined;
+    let threadId: string | undefined;
+
+    function Ticker(props: { mount: number; threadId?: string }) {
+      const stream = useStream<{ ticks?: number; ms?: number }>({
+        apiUrl: svc.url,
+        assistantId: 'slow',
+        threadId: props.threadId,
+        onThreadId: (id: string) => (threadId = id),
+        reconnectOnMount: () => storage,
+      });
+      renders.push({ mount: props.mount, loading: stream.isLoading, ticks: stream.values?.ticks ?? 0 });
+      submit = (values) => stream.submit(values as never);
+      return createElement('p', null, String(stream.values?.ticks ?? 0));
+    }
+
+    const container = dom.window.document.createElement('div');
+    dom.window.document.body.appendChild(container);
+    const first = createRoot(container as unknown as Element);
+    first.render(createElement(Ticker, { mount: 1 }));
+    await waitFor(async () => submit);
+    void submit!({ ms: 150 });
+    // the run is under way and the hook has recorded it for a rejoin
+    await waitFor(async () => (renders.some((r) => r.mount === 1 && r.ticks >= 2) && stored.size === 1 ? true : undefined));
+    first.unmount();
+
+    const second = createRoot(container as unknown as Element);
+    second.render(createElement(Ticker, { mount: 2, threadId }));
+    await waitFor(async () => (renders.some((r) => r.mount === 2 && r.ticks === 10 && !r.loading) ? true : undefined));
+    second.unmount();
+
+    // the second mount followed the live run (loading, ticks climbing), not only the stored end state
+    const mount2 = renders.filter((r) => r.mount === 2);
+    expect(mount2.some((r) => r.loading && r.ticks < 10)).toBe(true);
+    expect(stored.size).toBe(0);
+    const runs = await client.runs.list(threadId!);
+    expect(runs.map((r) => r.status)).toEqual(['success']);
+  });
 });
