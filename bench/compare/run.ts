@@ -166,7 +166,7 @@ async function startOurs(model: ScriptedModelServer, dbUrl: string, prefix: stri
   const log: string[] = [];
   const child = spawnServer(
     process.execPath,
-    [join(ROOT, 'dist', 'main.js')],
+    [...(process.env.COMPARE_OURS_NODE_ARGS ?? '').split(' ').filter(Boolean), join(ROOT, 'dist', 'main.js')],
     ROOT,
     {
       DATABASE_URL: dbUrl,

@@ -15,6 +15,7 @@ import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
 import { RunWebhooks } from './runs/run-webhook';
 import { RunsController } from './runs/runs.controller';
+import { WebhookDelivery } from './runs/webhook-delivery';
 import { StoreController } from './store/store.controller';
 import { StoreModule } from './store/store.module';
 import { StoreService } from './store/store.service';
@@ -50,6 +51,7 @@ export class LangGraphApiModule {
         LgRunsRepository,
         LangGraphRunsService,
         RunWebhooks,
+        WebhookDelivery,
         ...cronProviders(config),
       ],
       exports: [ThreadsRepository, AssistantsService, StoreService],

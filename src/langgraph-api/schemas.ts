@@ -28,7 +28,7 @@ export const RunnableConfigSchema = z.object({
   metadata: record.optional(),
   run_name: z.string().optional(),
   max_concurrency: z.number().optional(),
-  recursion_limit: z.number().int().optional(),
+  recursion_limit: z.number().int().gte(1).lte(10_000).optional(),
   configurable: record.optional(),
   run_id: z.string().optional(),
 });

@@ -386,7 +386,9 @@ export class AgentOrchestrator {
             ? 'CANCELLED'
             : isModelUnavailable(err)
               ? 'MODEL_UNAVAILABLE'
-              : 'INTERNAL_ERROR';
+              : (err as Error)?.name === 'GraphRecursionError' // the run's recursion_limit: its message is safe to show
+                ? 'RECURSION_LIMIT'
+                : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
       // an internal error's text (SQL, stack details) stays in the log; the client gets the run id to report
       const message = code === 'INTERNAL_ERROR' ? `internal error in run ${run.id}` : (budget.exceeded ?? (err as Error)).message;
@@ -427,6 +429,12 @@ export class AgentOrchestrator {
     const subgraphs = Boolean(request?.subgraphs);
     const own: GraphStreamMode[] = tokens ? ['updates', 'values', 'messages'] : ['updates', 'values'];
     const from = !resume && !approval && run.input.checkpoint_id ? { checkpoint_id: run.input.checkpoint_id } : {};
+    // a LangGraph API run's config.tags / recursion_limit and durability (validated by its API)
+    const lgOptions = (run.input.lg?.graph_options ?? {}) as {
+      tags?: string[];
+      recursion_limit?: number;
+      durability?: 'exit' | 'async' | 'sync';
+    };
     const stream = await agent.graph.stream(
       approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id)),
       {
@@ -439,8 +447,9 @@ export class AgentOrchestrator {
         store: new TenantStore(this.store, run.tenantId),
         streamMode: graphStreamModes(own, request),
         subgraphs,
-        durability: this.durabilityOf(agent, run),
-        recursionLimit: 100,
+        durability: lgOptions.durability ?? this.durabilityOf(agent, run),
+        recursionLimit: lgOptions.recursion_limit ?? 100,
+        ...(lgOptions.tags ? { tags: lgOptions.tags } : {}),
         runName: `${agent.name}:${run.id}`,
         metadata: { run_id: run.id, session_id: run.sessionId },
       },

@@ -108,9 +108,12 @@ describe('web console at /console', () => {
 
     expect(await page.locator('.msg.assistant .content').last().textContent()).toBe('Nine times nine is eighty-one.');
     expect(await page.locator('.msg.assistant .tool-calls').last().textContent()).toContain('calculator({"expression":"9*9"}) → success');
-    const steps = await page
-      .locator('.steps tbody tr')
-      .evaluateAll((rows) => rows.map((r) => ({ node: r.getAttribute('data-node'), tokens: Number(r.lastElementChild!.textContent) })));
+    const rows = page.locator('.steps tbody tr');
+    const steps: { node: string | null; tokens: number }[] = [];
+    for (let i = 0; i < (await rows.count()); i += 1) {
+      const row = rows.nth(i);
+      steps.push({ node: await row.getAttribute('data-node'), tokens: Number(await row.locator('td').last().textContent()) });
+    }
     expect(steps.map((s) => s.node)).toEqual(['InputNode', 'LlmNode', 'ToolNode', 'LlmNode', 'ResponseNode']);
     // the final answer's tokens arrived as `token` events during the second model call, not only with the result
     expect(steps[3].tokens).toBeGreaterThan(1);

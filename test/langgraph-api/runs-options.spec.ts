@@ -94,6 +94,49 @@ describe('LangGraph API: run options (official SDK)', () => {
     expect(await statusOf(c1.runs.cancelMany({ threadId: a.thread_id, runIds: ['nope'] }))).toBe(404);
   });
 
+  it("config.tags (the assistant's and the run's) reach the graph; recursion_limit stops a longer run", async () => {
+    const assistant = await c1.assistants.create({ graphId: 'configured', config: { tags: ['from-assistant'] } });
+    const thread = await c1.threads.create();
+    const values = await c1.runs.wait(thread.thread_id, assistant.assistant_id, { input: human('hi'), config: { tags: ['from-run'] } });
+    expect(seenOf(values).tags).toEqual(expect.arrayContaining(['from-assistant', 'from-run']));
+
+    const t2 = await c1.threads.create();
+    // the SDK's wait throws the run's `__error__`
+    await expect(c1.runs.wait(t2.thread_id, 'slow', { input: { ms: 1 }, config: { recursion_limit: 3 } })).rejects.toThrow(
+      /RECURSION_LIMIT: Recursion limit of 3 reached/,
+    );
+    const t3 = await c1.threads.create();
+    expect(await c1.runs.wait(t3.thread_id, 'slow', { input: { ms: 1 }, config: { recursion_limit: 25 } })).toMatchObject({ ticks: 10 });
+  });
+
+  it("durability 'exit' saves only the run's final checkpoint ('sync' each step)", async () => {
+    const checkpoints = async (durability: 'exit' | 'sync') => {
+      const thread = await c1.threads.create();
+      await c1.runs.wait(thread.thread_id, 'slow', { input: { ms: 1 }, durability });
+      return (await c1.threads.getHistory(thread.thread_id, { limit: 100 })).length;
+    };
+    expect(await checkpoints('exit')).toBe(1);
+    expect(await checkpoints('sync')).toBeGreaterThanOrEqual(11);
+  });
+
+  it('refuses what it does not do with a 422: the events stream mode, an unknown durability, a recursion_limit of 0', async () => {
+    const thread = await c1.threads.create();
+    const post = (body: Record<string, unknown>) =>
+      fetch(`${svc.url}/threads/${thread.thread_id}/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': T1 },
+        body: JSON.stringify({ assistant_id: 'echo', input: human('x'), ...body }),
+      });
+    for (const body of [{ stream_mode: ['values', 'events'] }, { durability: 'often' }, { config: { recursion_limit: 0 } }]) {
+      const res = await post(body);
+      expect(res.status).toBe(422);
+      expect(await res.json()).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });
+    }
+    // accepted without LangSmith, as the reference server does
+    expect((await post({ feedback_keys: ['score'], stream_resumable: true })).status).toBe(200);
+    expect(await c1.runs.list(thread.thread_id)).toHaveLength(1);
+  });
+
   describe('webhook', () => {
     let server: Server;
     let base: string;

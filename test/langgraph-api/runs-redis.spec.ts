@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 
 import { useService } from '../support/service-fixture';
+import { startApp } from '../support/test-app';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'graphs');
 
@@ -48,5 +49,29 @@ describe('LangGraph API: runs through BullMQ and Redis', () => {
     const values = (await client.runs.join(thread.thread_id, run.run_id)) as any;
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1900);
     expect(values.messages.at(-1).content).toBe('echo #1: later');
+  });
+
+  it('a client that drops a live stream and reconnects with Last-Event-ID (to another API process) gets the rest once', async () => {
+    // the run is accepted by an API-only process and executed by the fixture's worker; the client follows it
+    // from that API process, drops the stream mid-run, and reconnects through the fixture's API
+    const api = await startApp({ ...svc.env, RUN_WORKER: 'false' });
+    try {
+      const first = new Client({ apiUrl: api.url, callerOptions: { maxRetries: 0 } });
+      const thread = await first.threads.create();
+      const run = await first.runs.create(thread.thread_id, 'slow', { input: { ms: 200 }, streamMode: ['custom'] });
+      const seen: Array<{ id?: string; tick: number }> = [];
+      for await (const e of first.runs.joinStream(thread.thread_id, run.run_id)) {
+        if (e.event === 'custom') seen.push({ id: (e as { id?: string }).id, tick: (e.data as { tick: number }).tick });
+        if (seen.length === 3) break; // the client goes away while the run goes on
+      }
+      expect(seen.map((s) => s.tick)).toEqual([1, 2, 3]);
+      expect((await first.runs.get(thread.thread_id, run.run_id)).status).toBe('running');
+
+      const rest = await collect(client.runs.joinStream(thread.thread_id, run.run_id, { lastEventId: seen[2].id }));
+      expect(rest.filter((e) => e.event === 'custom').map((e) => (e.data as { tick: number }).tick)).toEqual([4, 5, 6, 7, 8, 9, 10]);
+      expect(await client.runs.join(thread.thread_id, run.run_id)).toMatchObject({ ticks: 10 });
+    } finally {
+      await api.close();
+    }
   });
 });

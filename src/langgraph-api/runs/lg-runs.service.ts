@@ -14,12 +14,19 @@ import { InvalidRequestException, ThreadBusyException, ThreadNotFoundException }
 import { ThreadsRepository } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
 import { LgRunsRepository } from './lg-runs.repository';
-import type { ApiStreamMode, RunCancelManyBody, RunCreateBody, RunListQueryValue } from './run-schemas';
+import { type ApiStreamMode, graphOptionsOf, type RunCancelManyBody, type RunCreateBody, type RunListQueryValue } from './run-schemas';
 import { RunWebhooks } from './run-webhook';
 import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatusesOf, type SseEvent, toApiRun } from './run-wire';
+import { WebhookDelivery } from './webhook-delivery';
 
-/** How often a waiter checks the run row, and how long a cancelled run gets to stop before a rollback gives up. */
-const POLL_MS = 100;
+/**
+ * A waiter wakes on the run's `end` event; it re-reads the run row at least this often anyway (a run cancelled
+ * while queued, or one whose event window expired, publishes no `end` that it would see).
+ */
+const RECHECK_MS = 1000;
+/** After an `end` whose row has not ended yet (should not happen: the row is written first), a short pause. */
+const SETTLE_MS = 50;
+/** How long a cancelled run gets to stop before a rollback gives up. */
 const STOP_TIMEOUT_MS = 30_000;
 
 /** `config.configurable` of an assistant or a run (the orchestrator drops the keys the service sets itself). */
@@ -58,16 +65,21 @@ export class LangGraphRunsService {
     private readonly orchestrator: AgentOrchestrator,
     private readonly events: RunEventBus,
     private readonly webhooks: RunWebhooks,
+    private readonly delivery: WebhookDelivery,
   ) {}
 
   /** Accepts and queues a run on `threadId` (null: a new temporary thread). */
   async create(tenantId: string, threadId: string | null, body: RunCreateBody): Promise<CreatedRun> {
-    const assistant = await this.assistants.get(tenantId, body.assistant_id);
-    if (body.webhook) await this.webhooks.check(body.webhook);
+    // independent reads, side by side (they are most of what accepting a run costs)
+    const [assistant, known] = await Promise.all([
+      this.assistants.get(tenantId, body.assistant_id),
+      threadId === null ? null : this.threads.get(tenantId, threadId),
+      body.webhook ? this.webhooks.check(body.webhook) : null,
+    ]);
     const temporary = threadId === null && (body.on_completion ?? 'delete') === 'delete';
     const id = threadId ?? randomUUID();
     if (threadId === null) await this.threads.insert(tenantId, id, {});
-    else if (!(await this.threads.get(tenantId, id))) {
+    else if (!known) {
       if (body.if_not_exists !== 'create') throw new ThreadNotFoundException(id);
       await this.threads.insert(tenantId, id, {});
     }
@@ -76,6 +88,7 @@ export class LangGraphRunsService {
 
     const requested = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
     const modes: ApiStreamMode[] = requested.length ? [...new Set(requested)] : ['values'];
+    if (modes.includes('events')) throw new InvalidRequestException("stream_mode 'events' is not supported by this server");
     const input = body.input ?? undefined;
     const command = body.command
       ? { ...body.command, update: body.command.update ?? undefined, goto: body.command.goto ?? undefined }
@@ -107,11 +120,12 @@ export class LangGraphRunsService {
         metadata: body.metadata ?? {},
         stream_mode: modes,
         temporary,
+        graph_options: graphOptionsOf(body, assistant.config),
         ...(body.webhook ? { webhook: body.webhook } : {}),
       },
     });
     await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
-    if (body.webhook) void this.webhookWhenEnded(tenantId, id, run.id, body.webhook);
+    if (body.webhook) void this.webhookWhenEnded(id, run.id);
     if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
     return { run, threadId: id, temporary, modes };
   }
@@ -178,8 +192,8 @@ export class LangGraphRunsService {
   }
 
   /** Waits for the run's end; the thread's final values (with `__interrupt__` when interrupted), or `{ __error__ }`. */
-  async join(tenantId: string, threadId: string, runId: string, signal?: AbortSignal): Promise<unknown> {
-    await this.row(tenantId, threadId, runId);
+  async join(tenantId: string, threadId: string, runId: string, signal?: AbortSignal, justCreated = false): Promise<unknown> {
+    if (!justCreated) await this.row(tenantId, threadId, runId);
     const run = await this.ended(runId, signal);
     if (run.status === 'failed') return { __error__: { error: run.error?.code ?? 'Error', message: run.error?.message ?? 'run failed' } };
     const thread = await this.threadsService.get(tenantId, threadId).catch(() => null);
@@ -228,24 +242,39 @@ export class LangGraphRunsService {
     if (run && !hasEnded(run)) await this.runs.cancel(runId).catch(() => undefined);
   }
 
-  /** The run row once it has ended (polls the row, so it works whichever process executes the run). */
+  /**
+   * The run row once it has ended. Woken by the run's `end` on the event bus (whichever process executes the run:
+   * the orchestrator writes the row before it publishes `end`), and re-reading the row every RECHECK_MS anyway.
+   */
   async ended(runId: string, signal?: AbortSignal): Promise<RunEntity> {
-    for (;;) {
+    for (let seen = false; ;) {
       const run = await this.records.get(runId, 'run');
       if (hasEnded(run) || signal?.aborted) return run;
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      if (seen) await new Promise((r) => setTimeout(r, SETTLE_MS));
+      seen = await this.endSeen(runId, signal);
     }
   }
 
-  /**
-   * The run's webhook gets the ended run, from this process (the one that accepted the run) following its row:
-   * a webhook of a run whose API process went away before the run ended is not sent.
-   */
-  private async webhookWhenEnded(tenantId: string, threadId: string, runId: string, url: string): Promise<void> {
+  /** Follows the run's events until `end` (true), RECHECK_MS, or `signal` (false). */
+  private async endSeen(runId: string, signal?: AbortSignal): Promise<boolean> {
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), RECHECK_MS);
+    const abort = () => stop.abort();
+    signal?.addEventListener('abort', abort, { once: true });
     try {
-      const run = await this.ended(runId);
-      const thread = await this.threadsService.get(tenantId, threadId).catch(() => null);
-      await this.webhooks.send(url, run, thread?.values ?? null);
+      for await (const e of this.events.subscribe(runId, { signal: stop.signal })) void e;
+      return !stop.signal.aborted;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+    }
+  }
+
+  /** The accepting process delivers the webhook as soon as the run ends (WebhookDelivery's sweep is the backstop). */
+  private async webhookWhenEnded(threadId: string, runId: string): Promise<void> {
+    try {
+      await this.ended(runId);
+      await this.delivery.deliver(runId);
     } catch (err) {
       this.logger.warn({ msg: 'webhook not sent', thread_id: threadId, run_id: runId, err: (err as Error).message });
     }

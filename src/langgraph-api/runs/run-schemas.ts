@@ -4,8 +4,9 @@ import { CheckpointSchema, RunnableConfigSchema } from '../schemas';
 
 /**
  * Bodies of the runs endpoints, as `@langchain/langgraph-sdk`'s RunsClient sends them (langgraphjs
- * `libs/langgraph-api/src/schemas.mts` `RunCreate`). Accepted for compatibility but not applied: `feedback_keys`,
- * `strict_resume`, `checkpoint_during`, `durability`, `langsmith_tracer`, `stream_resumable` (see the README).
+ * `libs/langgraph-api/src/schemas.mts` `RunCreate`). Accepted for compatibility but not applied: `feedback_keys` (as the
+ * reference server without LangSmith), `strict_resume`, `checkpoint_during`, `langsmith_tracer`; `stream_resumable` is
+ * what every run is (its events stay in the bus's replay window); the `events` stream mode is refused (422).
  */
 const record = z.record(z.string(), z.unknown());
 const nodes = z.union([z.literal('*'), z.array(z.string())]);
@@ -52,10 +53,23 @@ export const RunCreate = z.object({
   feedback_keys: z.unknown().optional(),
   strict_resume: z.unknown().optional(),
   checkpoint_during: z.unknown().optional(),
-  durability: z.unknown().optional(),
+  durability: z.enum(['exit', 'async', 'sync']).nullish(),
   langsmith_tracer: z.unknown().optional(),
 });
 export type RunCreateBody = z.infer<typeof RunCreate>;
+
+/** What a run passes to the graph besides its input (`RunInput.lg.graph_options`, read by the orchestrator). */
+export function graphOptionsOf(body: RunCreateBody, assistantConfig: unknown): Record<string, unknown> | undefined {
+  const fromAssistant = (assistantConfig ?? {}) as { tags?: string[]; recursion_limit?: number };
+  const tags = [...(fromAssistant.tags ?? []), ...(body.config?.tags ?? [])];
+  const recursionLimit = body.config?.recursion_limit ?? fromAssistant.recursion_limit;
+  const out = {
+    ...(tags.length ? { tags: [...new Set(tags)] } : {}),
+    ...(recursionLimit ? { recursion_limit: recursionLimit } : {}),
+    ...(body.durability ? { durability: body.durability } : {}),
+  };
+  return Object.keys(out).length ? out : undefined;
+}
 
 export const RunBatchCreate = z.array(RunCreate).min(1).max(100);
 

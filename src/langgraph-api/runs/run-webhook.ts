@@ -30,8 +30,8 @@ export class RunWebhooks {
     }
   }
 
-  /** Posts the ended run; a failure is logged, not retried. */
-  async send(url: string, run: RunEntity, values: unknown): Promise<void> {
+  /** Posts the ended run; true when the receiver answered 2xx (a failure is logged; WebhookDelivery retries). */
+  async send(url: string, run: RunEntity, values: unknown): Promise<boolean> {
     const payload = {
       ...toApiRun(run),
       run_started_at: (run.startedAt ?? run.createdAt).toISOString(),
@@ -52,8 +52,10 @@ export class RunWebhooks {
         },
       );
       if (!res.ok) this.logger.warn({ msg: 'webhook answered with an error', run_id: run.id, status: res.status });
+      return res.ok;
     } catch (err) {
       this.logger.warn({ msg: 'webhook not delivered', run_id: run.id, err: (err as Error).message });
+      return false;
     }
   }
 }

@@ -88,7 +88,7 @@ export class RunsController {
   ) {
     const { run, threadId: id } = await this.runs.create(tenantId, known(threadId), body);
     res.setHeader('Content-Location', `/threads/${id}/runs/${run.id}`);
-    return this.runs.join(tenantId, id, run.id, this.disconnectOf(req, body.on_disconnect === 'cancel' ? run.id : null));
+    return this.runs.join(tenantId, id, run.id, this.disconnectOf(req, body.on_disconnect === 'cancel' ? run.id : null), true);
   }
 
   @Post('runs/wait')
@@ -101,7 +101,7 @@ export class RunsController {
   ) {
     const { run, threadId } = await this.runs.create(tenantId, null, body);
     res.setHeader('Content-Location', `/runs/${run.id}`);
-    return this.runs.join(tenantId, threadId, run.id, this.disconnectOf(req, body.on_disconnect === 'cancel' ? run.id : null));
+    return this.runs.join(tenantId, threadId, run.id, this.disconnectOf(req, body.on_disconnect === 'cancel' ? run.id : null), true);
   }
 
   @Post('threads/:thread_id/runs/stream')
