@@ -6,7 +6,9 @@ describe('graph stream requests', () => {
       modes: ['updates', 'messages'],
       subgraphs: true,
       tokens: false,
+      events: false,
     });
+    expect(streamRequestOf({ modes: ['values'], events: true })).toMatchObject({ modes: ['values'], events: true });
     expect(streamRequestOf(undefined)).toBeNull();
   });
 

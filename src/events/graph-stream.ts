@@ -9,6 +9,8 @@ export interface RunStreamRequest {
   subgraphs?: boolean;
   /** publish `token` events `{ node, content }` (REST v1 streaming) from the `messages` mode */
   tokens?: boolean;
+  /** publish LangChain `streamEvents` v2 events as `events` events (LangGraph Server's `events` mode; see graph-events.ts) */
+  events?: boolean;
 }
 
 export const GRAPH_STREAM_MODES = ['values', 'updates', 'messages', 'custom', 'debug', 'checkpoints', 'tasks'] as const;
@@ -17,9 +19,9 @@ export type GraphStreamMode = (typeof GRAPH_STREAM_MODES)[number];
 /** The run's stream request from its stored input, unknown modes dropped; null when it asked for nothing. */
 export function streamRequestOf(value: unknown): RunStreamRequest | null {
   if (!value || typeof value !== 'object') return null;
-  const { modes, subgraphs, tokens } = value as Record<string, unknown>;
+  const { modes, subgraphs, tokens, events } = value as Record<string, unknown>;
   const known = (Array.isArray(modes) ? modes : []).filter((m): m is GraphStreamMode => GRAPH_STREAM_MODES.includes(m as never));
-  return { modes: [...new Set(known)], subgraphs: subgraphs === true, tokens: tokens === true };
+  return { modes: [...new Set(known)], subgraphs: subgraphs === true, tokens: tokens === true, events: events === true };
 }
 
 /** The modes to give `graph.stream`: the ones the caller needs itself plus the requested ones. */

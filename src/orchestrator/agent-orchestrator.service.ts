@@ -20,6 +20,7 @@ import {
 import { phase, phaseSince, recordingPhases } from '../common/phases';
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode } from '../database/entities';
+import { streamWithEvents } from '../events/graph-events';
 import { eventNameOf, type GraphStreamMode, graphStreamModes, type RunStreamRequest, streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
@@ -435,25 +436,27 @@ export class AgentOrchestrator {
       recursion_limit?: number;
       durability?: 'exit' | 'async' | 'sync';
     };
-    const stream = await agent.graph.stream(
-      approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id)),
-      {
-        configurable: { ...clientConfigurableOf(run.input.configurable), ...configurable, ...from, [TOOL_GUARD_KEY]: guard },
-        ...(run.input.context ? { context: run.input.context } : {}),
-        ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
-        ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
-        signal: opts.signal,
-        // the tenant's view of the LangGraph store: `config.store` / `getStore()` in the graph's nodes
-        store: new TenantStore(this.store, run.tenantId),
-        streamMode: graphStreamModes(own, request),
-        subgraphs,
-        durability: lgOptions.durability ?? this.durabilityOf(agent, run),
-        recursionLimit: lgOptions.recursion_limit ?? 100,
-        ...(lgOptions.tags ? { tags: lgOptions.tags } : {}),
-        runName: `${agent.name}:${run.id}`,
-        metadata: { run_id: run.id, session_id: run.sessionId },
-      },
-    );
+    const input = approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id));
+    const graphOptions = {
+      configurable: { ...clientConfigurableOf(run.input.configurable), ...configurable, ...from, [TOOL_GUARD_KEY]: guard },
+      ...(run.input.context ? { context: run.input.context } : {}),
+      ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
+      ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
+      signal: opts.signal,
+      // the tenant's view of the LangGraph store: `config.store` / `getStore()` in the graph's nodes
+      store: new TenantStore(this.store, run.tenantId),
+      streamMode: graphStreamModes(own, request),
+      subgraphs,
+      durability: lgOptions.durability ?? this.durabilityOf(agent, run),
+      recursionLimit: lgOptions.recursion_limit ?? 100,
+      ...(lgOptions.tags ? { tags: lgOptions.tags } : {}),
+      runName: `${agent.name}:${run.id}`,
+      metadata: { run_id: run.id, session_id: run.sessionId },
+    };
+    // LangGraph Server's `events` mode needs LangChain's callbacks: only for the runs that ask for it
+    const stream = request?.events
+      ? streamWithEvents(agent.graph, input, graphOptions, (e) => this.events.publish(run.id, 'events', toWire(e)))
+      : await agent.graph.stream(input, graphOptions);
     let step = 0;
     const observed = currentRun();
     observed?.graphStarted();

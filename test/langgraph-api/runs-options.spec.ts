@@ -119,7 +119,7 @@ describe('LangGraph API: run options (official SDK)', () => {
     expect(await checkpoints('sync')).toBeGreaterThanOrEqual(11);
   });
 
-  it('refuses what it does not do with a 422: the events stream mode, an unknown durability, a recursion_limit of 0', async () => {
+  it('refuses what it does not do with a 422: an unknown stream mode, an unknown durability, a recursion_limit of 0', async () => {
     const thread = await c1.threads.create();
     const post = (body: Record<string, unknown>) =>
       fetch(`${svc.url}/threads/${thread.thread_id}/runs`, {
@@ -127,7 +127,7 @@ describe('LangGraph API: run options (official SDK)', () => {
         headers: { 'content-type': 'application/json', 'x-api-key': T1 },
         body: JSON.stringify({ assistant_id: 'echo', input: human('x'), ...body }),
       });
-    for (const body of [{ stream_mode: ['values', 'events'] }, { durability: 'often' }, { config: { recursion_limit: 0 } }]) {
+    for (const body of [{ stream_mode: ['values', 'tokens'] }, { durability: 'often' }, { config: { recursion_limit: 0 } }]) {
       const res = await post(body);
       expect(res.status).toBe(422);
       expect(await res.json()).toMatchObject({ error: { code: expect.any(String), message: expect.any(String) } });

@@ -88,7 +88,6 @@ export class LangGraphRunsService {
 
     const requested = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
     const modes: ApiStreamMode[] = requested.length ? [...new Set(requested)] : ['values'];
-    if (modes.includes('events')) throw new InvalidRequestException("stream_mode 'events' is not supported by this server");
     const input = body.input ?? undefined;
     const command = body.command
       ? { ...body.command, update: body.command.update ?? undefined, goto: body.command.goto ?? undefined }
@@ -104,7 +103,7 @@ export class LangGraphRunsService {
       agent: assistant.graph_id,
       tenant_id: tenantId,
       metadata: body.metadata ?? undefined,
-      stream: { modes: graphModesOf(modes), subgraphs: body.stream_subgraphs ?? false },
+      stream: { modes: graphModesOf(modes), subgraphs: body.stream_subgraphs ?? false, events: modes.includes('events') },
       input,
       command,
       interrupt_before: body.interrupt_before ?? undefined,
@@ -206,7 +205,7 @@ export class LangGraphRunsService {
   /**
    * The run's events as LangGraph Server streams them: `metadata` `{ run_id, attempt }`, then one event per chunk of
    * each requested mode (`messages-tuple` → `messages` events, `messages` → `messages/metadata|partial|complete`,
-   * `mode|ns` from subgraphs), `error` `{ error, message }` when the run failed. From `lastEventId` on when given.
+   * `mode|ns` from subgraphs, `events`: LangChain `streamEvents` v2 events), `error` `{ error, message }` when the run failed. From `lastEventId` on when given.
    */
   async *stream(
     runId: string,
@@ -230,7 +229,10 @@ export class LangGraphRunsService {
         const error = (e.data as { error?: { code?: string; message?: string } | null } | null)?.error;
         if (error && error.code !== 'CANCELLED') yield { id: e.id, event: 'error', data: { error: error.code, message: error.message } };
         return;
-      } else if (['values', 'updates', 'custom', 'debug', 'tasks', 'checkpoints'].includes(mode) && (!wanted || wanted.has(mode))) {
+      } else if (
+        ['values', 'updates', 'custom', 'debug', 'tasks', 'checkpoints', 'events'].includes(mode) &&
+        (!wanted || wanted.has(mode))
+      ) {
         yield { id: e.id, event: e.event, data: e.data };
       }
     }

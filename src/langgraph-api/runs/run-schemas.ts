@@ -6,7 +6,7 @@ import { CheckpointSchema, RunnableConfigSchema } from '../schemas';
  * Bodies of the runs endpoints, as `@langchain/langgraph-sdk`'s RunsClient sends them (langgraphjs
  * `libs/langgraph-api/src/schemas.mts` `RunCreate`). Accepted for compatibility but not applied: `feedback_keys` (as the
  * reference server without LangSmith), `strict_resume`, `checkpoint_during`, `langsmith_tracer`; `stream_resumable` is
- * what every run is (its events stay in the bus's replay window); the `events` stream mode is refused (422).
+ * what every run is (its events stay in the bus's replay window).
  */
 const record = z.record(z.string(), z.unknown());
 const nodes = z.union([z.literal('*'), z.array(z.string())]);
