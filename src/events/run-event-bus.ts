@@ -11,7 +11,8 @@
  * Events a run publishes (see AgentOrchestrator.execute): `metadata` `{ run_id, session_id, agent, attempt }`,
  * `progress` `{ run_id, node, step }` per graph step, `token` `{ node, content }` when the run asked for tokens,
  * one event per chunk of each LangGraph stream mode the run asked for (`updates`, `messages`, `custom`, …, or
- * `mode|namespace` from subgraphs; data in LangGraph Server's wire format, see wire.ts), `interrupt` when the
+ * `mode|namespace` from subgraphs; data in LangGraph Server's wire format, see wire.ts), `events` (LangChain
+ * `streamEvents` v2 objects, when the run asked for them: see graph-events.ts), `interrupt` when the
  * run pauses for an approval, `result` (the ChatResult) and then `end`.
  */
 export interface RunEvent {
