@@ -109,4 +109,20 @@ describe('LangGraph API: events stream mode (official SDK)', () => {
     expect(after.filter((e) => e.data.event === 'on_chain_start' && e.data.name === 'tick')).toHaveLength(6);
     expect(await c1.runs.join(thread.thread_id, run.run_id)).toMatchObject({ ticks: 10 });
   });
+
+  it('cancel stops a run streaming events: it ends interrupted before its last step', async () => {
+    const thread = await c1.threads.create();
+    const run = await c1.runs.create(thread.thread_id, 'slow', { input: { ms: 300 }, streamMode: ['events'] });
+    for await (const e of c1.runs.joinStream(thread.thread_id, run.run_id) as AsyncIterable<SseEvent>) {
+      if (e.event === 'events' && e.data.event === 'on_chain_end' && e.data.name === 'tick') break; // one step done
+    }
+    await c1.runs.cancel(thread.thread_id, run.run_id, true);
+    expect(await c1.runs.get(thread.thread_id, run.run_id)).toMatchObject({ status: 'interrupted' });
+    const rest = (await collect(c1.runs.joinStream(thread.thread_id, run.run_id))).filter((e) => e.event === 'events');
+    const ticksDone = rest.filter((e) => e.data.event === 'on_chain_end' && e.data.name === 'tick').length;
+    expect(ticksDone).toBeGreaterThanOrEqual(1);
+    expect(ticksDone).toBeLessThan(10);
+    const state = await c1.threads.getState<{ ticks: number }>(thread.thread_id);
+    expect(state.values.ticks ?? 0).toBeLessThan(10);
+  });
 });
