@@ -3,6 +3,11 @@ const transform = { '^.+\\.ts$': ['@swc/jest'] };
 const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 module.exports = {
   testTimeout: 60000,
+  // Worker processes even on two cores (jest would otherwise run all files in band, inside its own process), each
+  // replaced once it holds more than this after a file: the e2e files boot whole apps, and what a library keeps per
+  // process (Nest, LangGraph, OpenTelemetry globals) adds up over a hundred files.
+  maxWorkers: 2,
+  workerIdleMemoryLimit: '1200MB',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'] },

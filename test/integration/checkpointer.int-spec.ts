@@ -31,6 +31,8 @@ describe('TimedPostgresSaver', () => {
   beforeAll(async () => {
     db = await createTestDatabase('checkpointer');
     pool = new Pool({ connectionString: db.url, max: 4 });
+    // the database is dropped WITH (FORCE) after pool.end(), which can reach a connection still closing
+    pool.on('error', () => undefined);
     official = new PostgresSaver(pool, undefined, { schema: 'langgraph' });
     await official.setup();
     timed = new TimedPostgresSaver(pool, 'langgraph');
