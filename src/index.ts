@@ -2,6 +2,7 @@
  * The package's public entry (`agent-orchestrator`): the Nest module a host application imports, the service
  * it injects, and the types of its options, agents and tools. Everything else is internal.
  */
+export { ORCHESTRATOR_DATA_SOURCE } from './database/data-source-name';
 export {
   AgentOrchestratorFacade as AgentOrchestrator,
   type ChatResult,

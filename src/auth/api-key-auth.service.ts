@@ -1,9 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
+import { ORCHESTRATOR_DATA_SOURCE } from '../database/data-source-name';
 import { hashKey } from './api-key';
 import { ApiKeyRepository } from './api-key.repository';
 import { DEFAULT_TENANT } from './tenant';
@@ -29,7 +31,7 @@ export class ApiKeyAuth implements OnApplicationBootstrap {
   private readonly store: ApiKeyRepository;
   private requiredCache?: { value: boolean; at: number };
 
-  constructor(config: AppConfig, db: DataSource) {
+  constructor(config: AppConfig, @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) db: DataSource) {
     this.envKeys = config.security.apiKeys.map((k, i) => ({
       tenantId: k.tenant,
       hash: Buffer.from(hashKey(k.key), 'hex'),

@@ -1,9 +1,10 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
+import { ORCHESTRATOR_DATA_SOURCE } from './data-source-name';
 import { DatabaseHealthIndicator } from './database.health';
 import { DatabaseConnection } from './database-connection';
 import { ENTITIES } from './entities';
@@ -48,9 +49,11 @@ class PgPoolCloser implements OnApplicationShutdown {
   imports: [
     DatabaseCoreModule,
     TypeOrmModule.forRootAsync({
+      name: ORCHESTRATOR_DATA_SOURCE,
       imports: [DatabaseCoreModule],
       inject: [DatabaseConnection, AppConfig],
       useFactory: (db: DatabaseConnection, config: AppConfig) => ({
+        name: ORCHESTRATOR_DATA_SOURCE, // again here: on shutdown @nestjs/typeorm finds the data source by these options' name
         type: 'postgres' as const,
         url: db.url,
         entities: ENTITIES,
@@ -63,10 +66,10 @@ class PgPoolCloser implements OnApplicationShutdown {
         retryDelay: 500,
       }),
     }),
-    TypeOrmModule.forFeature(ENTITIES),
+    TypeOrmModule.forFeature(ENTITIES, ORCHESTRATOR_DATA_SOURCE),
   ],
   providers: [
-    { provide: PG_POOL, inject: [DataSource, DatabaseConnection], useFactory: pgPoolFactory },
+    { provide: PG_POOL, inject: [getDataSourceToken(ORCHESTRATOR_DATA_SOURCE), DatabaseConnection], useFactory: pgPoolFactory },
     PgPoolCloser,
     DatabaseHealthIndicator,
   ],

@@ -107,7 +107,15 @@ export class AgentOrchestratorModule {
     };
     return {
       module: AgentOrchestratorModule,
-      imports: [core, ObservabilityModule, DatabaseModule, OrchestratorModule, RunRecordsModule, RunsModule.register(shape), ...http],
+      imports: [
+        core,
+        ObservabilityModule.forHost(),
+        DatabaseModule,
+        OrchestratorModule,
+        RunRecordsModule,
+        RunsModule.register(shape),
+        ...http,
+      ],
       providers: [AgentOrchestratorFacade],
       exports: [AgentOrchestratorFacade],
     };

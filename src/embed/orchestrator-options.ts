@@ -5,7 +5,11 @@ import { AppConfig, type ToolCallingSetting } from '../config/app-config';
 import type { Env } from '../config/config-source';
 import type { HostAgent } from './host-extensions';
 
-/** Where the service keeps its tables: a connection string, the host's TypeORM data source (its connection settings), or embedded PGlite. */
+/**
+ * Where the service keeps its tables: a connection string, the host's TypeORM data source, or embedded PGlite.
+ * A host data source is only read for its connection settings: the service opens its own pool on that database
+ * as the named data source `ORCHESTRATOR_DATA_SOURCE`, so its entities, migrations and pool size stay its own.
+ */
 export type DatabaseOption = { url: string } | { dataSource: DataSource } | { embedded: { dataDir?: string } };
 
 /** `AgentOrchestratorModule` settings; each maps onto a setting of the standalone service (README "Configuration"). */

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 
 import { SessionNotFoundException } from '../common/domain.exception';
+import { ORCHESTRATOR_DATA_SOURCE } from '../database/data-source-name';
 import { MessageEntity, SessionEntity } from '../database/entities';
 import { insertable, rowsOf } from '../database/query-rows';
 
@@ -15,9 +16,9 @@ import { insertable, rowsOf } from '../database/query-rows';
 @Injectable()
 export class ConversationRepository {
   constructor(
-    @InjectRepository(SessionEntity) private readonly sessions: Repository<SessionEntity>,
-    @InjectRepository(MessageEntity) private readonly messages: Repository<MessageEntity>,
-    private readonly dataSource: DataSource,
+    @InjectRepository(SessionEntity, ORCHESTRATOR_DATA_SOURCE) private readonly sessions: Repository<SessionEntity>,
+    @InjectRepository(MessageEntity, ORCHESTRATOR_DATA_SOURCE) private readonly messages: Repository<MessageEntity>,
+    @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
 
   /** A new session: a server-issued UUID, or the client's own id (taken as is; see `open`). */

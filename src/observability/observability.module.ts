@@ -26,4 +26,12 @@ export class ObservabilityModule {
       exports: [MetricsService, RunObserver],
     };
   }
+
+  /**
+   * Inside a host app: metrics and run spans only. The host owns its logger and its OpenTelemetry SDK (the spans
+   * go to whatever tracer provider it registered); the options are resolved too late to start either here.
+   */
+  static forHost(): DynamicModule {
+    return { module: ObservabilityModule, providers: [MetricsService, RunObserver], exports: [MetricsService, RunObserver] };
+  }
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { ORCHESTRATOR_DATA_SOURCE } from '../database/data-source-name';
 import type { PendingApproval } from '../database/entities';
 import { rowsOf } from '../database/query-rows';
 
@@ -10,7 +12,7 @@ import { rowsOf } from '../database/query-rows';
  */
 @Injectable()
 export class ToolApprovalRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource) {}
 
   /** running → interrupted with the pending call; false when the run was no longer running. */
   async pause(runId: string, pending: PendingApproval, progress: Record<string, unknown>): Promise<boolean> {

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 import { type HybridSearchInput, hybridSearchQuery, type HybridSearchSpec } from '../search/hybrid-search';
 import { CONTRACT_ARTICLES } from '../search/knowledge-tables';
@@ -27,7 +29,7 @@ const ARTICLE_SEARCH: HybridSearchSpec = {
  */
 @Injectable()
 export class ContractsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly db: DataSource) {}
 
   /** The contract, its articles and exhibits in one statement: all or nothing. */
   async insert(c: { id: string; tenantId: string; title: string; kind: ContractKind; parsed: ParsedContract }): Promise<void> {

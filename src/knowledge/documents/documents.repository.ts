@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 import { type HybridSearchInput, hybridSearchQuery, type HybridSearchSpec } from '../search/hybrid-search';
 import { DOCUMENT_CHUNKS } from '../search/knowledge-tables';
@@ -32,7 +34,7 @@ export interface ChunkRow {
 /** The SQL of knowledge-base documents and chunks; every statement filters on the tenant. */
 @Injectable()
 export class DocumentsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly db: DataSource) {}
 
   /** The document and all its chunks in one statement, or nothing. */
   async insert(d: { id: string; tenantId: string; title: string; source: string | null; chars: number; chunks: Chunk[] }): Promise<void> {

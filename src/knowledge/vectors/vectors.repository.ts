@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { CONTRACT_ARTICLES, DOCUMENT_CHUNKS, type OwnedTable } from '../search/knowledge-tables';
 
 export type VectorTable = OwnedTable['table'];
@@ -10,7 +12,7 @@ const TABLES: Record<VectorTable, OwnedTable> = { contract_articles: CONTRACT_AR
 /** The SQL of embeddings: whether the `embedding` columns exist (pgvector) and storing vectors on the tenant's rows. */
 @Injectable()
 export class VectorsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly db: DataSource) {}
 
   /** Both knowledge tables have an `embedding` column (the vectors migration found pgvector). */
   async hasEmbeddingColumns(): Promise<boolean> {

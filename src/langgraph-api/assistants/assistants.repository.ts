@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 
 /** An assistant as the LangGraph API shows it (a version of one has no `updated_at`). */
@@ -56,7 +58,7 @@ function wire(r: Row, withUpdated = true): AssistantWire {
 /** User-created assistants (`lg_assistants`) and their versions (`lg_assistant_versions`); every query is per tenant. */
 @Injectable()
 export class AssistantsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource) {}
 
   /** Inserts version 1, or returns null when the tenant already has an assistant with this id. */
   async insert(tenantId: string, id: string, a: AssistantFields): Promise<AssistantWire | null> {

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 
 export interface CronRow {
@@ -81,7 +83,7 @@ const json = (v: unknown) => (v !== null && typeof v === 'object' ? JSON.stringi
 /** The SQL on `lg_crons`; every query but the scheduler's start-up listing is per tenant. */
 @Injectable()
 export class CronsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource) {}
 
   async insert(c: NewCron): Promise<CronRow> {
     const rows = rowsOf<Row>(

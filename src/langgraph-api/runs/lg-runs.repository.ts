@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { CHECKPOINT_SCHEMA } from '../../agents/agent-registry.service';
+import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 
 /** The LangGraph API's SQL on a thread's runs and on the checkpoints a run wrote; every query is per tenant. */
 @Injectable()
 export class LgRunsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly db: DataSource) {}
 
   /** Runs of the thread that have not ended (queued, running, or waiting for a tool approval). */
   async inflight(tenantId: string, threadId: string): Promise<string[]> {

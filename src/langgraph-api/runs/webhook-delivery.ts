@@ -1,6 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 import { RunRecords } from '../../runs/records/run-records.repository';
 import { ThreadsService } from '../threads/threads.service';
@@ -33,7 +35,7 @@ export class WebhookDelivery implements OnApplicationBootstrap, OnModuleDestroy 
   private sweeping = false;
 
   constructor(
-    private readonly db: DataSource,
+    @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly db: DataSource,
     private readonly records: RunRecords,
     private readonly threads: ThreadsService,
     private readonly webhooks: RunWebhooks,

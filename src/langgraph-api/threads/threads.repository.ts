@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { CHECKPOINT_SCHEMA } from '../../agents/agent-registry.service';
+import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 
 export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
@@ -61,7 +63,7 @@ function threadRow(r: Row): ThreadRow {
 /** The LangGraph API's SQL on sessions (threads) and their checkpoints; every query is per tenant. */
 @Injectable()
 export class ThreadsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource) {}
 
   /** A new session without agent; false when the tenant already has one with this id. */
   async insert(tenantId: string, id: string, metadata: Record<string, unknown>, agent: string | null = null): Promise<boolean> {

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 import type { ToolLedger } from '../tool-ledger';
 import type { AttemptCallRecord, RunUsage } from './persistent-usage';
@@ -25,7 +27,7 @@ export interface ReconcileCandidate {
  */
 @Injectable()
 export class DurableRuns {
-  constructor(private readonly db: DataSource) {}
+  constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly db: DataSource) {}
 
   /** `attempt` 1 reads nothing back: no earlier attempt can have recorded a call (see PgToolLedger). */
   toolLedger(runId: string, attempt: number): ToolLedger {

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
 import { RunNotFoundException } from '../../common/domain.exception';
+import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
 import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
 import { insertable, rowsOf } from '../../database/query-rows';
@@ -33,8 +34,8 @@ export interface RunEnd {
 @Injectable()
 export class RunRecords {
   constructor(
-    @InjectRepository(RunEntity) private readonly runs: Repository<RunEntity>,
-    private readonly dataSource: DataSource,
+    @InjectRepository(RunEntity, ORCHESTRATOR_DATA_SOURCE) private readonly runs: Repository<RunEntity>,
+    @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
 
   async create(run: NewRun): Promise<RunEntity> {
