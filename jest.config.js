@@ -3,10 +3,11 @@ const transform = { '^.+\\.ts$': ['@swc/jest'] };
 const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 module.exports = {
   testTimeout: 60000,
-  // Worker processes even on two cores (jest would otherwise run all files in band, inside its own process), each
-  // replaced once it holds more than this after a file: the e2e files boot whole apps, and what a library keeps per
-  // process (Nest, LangGraph, OpenTelemetry globals) adds up over a hundred files.
-  maxWorkers: 2,
+  // One worker process, replaced once it holds more than this after a file. Left to itself jest runs every file
+  // in band on a two-core machine, inside its own process, which then keeps what each e2e file's app leaves
+  // behind (Nest, LangGraph, OpenTelemetry globals) and ran out of heap. One file at a time keeps the timing-
+  // sensitive fault suites (worker kills, Redis and Postgres cuts) alone on the machine.
+  maxWorkers: 1,
   workerIdleMemoryLimit: '1200MB',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
