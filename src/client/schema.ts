@@ -415,6 +415,7 @@ export interface components {
         };
         SessionSummaryDto: {
             session_id: string;
+            /** @description null for a LangGraph API thread that has not run yet */
             agent: string | null;
             summary: string | null;
             /** Format: date-time */

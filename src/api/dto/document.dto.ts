@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 export class CreateDocumentDto {
@@ -54,16 +54,7 @@ export class DocumentChunkDto {
 }
 
 /** `GET /v1/documents/{id}`: the document with the chunks it was indexed as. */
-export class DocumentDetailDto {
-  @ApiProperty({ format: 'uuid' })
-  document_id: string;
-
-  @ApiProperty()
-  title: string;
-
-  @ApiProperty({ nullable: true, type: String })
-  source: string | null;
-
+export class DocumentDetailDto extends OmitType(DocumentDto, ['chunks', 'created_at'] as const) {
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 

@@ -36,8 +36,8 @@ export class SessionRunDto {
   finished_at: string | null;
 }
 
-/** `GET /v1/sessions/{id}`: the conversation, its running summary and its runs. */
-export class SessionDto {
+/** A session as listed by `GET /v1/sessions`. */
+export class SessionSummaryDto {
   @ApiProperty()
   session_id: string;
 
@@ -52,29 +52,15 @@ export class SessionDto {
 
   @ApiProperty({ format: 'date-time' })
   updated_at: string;
+}
 
+/** `GET /v1/sessions/{id}`: the conversation, its running summary and its runs. */
+export class SessionDto extends SessionSummaryDto {
   @ApiProperty({ type: [SessionMessageDto] })
   messages: SessionMessageDto[];
 
   @ApiProperty({ type: [SessionRunDto] })
   runs: SessionRunDto[];
-}
-
-export class SessionSummaryDto {
-  @ApiProperty()
-  session_id: string;
-
-  @ApiProperty({ nullable: true, type: String })
-  agent: string | null;
-
-  @ApiProperty({ nullable: true, type: String })
-  summary: string | null;
-
-  @ApiProperty({ format: 'date-time' })
-  created_at: string;
-
-  @ApiProperty({ format: 'date-time' })
-  updated_at: string;
 }
 
 /** `GET /v1/sessions`: the tenant's sessions, most recently updated first. */
