@@ -55,7 +55,15 @@ export class ApiKeyAuth implements OnApplicationBootstrap {
     if (this.envKeys.length > 0) return true;
     const now = Date.now();
     if (this.requiredCache && now - this.requiredCache.at < REQUIRED_TTL_MS) return this.requiredCache.value;
-    const value = await this.store.anyActive();
+    let value: boolean;
+    try {
+      value = await this.store.anyActive();
+    } catch (err) {
+      // the database is away: keep the last answer rather than refuse every request until it is back (with
+      // keys in API_KEYS nothing is read; a first check that fails still fails)
+      if (this.requiredCache) return this.requiredCache.value;
+      throw err;
+    }
     this.requiredCache = { value, at: now };
     return value;
   }

@@ -57,6 +57,18 @@ describe('ApiKeyAuth', () => {
     expect(await a.authenticate('table-key-012345678')).toBeNull();
   });
 
+  it('keeps its last answer on whether keys are required while the database is away, and fails without one', async () => {
+    const down = { query: () => Promise.reject(new Error('connect ECONNREFUSED')) };
+    const rows = { query: db.query };
+    const flaky = { query: (sql: string, params: unknown[]) => rows.query(sql, params) };
+    const a = new ApiKeyAuth(new AppConfig({}), flaky as never);
+    const answer = await a.required();
+    rows.query = down.query as never;
+    (a as unknown as { requiredCache: { at: number } }).requiredCache.at = 0; // the cached answer has expired
+    expect(await a.required()).toBe(answer);
+    await expect(new ApiKeyAuth(new AppConfig({}), down as never).required()).rejects.toThrow('ECONNREFUSED');
+  });
+
   it('reads the key from a Bearer token or x-api-key', () => {
     expect(presentedKey({ authorization: `Bearer ${KEY}` })).toBe(KEY);
     expect(presentedKey({ authorization: `bearer  ${KEY} ` })).toBe(KEY);
