@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 export class CreateContractDto {
@@ -61,16 +61,7 @@ export class ContractDto {
   exhibits: ExhibitDto[];
 }
 
-export class ContractSummaryDto {
-  @ApiProperty({ format: 'uuid' })
-  contract_id: string;
-
-  @ApiProperty()
-  title: string;
-
-  @ApiProperty({ enum: ['user', 'standard'] })
-  kind: 'user' | 'standard';
-
+export class ContractSummaryDto extends OmitType(ContractDto, ['articles', 'exhibits'] as const) {
   @ApiProperty({ description: 'how many articles it has' })
   articles: number;
 }
