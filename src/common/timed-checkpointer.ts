@@ -6,6 +6,9 @@ import type { Pool } from 'pg';
 import { phase } from './phases';
 
 type Put = PostgresSaver['put'];
+
+/** `configurable` flag of a run whose thread was created with it (its graph has no checkpoint to read yet) */
+export const NEW_THREAD_KEY = 'new_thread';
 type PutWrites = PostgresSaver['putWrites'];
 
 /**
@@ -44,6 +47,9 @@ export class TimedPostgresSaver extends PostgresSaver {
   }
 
   override getTuple(config: RunnableConfig): ReturnType<PostgresSaver['getTuple']> {
+    // a run that created its thread: the graph's opening read of the root checkpoint can only find nothing
+    const c = config.configurable;
+    if (c?.[NEW_THREAD_KEY] === true && !c.checkpoint_ns && !c.checkpoint_id) return Promise.resolve(undefined);
     return phase('checkpoint_read', () => super.getTuple(config));
   }
 

@@ -18,6 +18,7 @@ import {
   UnknownAgentException,
 } from '../common/domain.exception';
 import { phase, phaseSince, recordingPhases } from '../common/phases';
+import { NEW_THREAD_KEY } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode } from '../database/entities';
 import { streamWithEvents } from '../events/graph-events';
@@ -107,6 +108,10 @@ export interface ExecuteOptions {
   leaseWait?: 'block' | 'defer';
   /** aborted → the turn stops and is handed back (status `queued`, resumes from its last checkpoint) */
   handBack?: AbortSignal;
+  /** the run was accepted `running`, holding its session's lease (RunRecords.createStarted) */
+  startedAtAccept?: boolean;
+  /** the run's session was created with it: its thread has no checkpoint to read */
+  newThread?: boolean;
 }
 
 /** The turn was stopped at a step boundary and queued again (shutdown, database outage); not an end. */
@@ -118,6 +123,9 @@ export class RunHandedBack extends Error {
     super(`run ${runId} handed back: ${reason}`);
   }
 }
+
+/** A sync turn's usage is written at most this often while it runs (and always with its result). */
+const SYNC_USAGE_WRITE_DELAY_MS = 250;
 
 const FAILURE_TEXT: Record<string, string> = {
   RUN_TIMEOUT: '처리 시간이 초과되었습니다. (The run took too long and was stopped.)',
@@ -165,6 +173,13 @@ export class AgentOrchestrator {
 
   /** A sync turn: accept, then execute in the request. */
   async chat(req: TurnRequest): Promise<ChatResult> {
+    if (!req.idempotency_key) {
+      // accepted and, when its session is free, started in the same statement
+      const run = await phase('run_record', () =>
+        withDbRetry('accept run', this.config.durability.dbWriteRetries, () => this.acceptNew(req, 'sync', true)),
+      );
+      return this.execute(run.id, { startedAtAccept: run.status === 'running', newThread: !req.session_id }, run);
+    }
     const run = await phase('run_record', () => this.accept(req, 'sync'));
     if (run.status !== 'queued') return this.resultOf(run.id); // an idempotent repeat of a started run
     return this.execute(run.id, {}, run);
@@ -206,7 +221,8 @@ export class AgentOrchestrator {
     }
   }
 
-  private async acceptNew(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
+  /** `start`: a sync turn's run, inserted already running when its session is free (RunRecords.createStarted) */
+  private async acceptNew(req: TurnRequest, mode: RunMode, start = false): Promise<RunEntity> {
     if (req.message.length > this.config.maxMessageChars) {
       throw new MessageTooLargeException(this.config.maxMessageChars, req.message.length);
     }
@@ -219,13 +235,8 @@ export class AgentOrchestrator {
     if (session?.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
     const waiting = session && (await this.approvals.waitingRun(session.id, tenantId));
     if (session && waiting) throw new SessionAwaitingApprovalException(session.id, waiting);
-    session ??= req.session_id
-      ? (await this.sessions.open(tenantId, req.session_id, agent)).session
-      : await this.sessions.create(agent, tenantId);
-    if (session.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
-    return this.runs.create({
+    const run = {
       id: randomUUID(),
-      sessionId: session.id,
       tenantId,
       agent,
       mode,
@@ -236,7 +247,15 @@ export class AgentOrchestrator {
         ...(req.stream ? { stream: req.stream } : {}),
         ...lgInputOf(req),
       },
-    });
+    };
+    // a new server-issued session: inserted with its first run, in one statement
+    if (start && !req.session_id) return this.runs.createStarted({ ...run, sessionId: randomUUID() }, this.config.runLockMs, true);
+    session ??= req.session_id
+      ? (await this.sessions.open(tenantId, req.session_id, agent)).session
+      : await this.sessions.create(agent, tenantId);
+    if (session.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
+    if (start) return this.runs.createStarted({ ...run, sessionId: session.id }, this.config.runLockMs);
+    return this.runs.create({ ...run, sessionId: session.id });
   }
 
   /**
@@ -266,23 +285,25 @@ export class AgentOrchestrator {
     let stopRenewing: (() => void) | undefined;
     try {
       await this.notBefore(pending, opts.leaseWait ?? 'block', signal);
-      const leased = await phase('lease', () =>
-        this.lease.take(pending, started + this.config.runTimeoutMs, signal, opts.leaseWait ?? 'block'),
-      );
+      const leased =
+        opts.startedAtAccept ||
+        (await phase('lease', () => this.lease.take(pending, started + this.config.runTimeoutMs, signal, opts.leaseWait ?? 'block')));
       if (!leased) {
         const code = signal.aborted && !timer.signal.aborted ? 'CANCELLED' : 'SESSION_BUSY';
         const usage = PersistentUsageCollector.unwritten(await this.usageOf(pending), pending.attempts);
         return await this.end(pending, started, usage, this.failure(code, 'the session stayed busy with an earlier turn'), { log });
       }
       const max = this.config.durability.maxAttempts;
-      if (pending.attempts >= max) {
+      if (!opts.startedAtAccept && pending.attempts >= max) {
         // every earlier start ended without a result (its worker died): a poison run, not started again
         const usage = PersistentUsageCollector.unwritten(await this.usageOf(pending), pending.attempts);
         const msg = `started ${pending.attempts} times without finishing (RUN_MAX_ATTEMPTS=${max}); its worker stopped every time`;
         this.metrics.runRecoveries.inc({ event: 'exhausted' });
         return await this.end(pending, started, usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', msg), { log });
       }
-      const run = await phase('run_start', () => withDbRetry('start run', retries, () => this.runs.markRunning(runId)));
+      const run = opts.startedAtAccept
+        ? pending
+        : await phase('run_start', () => withDbRetry('start run', retries, () => this.runs.markRunning(runId)));
       if (!run) {
         await this.lease.release(pending);
         return await this.storedResult(runId);
@@ -290,7 +311,14 @@ export class AgentOrchestrator {
       stopRenewing = this.lease.keep(run);
       currentRun()?.started({ mode: run.mode, createdAt: run.createdAt, startAt: run.input.start_at });
       if (run.attempts > 1) this.metrics.runRecoveries.inc({ event: 'resumed' });
-      const usage = new PersistentUsageCollector(await this.usageOf(run), run.attempts, (u) => this.durable.saveUsage(run.id, u));
+      // a sync turn (its client waiting, no step checkpoints) coalesces its usage writes; a queued run writes each call
+      const writeDelay = run.mode === 'sync' ? SYNC_USAGE_WRITE_DELAY_MS : 0;
+      const usage = new PersistentUsageCollector(
+        await this.usageOf(run),
+        run.attempts,
+        (u) => this.durable.saveUsage(run.id, u),
+        writeDelay,
+      );
       return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log, budget });
     } finally {
       clearTimeout(timeout);
@@ -374,6 +402,7 @@ export class AgentOrchestrator {
       const handBack =
         opts.handBack?.aborted && !ctx.timer.aborted ? 'shutdown' : queued && isTransientDbError(err) ? 'database unavailable' : null;
       if (handBack) {
+        await usage.flushed(); // the attempt that resumes adds to what this one counted
         await withDbRetry('hand back', this.config.durability.dbWriteRetries, () => this.durable.handBack(run.sessionId, run.id));
         this.logger.warn({ msg: 'run handed back', ...log, reason: handBack });
         this.metrics.runRecoveries.inc({ event: 'handed_back' });
@@ -422,6 +451,7 @@ export class AgentOrchestrator {
       message: turn.message,
       approvalTools: this.config.toolApproval,
       resumed: resume || Boolean(approval),
+      newThread: opts.newThread,
     });
     // the run's events: its requested stream modes, and tokens (from `messages`) when asked for
     const request = streamRequestOf(run.input.stream);
@@ -438,7 +468,13 @@ export class AgentOrchestrator {
     };
     const input = approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id));
     const graphOptions = {
-      configurable: { ...clientConfigurableOf(run.input.configurable), ...configurable, ...from, [TOOL_GUARD_KEY]: guard },
+      configurable: {
+        ...clientConfigurableOf(run.input.configurable),
+        ...configurable,
+        ...from,
+        [TOOL_GUARD_KEY]: guard,
+        ...(opts.newThread ? { [NEW_THREAD_KEY]: true } : {}),
+      },
       ...(run.input.context ? { context: run.input.context } : {}),
       ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
       ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
@@ -580,7 +616,7 @@ export class AgentOrchestrator {
     { status, outcome }: { status: RunEnd['status']; outcome: AgentOutcome },
     ctx: { log: Record<string, string>; turn?: TurnContext },
   ): Promise<ChatResult> {
-    await phase('usage_flush', () => usage.flushed());
+    await phase('usage_flush', () => usage.settled());
     const totals = usage.runTotals;
     const result: ChatResult = {
       response: outcome.response,
@@ -687,7 +723,16 @@ function lgInputOf(req: TurnRequest): Partial<RunInput> {
 }
 
 /** Keys of `configurable` a client never sets: the service's own, LangGraph's checkpoint keys and internals (`__…`). */
-const RESERVED_CONFIGURABLE = new Set(['thread_id', 'tenant_id', 'run_id', USAGE_KEY, BUDGET_KEY, TOOL_LEDGER_KEY, TOOL_GUARD_KEY]);
+const RESERVED_CONFIGURABLE = new Set([
+  'thread_id',
+  'tenant_id',
+  'run_id',
+  USAGE_KEY,
+  BUDGET_KEY,
+  TOOL_LEDGER_KEY,
+  TOOL_GUARD_KEY,
+  NEW_THREAD_KEY,
+]);
 
 /** A LangGraph API run's `configurable` without the keys the service sets itself (which win anyway). */
 export function clientConfigurableOf(configurable: Record<string, unknown> | undefined): Record<string, unknown> {

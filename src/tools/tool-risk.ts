@@ -21,6 +21,11 @@ export interface ToolPolicy {
   untrustedOutput: boolean;
   /** High risk only: whether the user's own message asked for this call. */
   userAsked?: (message: string, args: Record<string, unknown>) => boolean;
+  /**
+   * The call only computes or reads this service's own data: running it again after a crash has no effect to
+   * duplicate and costs nothing outside, so it is not written to the run's tool ledger (one statement less).
+   */
+  readOnly?: boolean;
 }
 
 const PYTHON =
@@ -38,19 +43,19 @@ function askedForFile(message: string, args: Record<string, unknown>): boolean {
   return text.includes(path.toLowerCase()) || (base.length > 0 && text.includes(base.toLowerCase()));
 }
 
-const low = (untrustedOutput: boolean): ToolPolicy => ({ risk: 'low', untrustedOutput });
+const low = (untrustedOutput: boolean, readOnly = false): ToolPolicy => ({ risk: 'low', untrustedOutput, readOnly });
 
 export const TOOL_POLICIES: Readonly<Record<string, ToolPolicy>> = {
-  calculator: low(false),
-  get_current_datetime: low(false),
-  summarize: low(true),
-  search_knowledge_base: low(true),
-  get_weather: low(true),
-  get_contract_structure: low(true),
-  hybrid_search: low(true),
-  get_article_by_index: low(true),
-  get_article_by_title: low(true),
-  lookup_standard_contract: low(true),
+  calculator: low(false, true),
+  get_current_datetime: low(false, true),
+  summarize: low(true), // a model call: recorded, so a resumed run does not pay for it twice
+  search_knowledge_base: low(true, true),
+  get_weather: low(true), // a call to an outside API: recorded
+  get_contract_structure: low(true, true),
+  hybrid_search: low(true, true),
+  get_article_by_index: low(true, true),
+  get_article_by_title: low(true, true),
+  lookup_standard_contract: low(true, true),
   python_repl: { risk: 'high', untrustedOutput: true, userAsked: (m) => PYTHON.test(m) },
   read_file: { risk: 'high', untrustedOutput: true, userAsked: askedForFile },
   web_search: { risk: 'high', untrustedOutput: true, userAsked: (m) => WEB_SEARCH.test(m) },

@@ -3,7 +3,7 @@ import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGr
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Pool } from 'pg';
 
-import { TimedPostgresSaver } from '../../src/common/timed-checkpointer';
+import { NEW_THREAD_KEY, TimedPostgresSaver } from '../../src/common/timed-checkpointer';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 
 /**
@@ -91,5 +91,21 @@ describe('TimedPostgresSaver', () => {
     const history = [];
     for await (const t of official.list({ configurable: { thread_id: 'timed-thread' } })) history.push(t);
     expect(history.length).toBeGreaterThan(2);
+  });
+
+  it('a run that created its thread skips the opening read (no query), and only that one: later turns read what it wrote', async () => {
+    const g = graph(timed);
+    const queries = jest.spyOn(pool, 'query');
+    const fresh = { configurable: { thread_id: 'fresh-thread', [NEW_THREAD_KEY]: true }, durability: 'sync' as const };
+    expect(await timed.getTuple(fresh)).toBeUndefined();
+    expect(queries).not.toHaveBeenCalled();
+    await g.invoke({ messages: [new HumanMessage('hi')] }, fresh);
+    queries.mockClear();
+    // the flag is about the root checkpoint of a new thread: an existing thread read with it would lose its history,
+    // so the orchestrator sets it only for a session it created in the same statement (and callers cannot set it)
+    const next = await g.invoke(new Command({ resume: 'yes' }), { configurable: { thread_id: 'fresh-thread' } });
+    expect(queries).toHaveBeenCalled();
+    expect(next.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', 'hello', 'approved: yes']);
+    queries.mockRestore();
   });
 });

@@ -6,6 +6,7 @@ import { phaseSince } from '../../common/phases';
 import { currentRun } from '../../observability/log-context';
 import { toolLedgerOf } from '../../runs/tool-ledger';
 import { guardStatusOf, withToolCallId } from '../../tools/tool-guard';
+import { toolPolicy } from '../../tools/tool-risk';
 import type { Source, ToolCallRecord } from '../agent-definition';
 import { chargeToolCall, recordToolRuns, refuseOverBudget } from './tool-budget';
 import { NO_RETRY, type RetryPolicy, withRetries } from './tool-retry';
@@ -116,7 +117,8 @@ export async function runToolCalls(
         text = outcome.text;
         status = outcome.ok ? 'success' : (guardStatusOf(outcome.error) ?? 'error');
         if (outcome.ok) sources = sourcesOf(outcome.artifact);
-        if (call.id) await ledger?.record(call.id, call.name, call.args, { content: text, status });
+        // a read-only call is simply run again by a resumed run (tool-risk.ts `readOnly`)
+        if (call.id && !toolPolicy(call.name).readOnly) await ledger?.record(call.id, call.name, call.args, { content: text, status });
       }
       return {
         message: new ToolMessage({ content: text, tool_call_id: id, name: call.name, status: status === 'success' ? 'success' : 'error' }),

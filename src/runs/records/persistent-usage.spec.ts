@@ -42,4 +42,30 @@ describe('PersistentUsageCollector', () => {
     expect(writes).toHaveLength(1);
     expect(writes[0].totals.calls).toBe(2);
   });
+
+  it('with a write delay, coalesces the calls of that time into one write; settled() drops a planned write, flushed() sends it', async () => {
+    const none: RunUsage = { totals: { calls: 0, promptTokens: 0, completionTokens: 0 }, calls: [] };
+    const writes: RunUsage[] = [];
+    const save = (u: RunUsage) => (writes.push(u), Promise.resolve());
+    const call = { node: 'a', ms: 1, prompt_tokens: 1, completion_tokens: 1 };
+
+    const coalesced = new PersistentUsageCollector(none, 1, save, 30);
+    coalesced.record(call);
+    coalesced.record(call);
+    expect(writes).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(writes.map((w) => w.totals.calls)).toEqual([2]);
+
+    writes.length = 0;
+    const ending = new PersistentUsageCollector(none, 1, save, 30);
+    ending.record(call);
+    await ending.settled(); // the run's final statement carries the totals
+    await new Promise((r) => setTimeout(r, 60));
+    expect(writes).toHaveLength(0);
+
+    const handedBack = new PersistentUsageCollector(none, 1, save, 10_000);
+    handedBack.record(call);
+    await handedBack.flushed();
+    expect(writes.map((w) => w.totals.calls)).toEqual([1]);
+  });
 });

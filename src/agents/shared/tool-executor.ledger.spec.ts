@@ -1,0 +1,54 @@
+import { AIMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { z } from 'zod';
+
+import { type RecordedToolCall, TOOL_LEDGER_KEY, type ToolLedger } from '../../runs/tool-ledger';
+import { TOOL_GUARD_KEY, ToolGuard } from '../../tools/tool-guard';
+import { runToolCalls } from './tool-executor';
+
+/** An in-memory ledger that keeps what the executor records. */
+class MemoryLedger implements ToolLedger {
+  readonly recorded = new Map<string, RecordedToolCall & { name: string }>();
+  lookup(id: string): Promise<RecordedToolCall | null> {
+    return Promise.resolve(this.recorded.get(id) ?? null);
+  }
+  record(id: string, name: string, _args: unknown, result: RecordedToolCall): Promise<void> {
+    this.recorded.set(id, { ...result, name });
+    return Promise.resolve();
+  }
+}
+
+const counting = (name: string, counter: Map<string, number>) =>
+  tool(
+    async ({ q }: { q: string }) => {
+      counter.set(name, (counter.get(name) ?? 0) + 1);
+      return `${name}(${q})`;
+    },
+    { name, description: name, schema: z.object({ q: z.string() }) },
+  );
+
+describe('runToolCalls and the tool ledger', () => {
+  it('records a call with an outside effect, not a read-only one; a resumed run answers the recorded call from the ledger', async () => {
+    const runs = new Map<string, number>();
+    const tools = [counting('calculator', runs), counting('get_weather', runs)];
+    const ledger = new MemoryLedger();
+    const ai = new AIMessage({
+      content: '',
+      tool_calls: [
+        { id: 'c1', name: 'calculator', args: { q: '1+1' }, type: 'tool_call' },
+        { id: 'w1', name: 'get_weather', args: { q: 'Seoul' }, type: 'tool_call' },
+      ],
+    });
+    const config = { configurable: { [TOOL_LEDGER_KEY]: ledger, [TOOL_GUARD_KEY]: new ToolGuard('weather and 1+1', new Set()) } };
+
+    const first = await runToolCalls(ai, tools, config);
+    expect(first.messages.map((m) => m.content)).toEqual(['calculator(1+1)', 'get_weather(Seoul)']);
+    expect([...ledger.recorded.keys()]).toEqual(['w1']);
+
+    // the same step again (a resumed run): the weather call answers from the ledger, the calculator runs again
+    const again = await runToolCalls(ai, tools, config);
+    expect(again.messages.map((m) => m.content)).toEqual(['calculator(1+1)', 'get_weather(Seoul)']);
+    expect(runs.get('get_weather')).toBe(1);
+    expect(runs.get('calculator')).toBe(2);
+  });
+});
