@@ -1,5 +1,5 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { WRITES_IDX_MAP } from '@langchain/langgraph-checkpoint';
+import { type CheckpointTuple, WRITES_IDX_MAP } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Pool } from 'pg';
 
@@ -7,8 +7,24 @@ import { phase } from './phases';
 
 type Put = PostgresSaver['put'];
 
-/** `configurable` flag of a run whose thread was created with it (its graph has no checkpoint to read yet) */
-export const NEW_THREAD_KEY = 'new_thread';
+/** `configurable` key of a run's OpeningRead */
+export const OPENING_READ_KEY = 'opening_read';
+
+/**
+ * A thread's root checkpoint as a run found it before starting its graph — read once for the orchestrator's
+ * own needs, or known absent (a thread created by the run) — handed to the graph's opening read instead of a
+ * second query. Claimed once: later reads go to the database.
+ */
+export class OpeningRead {
+  private claimed = false;
+  constructor(readonly tuple: CheckpointTuple | undefined) {}
+
+  claim(): boolean {
+    if (this.claimed) return false;
+    this.claimed = true;
+    return true;
+  }
+}
 type PutWrites = PostgresSaver['putWrites'];
 
 /**
@@ -47,9 +63,9 @@ export class TimedPostgresSaver extends PostgresSaver {
   }
 
   override getTuple(config: RunnableConfig): ReturnType<PostgresSaver['getTuple']> {
-    // a run that created its thread: the graph's opening read of the root checkpoint can only find nothing
     const c = config.configurable;
-    if (c?.[NEW_THREAD_KEY] === true && !c.checkpoint_ns && !c.checkpoint_id) return Promise.resolve(undefined);
+    const opening = c?.[OPENING_READ_KEY];
+    if (opening instanceof OpeningRead && !c?.checkpoint_ns && !c?.checkpoint_id && opening.claim()) return Promise.resolve(opening.tuple);
     return phase('checkpoint_read', () => super.getTuple(config));
   }
 

@@ -18,7 +18,7 @@ import {
   UnknownAgentException,
 } from '../common/domain.exception';
 import { phase, phaseSince, recordingPhases } from '../common/phases';
-import { NEW_THREAD_KEY } from '../common/timed-checkpointer';
+import { OPENING_READ_KEY, OpeningRead } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode } from '../database/entities';
 import { streamWithEvents } from '../events/graph-events';
@@ -447,11 +447,14 @@ export class AgentOrchestrator {
     // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
     const approval = resumeAfterDecision(run);
     if (approval) await this.approvals.consume(run.id); // a decision answers one pause, never a later one
+    const from = !resume && !approval && run.input.checkpoint_id ? { checkpoint_id: run.input.checkpoint_id } : {};
+    // a turn starting from the thread's latest checkpoint reads it once, for the guard and the graph
+    const opening = resume || approval || from.checkpoint_id ? undefined : await this.openingRead(agent, configurable, opts.newThread);
     const guard = await createRunToolGuard(agent.graph, configurable, {
       message: turn.message,
       approvalTools: this.config.toolApproval,
       resumed: resume || Boolean(approval),
-      newThread: opts.newThread,
+      ...(opening ? { state: opening.tuple?.checkpoint.channel_values ?? {} } : {}),
     });
     // the run's events: its requested stream modes, and tokens (from `messages`) when asked for
     const request = streamRequestOf(run.input.stream);
@@ -459,7 +462,6 @@ export class AgentOrchestrator {
     const publishModes = new Set(request?.modes ?? []);
     const subgraphs = Boolean(request?.subgraphs);
     const own: GraphStreamMode[] = tokens ? ['updates', 'values', 'messages'] : ['updates', 'values'];
-    const from = !resume && !approval && run.input.checkpoint_id ? { checkpoint_id: run.input.checkpoint_id } : {};
     // a LangGraph API run's config.tags / recursion_limit and durability (validated by its API)
     const lgOptions = (run.input.lg?.graph_options ?? {}) as {
       tags?: string[];
@@ -473,7 +475,7 @@ export class AgentOrchestrator {
         ...configurable,
         ...from,
         [TOOL_GUARD_KEY]: guard,
-        ...(opts.newThread ? { [NEW_THREAD_KEY]: true } : {}),
+        ...(opening ? { [OPENING_READ_KEY]: opening } : {}),
       },
       ...(run.input.context ? { context: run.input.context } : {}),
       ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
@@ -543,14 +545,30 @@ export class AgentOrchestrator {
     return values ?? ((await agent.graph.getState({ configurable })).values as Record<string, unknown>);
   }
 
+  /**
+   * The thread's root checkpoint for the run's start (none to read for a thread created by the run), when the
+   * agent's graph keeps its checkpoints in the service's checkpointer; otherwise undefined (each reads its own).
+   */
+  private async openingRead(
+    agent: AgentDefinition,
+    configurable: { thread_id: string },
+    newThread?: boolean,
+  ): Promise<OpeningRead | undefined> {
+    const saver = this.agents.checkpointer;
+    if ((agent.graph as { checkpointer?: unknown }).checkpointer !== saver) return undefined;
+    if (newThread) return new OpeningRead(undefined);
+    return new OpeningRead(await saver.getTuple({ configurable: { thread_id: configurable.thread_id, checkpoint_ns: '' } }));
+  }
+
   /** A tool call waits for an operator (TOOL_APPROVAL): `interrupted` until approve/reject re-queues the run. */
   private async pause(
     run: RunEntity,
     started: number,
-    usage: UsageCollector,
+    usage: PersistentUsageCollector,
     { request }: ApprovalPending,
     log: Record<string, string>,
   ): Promise<ChatResult> {
+    await usage.flushed(); // the attempt resumed after the decision adds to what this one counted
     const pending = toPendingApproval(request, usage.calls);
     const paused = await this.approvals.pause(run.id, pending, { waiting_for: 'approval', tool: pending.tool });
     this.logger.log({ msg: 'run waits for tool approval', ...log, tool: pending.tool, tool_call_id: pending.tool_call_id });
@@ -731,7 +749,7 @@ const RESERVED_CONFIGURABLE = new Set([
   BUDGET_KEY,
   TOOL_LEDGER_KEY,
   TOOL_GUARD_KEY,
-  NEW_THREAD_KEY,
+  OPENING_READ_KEY,
 ]);
 
 /** A LangGraph API run's `configurable` without the keys the service sets itself (which win anyway). */

@@ -39,12 +39,12 @@ function isToolMessage(m: unknown): boolean {
 export async function createRunToolGuard(
   graph: RunnableGraph,
   configurable: Record<string, unknown>,
-  opts: { message: string; approvalTools: ReadonlySet<string>; resumed: boolean; newThread?: boolean },
+  opts: { message: string; approvalTools: ReadonlySet<string>; resumed: boolean; state?: { messages?: unknown } },
 ): Promise<ToolGuard> {
   const guard = new ToolGuard(opts.message, opts.approvalTools);
   if (opts.resumed) guard.markTainted('this turn before it paused');
-  if (opts.newThread) return guard; // no earlier turns: nothing to read
-  const state = (await graph.getState({ configurable })).values as { messages?: unknown[] } | undefined;
+  // the thread's state as the run found it (read already by the orchestrator), or read here
+  const state = opts.state ?? ((await graph.getState({ configurable })).values as { messages?: unknown } | undefined);
   if (Array.isArray(state?.messages) && state.messages.some(isToolMessage)) guard.markTainted('tool output of earlier turns');
   return guard;
 }

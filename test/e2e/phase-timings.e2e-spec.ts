@@ -6,7 +6,7 @@ import { http } from '../support/test-app';
 describe('phase timings of a react turn', () => {
   const svc = useService('phase_timings', { env: { ...SCRIPTED_LLM, PHASE_TIMINGS: 'true' }, model: { resetEach: true } });
 
-  it('times the run record, lease, checkpoint, each node, the model exchange, the tool and the result', async () => {
+  it('times the run record, each node, the model exchange, the tool, the checkpoint and the result', async () => {
     svc.model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '12 * 7' } }] }, { content: '12 times 7 is 84.' });
     const res = await http(svc.url, 'POST', '/v1/chat', { message: 'What is 12 times 7?' });
     expect(res.status).toBe(200);
@@ -14,9 +14,6 @@ describe('phase timings of a react turn', () => {
     const phases = parseServerTiming(res.headers.get('server-timing'));
     for (const name of [
       'run_record',
-      'lease',
-      'run_start',
-      'checkpoint_read',
       'step:InputNode',
       'step:LlmNode',
       'step:ToolNode',
@@ -30,10 +27,19 @@ describe('phase timings of a react turn', () => {
     ]) {
       expect({ name, ms: phases.get(name) }).toEqual({ name, ms: expect.any(Number) });
     }
+    // a new session's turn is accepted already holding its lease, and its new thread has no checkpoint to read
+    for (const name of ['lease', 'run_start', 'checkpoint_read']) expect({ name, ms: phases.get(name) }).toEqual({ name, ms: undefined });
     // spans lie inside the handler: none is longer than the whole, and the model exchange is inside the model call
     for (const [name, ms] of phases) expect({ name, within: ms >= 0 && ms <= phases.get('server')! }).toEqual({ name, within: true });
     expect(phases.get('model_request_to_first_chunk')!).toBeLessThanOrEqual(phases.get('model_request_to_last_chunk')!);
     expect(phases.get('model_request_to_last_chunk')!).toBeLessThanOrEqual(phases.get('model_call_to_parsed')!);
+
+    // the session's next turn reads the thread's checkpoint (once, for the tool guard and the graph)
+    svc.model.enqueue({ content: 'Still 84.' });
+    const next = await http(svc.url, 'POST', '/v1/chat', { message: 'And again?', session_id: res.body.session_id });
+    expect(next.status).toBe(200);
+    const again = parseServerTiming(next.headers.get('server-timing'));
+    expect({ read: again.get('checkpoint_read'), lease: again.get('lease') }).toEqual({ read: expect.any(Number), lease: undefined });
   });
 
   it('is off by default: no Server-Timing header', async () => {

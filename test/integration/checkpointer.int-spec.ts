@@ -3,7 +3,7 @@ import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGr
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Pool } from 'pg';
 
-import { NEW_THREAD_KEY, TimedPostgresSaver } from '../../src/common/timed-checkpointer';
+import { OPENING_READ_KEY, OpeningRead, TimedPostgresSaver } from '../../src/common/timed-checkpointer';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 
 /**
@@ -93,19 +93,26 @@ describe('TimedPostgresSaver', () => {
     expect(history.length).toBeGreaterThan(2);
   });
 
-  it('a run that created its thread skips the opening read (no query), and only that one: later turns read what it wrote', async () => {
+  it("an OpeningRead answers the graph's opening read once, without a query; later reads query", async () => {
     const g = graph(timed);
     const queries = jest.spyOn(pool, 'query');
-    const fresh = { configurable: { thread_id: 'fresh-thread', [NEW_THREAD_KEY]: true }, durability: 'sync' as const };
-    expect(await timed.getTuple(fresh)).toBeUndefined();
-    expect(queries).not.toHaveBeenCalled();
-    await g.invoke({ messages: [new HumanMessage('hi')] }, fresh);
+    // a thread created by its run: known absent
+    await g.invoke(
+      { messages: [new HumanMessage('hi')] },
+      { configurable: { thread_id: 'fresh-thread', [OPENING_READ_KEY]: new OpeningRead(undefined) } },
+    );
+    const reads = () => queries.mock.calls.filter(([sql]) => /^\s*select/i.test(String(sql))).length;
+    expect(reads()).toBe(0);
+    // an existing thread: the tuple read before the run is what the graph starts from
+    const opening = new OpeningRead(await timed.getTuple({ configurable: { thread_id: 'fresh-thread', checkpoint_ns: '' } }));
     queries.mockClear();
-    // the flag is about the root checkpoint of a new thread: an existing thread read with it would lose its history,
-    // so the orchestrator sets it only for a session it created in the same statement (and callers cannot set it)
-    const next = await g.invoke(new Command({ resume: 'yes' }), { configurable: { thread_id: 'fresh-thread' } });
-    expect(queries).toHaveBeenCalled();
+    const config = { configurable: { thread_id: 'fresh-thread', [OPENING_READ_KEY]: opening } };
+    const next = await g.invoke(new Command({ resume: 'yes' }), config);
+    expect(reads()).toBe(0);
     expect(next.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', 'hello', 'approved: yes']);
+    // claimed: a second read with the same OpeningRead goes to the database
+    expect((await timed.getTuple(config))?.checkpoint.id).toBeDefined();
+    expect(reads()).toBe(1);
     queries.mockRestore();
   });
 });
