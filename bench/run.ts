@@ -195,6 +195,10 @@ async function main(): Promise<void> {
         '`npm run bench:compare`',
       ]);
     }
+    if (want('floor') || want('turn')) {
+      const { benchFloor } = await import('./floor.bench');
+      targetRows.push(...(await benchFloor(db.url)));
+    }
     if (want('overhead')) {
       const o = await overhead(model, db.url);
       rows.push([

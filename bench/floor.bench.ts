@@ -1,0 +1,66 @@
+/**
+ * The floor under the turn targets: the same react turn on the bare stack the service is made of (LangGraph.js,
+ * `@langchain/openai`, the official Postgres checkpointer), in its own process, no HTTP, no run records
+ * (bench/support/floor-graph.ts), against the same streaming model server as `turn`. What the service adds to
+ * a turn is its figure minus these.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+import { percentile, round } from './lib';
+import { StreamingModelServer } from './support/streaming-model-server';
+
+type Row = [string, string, string, string];
+
+interface FloorResult {
+  latencies: number[];
+  cpuMsPerTurn: number;
+  perSecond: number;
+}
+
+function runFloor(env: Record<string, string>): Promise<FloorResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(__dirname, 'support', 'floor-graph.js')], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as FloorResult) : reject(new Error(`floor-graph exited with ${code}`)),
+    );
+  });
+}
+
+export async function benchFloor(dbUrl: string): Promise<Row[]> {
+  const model = new StreamingModelServer();
+  await model.start();
+  const cmd = '`BENCH_ONLY=floor npm run bench`';
+  const rows: Row[] = [];
+  try {
+    for (const [label, checkpointer] of [
+      ['no checkpointer', 'none'],
+      ['official PostgresSaver (durability exit, as a react turn here)', 'postgres'],
+    ] as const) {
+      const served = model.served.length;
+      const r = await runFloor({ MODEL_URL: model.baseUrl, CHECKPOINTER: checkpointer, DB_URL: dbUrl, TURNS: '200', CLIENTS: '10' });
+      // model time per turn: the median request's time inside the model server, twice (two calls per turn)
+      const modelMs =
+        2 *
+        percentile(
+          model.served.slice(served).map((s) => s.ms),
+          50,
+        );
+      const overheads = r.latencies.map((l) => l - modelMs);
+      rows.push([
+        `floor — bare LangGraph + ChatOpenAI react turn, ${label}: overhead p50 / p99, CPU per turn, turns/s at 10 clients`,
+        `${round(percentile(overheads, 50))} / ${round(percentile(overheads, 99))} ms, ${round(r.cpuMsPerTurn)} ms, ${round(r.perSecond)} turns/s`,
+        'reference for the rows above',
+        cmd,
+      ]);
+    }
+  } finally {
+    await model.stop();
+  }
+  return rows;
+}

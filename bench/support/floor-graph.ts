@@ -1,0 +1,85 @@
+/**
+ * The floor of a react turn on the stack this service is built from, with nothing of the service: the same
+ * ReAct + calculator graph (`StateGraph(MessagesAnnotation)`, a `ChatOpenAI` node bound to the tool, a prebuilt
+ * `ToolNode`) invoked in this process, against the bench's streaming model server. Run as its own process by
+ * floor.bench.ts so its CPU is its own. Env: MODEL_URL, CHECKPOINTER (none | memory | postgres), DB_URL,
+ * TURNS, CLIENTS. Prints one JSON line: latencies (ms) of sequential turns, CPU per turn, turns/s at CLIENTS.
+ */
+import { tool } from '@langchain/core/tools';
+import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { ChatOpenAI } from '@langchain/openai';
+import { evaluate } from 'mathjs';
+import { z } from 'zod';
+
+async function main(): Promise<void> {
+  const calculator = tool(async ({ expression }: { expression: string }) => String(evaluate(expression)), {
+    name: 'calculator',
+    description: 'Evaluates an arithmetic expression',
+    schema: z.object({ expression: z.string() }),
+  });
+  const model = new ChatOpenAI({
+    model: 'bench',
+    apiKey: 'bench',
+    configuration: { baseURL: process.env.MODEL_URL },
+    maxRetries: 0,
+  }).bindTools([calculator]);
+  const kind = process.env.CHECKPOINTER ?? 'none';
+  const saver = kind === 'postgres' ? PostgresSaver.fromConnString(process.env.DB_URL!) : kind === 'memory' ? new MemorySaver() : undefined;
+  if (saver instanceof PostgresSaver) await saver.setup();
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode('agent', async (s) => ({ messages: [await model.invoke(s.messages)] }))
+    .addNode('tools', new ToolNode([calculator]))
+    .addEdge(START, 'agent')
+    .addConditionalEdges('agent', (s) => ((s.messages.at(-1) as { tool_calls?: unknown[] }).tool_calls?.length ? 'tools' : END), [
+      'tools',
+      END,
+    ])
+    .addEdge('tools', 'agent')
+    .compile({ checkpointer: saver });
+
+  let seq = 0;
+  const turn = async () => {
+    const n = ++seq;
+    const out = await graph.invoke(
+      { messages: [{ role: 'user', content: `What is 12 times 7? (turn ${n})` }] },
+      // the durability of this service's react turns: one checkpoint when the turn ends
+      { configurable: { thread_id: `floor-${process.pid}-${n}` }, durability: 'exit' },
+    );
+    if (out.messages.length !== 4) throw new Error(`unexpected turn: ${out.messages.length} messages`);
+  };
+  const turns = Number(process.env.TURNS ?? 200);
+  for (let i = 0; i < 30; i++) await turn();
+  const latencies: number[] = [];
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < turns; i++) {
+    const t0 = performance.now();
+    await turn();
+    latencies.push(performance.now() - t0);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const clients = Number(process.env.CLIENTS ?? 10);
+  let done = 0;
+  const end = performance.now() + 10_000;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < end) {
+        await turn();
+        done++;
+      }
+    }),
+  );
+  const perSecond = done / ((performance.now() - t0) / 1000);
+  process.stdout.write(`${JSON.stringify({ latencies, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / turns, perSecond })}\n`);
+  if (saver instanceof PostgresSaver) await saver.end();
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
+  },
+);
