@@ -38,6 +38,8 @@ const schema = z.object({
   DATABASE_URL: optionalString,
   DATA_DIR: z.string().default('./data'),
   DB_POOL_SIZE: int(10, 1),
+  /** named prepared statements (PreparingClient); false behind a PgBouncer in transaction mode before 1.21 */
+  DB_PREPARED_STATEMENTS: bool(true),
   /** embedding hosts may run the shipped migrations themselves (`agent-orchestrator-migrate`) */
   DB_MIGRATIONS_RUN: bool(true),
   REDIS_URL: optionalString,
@@ -238,6 +240,7 @@ export class AppConfig {
   readonly databaseUrl?: string;
   readonly dataDir: string;
   readonly dbPoolSize: number;
+  readonly dbPreparedStatements: boolean;
   /** run the shipped migrations at start-up (default); off when the host runs them itself */
   readonly migrationsRun: boolean;
   /** unset → runs execute in-process */
@@ -328,6 +331,7 @@ export class AppConfig {
     this.databaseUrl = e.DATABASE_URL;
     this.dataDir = e.DATA_DIR;
     this.dbPoolSize = e.DB_POOL_SIZE;
+    this.dbPreparedStatements = e.DB_PREPARED_STATEMENTS;
     this.migrationsRun = e.DB_MIGRATIONS_RUN;
     this.redisUrl = e.REDIS_URL;
     this.queuePrefix = e.QUEUE_PREFIX;

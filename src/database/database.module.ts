@@ -10,6 +10,7 @@ import { DatabaseConnection } from './database-connection';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { PG_POOL } from './pg-pool';
+import { PreparingClient } from './preparing-client';
 
 /** One connection target per process (possibly an embedded server). */
 @Global()
@@ -24,9 +25,10 @@ class DatabaseCoreModule {}
  * Postgres it is TypeORM's pool, limited to one connection: PGlite serves every socket from one session and
  * interleaves concurrent connections' protocol messages, so all queries must go through a single connection.
  */
-function pgPoolFactory(dataSource: DataSource, db: DatabaseConnection): Pool {
+function pgPoolFactory(dataSource: DataSource, db: DatabaseConnection, config: AppConfig): Pool {
   if (db.embedded) return (dataSource.driver as unknown as { master: Pool }).master;
-  const pool = new Pool({ connectionString: db.url, max: 5, connectionTimeoutMillis: 5000 });
+  const Client = config.dbPreparedStatements ? PreparingClient : undefined;
+  const pool = new Pool({ connectionString: db.url, max: 5, connectionTimeoutMillis: 5000, ...(Client ? { Client } : {}) });
   // an idle connection dropped by the server must not crash the process; the pool reconnects on demand
   pool.on('error', (err) => new Logger('Database').warn(`idle connection lost: ${err.message}`));
   return pool;
@@ -61,7 +63,10 @@ class PgPoolCloser implements OnApplicationShutdown {
         migrationsRun: config.migrationsRun,
         synchronize: false,
         poolSize: db.embedded ? 1 : config.dbPoolSize,
-        extra: { connectionTimeoutMillis: db.embedded ? 60_000 : 5000 },
+        extra: {
+          connectionTimeoutMillis: db.embedded ? 60_000 : 5000,
+          ...(config.dbPreparedStatements ? { Client: PreparingClient } : {}),
+        },
         retryAttempts: 3,
         retryDelay: 500,
       }),
@@ -69,7 +74,7 @@ class PgPoolCloser implements OnApplicationShutdown {
     TypeOrmModule.forFeature(ENTITIES, ORCHESTRATOR_DATA_SOURCE),
   ],
   providers: [
-    { provide: PG_POOL, inject: [getDataSourceToken(ORCHESTRATOR_DATA_SOURCE), DatabaseConnection], useFactory: pgPoolFactory },
+    { provide: PG_POOL, inject: [getDataSourceToken(ORCHESTRATOR_DATA_SOURCE), DatabaseConnection, AppConfig], useFactory: pgPoolFactory },
     PgPoolCloser,
     DatabaseHealthIndicator,
   ],
