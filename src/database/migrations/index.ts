@@ -8,6 +8,7 @@ import { RunApproval1763960000000 } from './1763960000000-run-approval';
 import { ToolLedger1763970000000 } from './1763970000000-tool-ledger';
 import { LangGraphApi1763980000000 } from './1763980000000-langgraph-api';
 import { Crons1763990000000 } from './1763990000000-crons';
+import { WebhookSweepIndex1764000000000 } from './1764000000000-webhook-sweep-index';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   ToolLedger1763970000000,
   LangGraphApi1763980000000,
   Crons1763990000000,
+  WebhookSweepIndex1764000000000,
 ];
