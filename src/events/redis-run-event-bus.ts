@@ -163,9 +163,13 @@ export class RedisRunEventBus extends RunEventBus {
         } else if (this.idleExpiryDue(runId)) p.expire(key, this.opts.idleTtlS);
         const results = (await p.exec()) ?? [];
         const failed = results.find(([err]) => err);
-        if (failed) this.logger.warn({ msg: 'run events not written', run_id: runId, err: (failed[0] as Error).message });
+        if (failed) {
+          this.expirySetAt.delete(runId); // the expiry may not have been set: the next batch sets it
+          this.logger.warn({ msg: 'run events not written', run_id: runId, err: (failed[0] as Error).message });
+        }
       }
     } catch (err) {
+      this.expirySetAt.delete(runId);
       this.logger.warn({ msg: 'run events not written', run_id: runId, err: (err as Error).message });
     } finally {
       box.draining = undefined;
