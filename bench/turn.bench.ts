@@ -20,7 +20,9 @@ export interface ApiProcess {
 export async function startApi(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
   const args = process.env.BENCH_API_ARGS ? process.env.BENCH_API_ARGS.split(' ') : [];
-  const child = spawn(process.execPath, [...args, join(__dirname, '..', '..', '..', 'dist', 'main.js')], {
+  // BENCH_API_MAIN: another build's main.js (A/B runs back to back)
+  const main = process.env.BENCH_API_MAIN ?? join(__dirname, '..', '..', '..', 'dist', 'main.js');
+  const child = spawn(process.execPath, [...args, main], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'error', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

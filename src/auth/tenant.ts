@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { scopeTenant, withScopeTenant } from '../observability/log-context';
 
 /** The tenant every request belongs to when no API keys are configured. */
 export const DEFAULT_TENANT = 'default';
@@ -28,15 +28,16 @@ export function threadIdOf(tenantId: string, sessionId: string): string {
   return `${tenantId}:${sessionId}`;
 }
 
-const current = new AsyncLocalStorage<string>();
-
-/** Runs `fn` with `tenantId` as the current tenant (read by the LLM cache key and, as a fallback, by tools). */
+/**
+ * Runs `fn` with `tenantId` as the current tenant (read by the LLM cache key and, as a fallback, by tools). Kept
+ * in the log context's AsyncLocalStorage (observability/log-context.ts), not one of its own: see there why.
+ */
 export function runInTenant<T>(tenantId: string, fn: () => T): T {
-  return current.run(tenantId, fn);
+  return withScopeTenant(tenantId, fn);
 }
 
 export function currentTenant(): string | undefined {
-  return current.getStore();
+  return scopeTenant();
 }
 
 /** The tenant of a tool call: `configurable.tenant_id` of the graph run, else the current tenant. */

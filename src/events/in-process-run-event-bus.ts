@@ -60,7 +60,9 @@ export class InProcessRunEventBus extends RunEventBus {
     try {
       for (;;) {
         if (signal?.aborted) return;
-        const pending = log.events.filter((e) => Number(e.id) > cursor);
+        // ids are consecutive: what comes after the cursor is a tail of the window (no scan of all of it per wake-up)
+        const first = log.seq - log.events.length + 1;
+        const pending = log.events.slice(Math.max(0, cursor - first + 1));
         for (const e of pending) {
           cursor = Number(e.id);
           if (e.event === END_EVENT) return;

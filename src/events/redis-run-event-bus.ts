@@ -22,10 +22,16 @@ interface Outbox {
   draining?: Promise<void>;
 }
 
+/** Runs whose idle expiry refreshes are remembered; past this, those not refreshed within the idle TTL are forgotten. */
+const EXPIRIES_REMEMBERED = 10_000;
+
 /**
  * Runs' events in Redis streams, one per run (`run-events:{prefix}:{runId}`), so a run executed by one process
  * is followed from any other. `publish` only queues: each run's queue is drained in order by one pipeline at a
- * time on the publishing connection, never awaited by the run. `end` adds the `end` entry, sets the stream's
+ * time on the publishing connection, never awaited by the run; the first pipeline waits for the end of the
+ * event-loop turn, so a burst (a network read's worth of streamed tokens) is one round trip. While the run goes
+ * on, the stream's idle expiry is set with its first entry and refreshed only once half of it has passed (not
+ * with every batch). `end` adds the `end` entry, sets the stream's
  * expiry (RUN_EVENTS_TTL_S) and a tombstone `…:{runId}:ended` that outlives it (24 × RUN_EVENTS_TTL_S), so a
  * subscriber arriving after the window expired finishes at once. Subscribers read with `XREAD BLOCK` on a
  * connection of their own (one per subscriber), never on the publisher's.
@@ -34,6 +40,8 @@ export class RedisRunEventBus extends RunEventBus {
   private readonly logger = new Logger(RedisRunEventBus.name);
   private readonly redis: IORedis;
   private readonly outboxes = new Map<string, Outbox>();
+  /** run id → when (ms) its stream's idle expiry was last set, by this process */
+  private readonly expirySetAt = new Map<string, number>();
   private readonly readers = new Set<IORedis>();
   private closed = false;
 
@@ -134,33 +142,61 @@ export class RedisRunEventBus extends RunEventBus {
     if (end) box.ended = true;
     // Redis unreachable for long: keep the newest events (the window would trim the oldest anyway), and `end`
     if (box.items.length > this.opts.window + 1) box.items.splice(0, box.items.length - this.opts.window - 1);
-    box.draining ??= this.drain(runId, box);
+    // what else this event-loop turn publishes goes into the same pipeline
+    box.draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain(runId, box));
   }
 
   /** Sends the run's queued events in order, one pipeline at a time. */
   private async drain(runId: string, box: Outbox): Promise<void> {
     const key = this.key(runId);
+    const window = String(this.opts.window);
     try {
       while (box.items.length > 0) {
         const batch = box.items.splice(0);
         const p = this.redis.pipeline();
-        for (const [event, payload] of batch) {
-          p.xadd(key, 'MAXLEN', '~', String(this.opts.window), '*', 'event', event, 'data', payload);
-        }
-        const ending = batch.some(([event]) => event === END_EVENT);
-        p.expire(key, ending ? this.opts.ttlS : this.opts.idleTtlS);
-        if (ending) p.set(`${key}:ended`, '1', 'EX', this.opts.ttlS * 24);
+        for (const [event, payload] of batch) p.xadd(key, 'MAXLEN', '~', window, '*', 'event', event, 'data', payload);
+        const ending = batch[batch.length - 1][0] === END_EVENT; // `end` is always the last item queued
+        if (ending) {
+          p.expire(key, this.opts.ttlS);
+          p.set(`${key}:ended`, '1', 'EX', this.opts.ttlS * 24);
+          this.expirySetAt.delete(runId);
+        } else if (this.idleExpiryDue(runId)) p.expire(key, this.opts.idleTtlS);
         const results = (await p.exec()) ?? [];
         const failed = results.find(([err]) => err);
-        if (failed) this.logger.warn({ msg: 'run events not written', run_id: runId, err: (failed[0] as Error).message });
+        if (failed) {
+          this.expirySetAt.delete(runId); // the expiry may not have been set: the next batch sets it
+          this.logger.warn({ msg: 'run events not written', run_id: runId, err: (failed[0] as Error).message });
+        }
       }
     } catch (err) {
+      this.expirySetAt.delete(runId);
       this.logger.warn({ msg: 'run events not written', run_id: runId, err: (err as Error).message });
     } finally {
       box.draining = undefined;
       if (box.items.length > 0) box.draining = this.drain(runId, box);
       else if (this.outboxes.get(runId) === box) this.outboxes.delete(runId);
     }
+  }
+
+  /**
+   * Whether this batch must (re)set the stream's idle expiry: on the run's first batch here, then once half of
+   * the idle TTL has passed, so a stream always has at least half of it left after its last event — and a run
+   * whose process died still loses its stream within the idle TTL.
+   */
+  private idleExpiryDue(runId: string): boolean {
+    const now = Date.now();
+    const setAt = this.expirySetAt.get(runId);
+    if (setAt !== undefined && now - setAt < (this.opts.idleTtlS * 1000) / 2) return false;
+    this.expirySetAt.delete(runId); // re-inserted last: the map stays in order of refresh
+    this.expirySetAt.set(runId, now);
+    // runs that ended in another process (taken over) are never `end`ed here: forget the stale ones
+    if (this.expirySetAt.size > EXPIRIES_REMEMBERED) {
+      for (const [id, at] of this.expirySetAt) {
+        if (now - at < this.opts.idleTtlS * 1000) break;
+        this.expirySetAt.delete(id);
+      }
+    }
+    return true;
   }
 }
 

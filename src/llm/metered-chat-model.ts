@@ -1,9 +1,8 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
 import type { ChatGenerationChunk, ChatResult } from '@langchain/core/outputs';
+import type { RunnableConfig } from '@langchain/core/runnables';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 
 import { phaseSince } from '../common/phases';
@@ -16,8 +15,17 @@ import { type ModelCallRecord, UsageCollector } from './usage-collector';
 
 type Fields = ConstructorParameters<typeof ChatOpenAI>[0] & { rateLimitRetries?: number; breaker?: BreakerSettings };
 
-/** The run budget of the `invoke` in progress: `_generate` (reached only on an LLM-cache miss) charges it. */
-const callBudget = new AsyncLocalStorage<RunBudget | undefined>();
+/**
+ * The run budget of a call, carried on its call options from `generate` to `_generate` / `_streamResponseChunks`
+ * (reached only on an LLM-cache miss), which charge it. A symbol key: LangChain's copies of the options keep it,
+ * and it is never serialized into the request. (Not an AsyncLocalStorage: on Node 20 every enabled one adds work
+ * to every promise the process creates — a streamed token alone goes through dozens.)
+ */
+const CALL_BUDGET = Symbol('runBudget');
+
+function budgetOf(callOptions: object): RunBudget | undefined {
+  return (callOptions as { [CALL_BUDGET]?: RunBudget })[CALL_BUDGET];
+}
 
 /** A rate limit asking to wait longer than this is not waited for (LangChain already waits up to 60 s itself): the call fails and counts for the breaker. */
 const MAX_RETRY_AFTER_MS = 30_000;
@@ -87,7 +95,7 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     const started = performance.now();
     let out: AIMessageChunk;
     try {
-      out = await callBudget.run(budget, () => this.invokeThroughBreaker(input, options));
+      out = await this.invokeThroughBreaker(input, options);
     } catch (err) {
       // refused by the open breaker or the spent budget: no call reached the endpoint, nothing to meter
       if ((err instanceof ModelUnavailableError && err.breakerOpen) || isBudgetExceeded(err)) throw err;
@@ -129,34 +137,48 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     });
   }
 
+  /** Every call path (invoke, generate, stream) splits its options here: the call options get the run's budget. */
+  protected override _separateRunnableConfigFromCallOptionsCompat(
+    options?: Partial<ChatOpenAICallOptions>,
+  ): [RunnableConfig, this['ParsedCallOptions']] {
+    const [config, callOptions] = super._separateRunnableConfigFromCallOptionsCompat(options);
+    const budget = RunBudget.of(config);
+    if (budget) (callOptions as { [CALL_BUDGET]?: RunBudget })[CALL_BUDGET] = budget;
+    return [config, callOptions];
+  }
+
   /** A request to the endpoint (LangChain calls this only on an LLM-cache miss): charged to the run's budget first. */
   override async _generate(
     messages: BaseMessage[],
     options: this['ParsedCallOptions'],
     runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
-    callBudget.getStore()?.chargeModelCall();
+    budgetOf(options)?.chargeModelCall();
     return super._generate(messages, options, runManager);
   }
 
-  /** The streaming form of the request (used instead of `_generate` when tokens are streamed). */
-  override async *_streamResponseChunks(
+  /**
+   * The streaming form of the request (used instead of `_generate` when tokens are streamed). Not a generator of
+   * its own: it charges when called (LangChain calls it right before iterating, inside the same try) and hands
+   * back the client's generator, so a streamed chunk does not pass through one more async-generator step.
+   */
+  override _streamResponseChunks(
     messages: BaseMessage[],
     options: this['ParsedCallOptions'],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    callBudget.getStore()?.chargeModelCall();
-    yield* super._streamResponseChunks(messages, options, runManager);
+    budgetOf(options)?.chargeModelCall();
+    return super._streamResponseChunks(messages, options, runManager);
   }
 
-  /** The event-streaming form (used when a callback prefers chat-model stream events, e.g. LangGraph's `messages` mode). */
-  override async *_streamChatModelEvents(
+  /** The event-streaming form (used when a callback prefers chat-model stream events); charged as above. */
+  override _streamChatModelEvents(
     messages: BaseMessage[],
     options: this['ParsedCallOptions'],
     runManager?: CallbackManagerForLLMRun,
   ): ReturnType<ChatOpenAI['_streamChatModelEvents']> {
-    callBudget.getStore()?.chargeModelCall();
-    yield* super._streamChatModelEvents(messages, options, runManager);
+    budgetOf(options)?.chargeModelCall();
+    return super._streamChatModelEvents(messages, options, runManager);
   }
 
   private async invokeThroughBreaker(input: BaseLanguageModelInput, options?: ChatOpenAICallOptions): Promise<AIMessageChunk> {

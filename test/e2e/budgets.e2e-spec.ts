@@ -1,5 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { type ChatRequest, ScriptedModelServer } from '../support/model-server';
+import { chatOverSse } from '../support/sse-chat';
 import { http, type RunningApp, startApp, waitFor } from '../support/test-app';
 
 /**
@@ -111,6 +112,18 @@ describe('per-run budgets over HTTP', () => {
       expect(job.result.tool_calls).toHaveLength(2);
 
       await nextTurnWorks(svc, sub.body.session_id);
+    });
+
+    it('charges streamed model calls too (POST /v1/chat/stream: tokens streamed from the endpoint)', async () => {
+      calculateForever();
+      const res = await chatOverSse<{ llm_calls: number; error: { code: string } | null }>(svc.url, {
+        message: 'Keep calculating forever',
+        agent: 'react',
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ llm_calls: 2, error: { code: 'BUDGET_EXCEEDED' } });
+      expect(model.callCount).toBe(2);
+      expect(model.requests.every((r) => r.stream === true)).toBe(true);
     });
   });
 

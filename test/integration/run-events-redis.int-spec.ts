@@ -72,6 +72,60 @@ describe('RedisRunEventBus across processes', () => {
     expect(events.map((e) => e.event)).toEqual(['metadata', 'result']);
   });
 
+  it('sends what one event-loop turn publishes as one batch, and sets the idle expiry once, not with every batch', async () => {
+    const runId = randomUUID();
+    const key = `run-events:${prefix}:${runId}`;
+    const seen = new IORedis(redisOptions(TEST_REDIS_URL));
+    const monitor = await seen.monitor();
+    const commands: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[1] === key) commands.push(args);
+    });
+    try {
+      for (let step = 1; step <= 5; step++) worker.publish(runId, 'token', { step });
+      await worker.flushed();
+      expect(await redis.ttl(key)).toBeGreaterThan(options.ttlS); // the idle expiry, set with the first batch
+      await redis.expire(key, 500); // stands for time having passed since then
+      for (let batch = 0; batch < 3; batch++) {
+        worker.publish(runId, 'progress', { step: 10 + batch });
+        await worker.flushed();
+      }
+      const ttl = await redis.ttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(500); // not refreshed by the later batches (half of 600 s has not passed)
+      // what reached Redis for the key (this test's own EXPIRE 500 included, its TTLs left out): the five XADDs
+      // before the bus's one EXPIRE were one pipeline (a batch per event would put the EXPIRE after the first)
+      const sent = () =>
+        commands.map(([cmd, , arg]) => (cmd.toLowerCase() === 'expire' ? `expire ${arg}` : cmd.toLowerCase())).filter((c) => c !== 'ttl');
+      await waitUntil(() => sent().length >= 10);
+      expect(sent()).toEqual(['xadd', 'xadd', 'xadd', 'xadd', 'xadd', 'expire 600', 'expire 500', 'xadd', 'xadd', 'xadd']);
+    } finally {
+      monitor.disconnect();
+      seen.disconnect();
+      worker.end(runId);
+      await worker.flushed();
+    }
+  });
+
+  it('refreshes the idle expiry of a long run once half of it has passed', async () => {
+    const short = new RedisRunEventBus(redisOptions(TEST_REDIS_URL), { ...options, idleTtlS: 2 });
+    const runId = randomUUID();
+    const key = `run-events:${prefix}:${runId}`;
+    try {
+      short.publish(runId, 'progress', { step: 1 });
+      await short.flushed();
+      await new Promise((r) => setTimeout(r, 1100)); // over half of the 2 s idle TTL
+      expect(await redis.pttl(key)).toBeLessThan(1000);
+      short.publish(runId, 'progress', { step: 2 });
+      await short.flushed();
+      expect(await redis.pttl(key)).toBeGreaterThan(1500);
+      expect(await redis.xlen(key)).toBe(2);
+    } finally {
+      short.end(runId);
+      await short.onModuleDestroy();
+    }
+  });
+
   it('finishes at once when the ended run window has expired', async () => {
     const runId = randomUUID();
     worker.publish(runId, 'result', {});
@@ -113,7 +167,10 @@ describe('RedisRunEventBus across processes', () => {
     const t0 = Date.now();
     for (let step = 1; step <= 200; step++) worker.publish(runId, 'token', { step });
     expect(Date.now() - t0).toBeLessThan(100); // publish only queues
-    expect((await first).value).toMatchObject({ event: 'token', data: { step: 1 } });
+    // the 200 go out in one pipeline, trimmed to the window (50) before the subscriber reads: it gets the oldest left
+    const got = (await first).value as RunEvent;
+    expect(got).toMatchObject({ event: 'token' });
+    expect((got.data as { step: number }).step).toBeLessThanOrEqual(200 - options.window + 1);
     stop.abort();
     await expect(iterator.next()).resolves.toMatchObject({ done: true });
     worker.end(runId);
