@@ -142,20 +142,26 @@ async function waitDone(base: string, ids: string[], timeoutMs = 60_000): Promis
   }
 }
 
-/** Many runs: one query per poll instead of one HTTP request per run (the bench must not load the API). */
+/**
+ * Many runs: one query per poll instead of one HTTP request per run (the bench must not load the API), and
+ * only over the runs not seen finished yet: `id = ANY` of all 1000 ids costs Postgres ~1 ms of CPU, every
+ * 20 ms that was ~5 % of a core taken from the 2-core machine being measured. A poll every 25 ms adds ≤ 25 ms
+ * to a ~20 s measurement.
+ */
 async function waitDoneInDb(dbUrl: string, ids: string[], timeoutMs: number): Promise<void> {
   const c = new Client({ connectionString: dbUrl });
   await c.connect();
   try {
     const deadline = Date.now() + timeoutMs;
+    const pending = new Set(ids);
     for (;;) {
-      const { rows } = await c.query(
-        `SELECT count(*)::int AS n FROM runs WHERE id = ANY($1) AND status IN ('completed', 'failed', 'cancelled')`,
-        [ids],
-      );
-      if (rows[0].n === ids.length) return;
-      if (Date.now() > deadline) throw new Error(`${ids.length - rows[0].n} runs not finished in time`);
-      await new Promise((r) => setTimeout(r, 20));
+      const { rows } = await c.query(`SELECT id FROM runs WHERE id = ANY($1) AND status IN ('completed', 'failed', 'cancelled')`, [
+        [...pending],
+      ]);
+      for (const r of rows as Array<{ id: string }>) pending.delete(r.id);
+      if (pending.size === 0) return;
+      if (Date.now() > deadline) throw new Error(`${pending.size} runs not finished in time`);
+      await new Promise((r) => setTimeout(r, 25));
     }
   } finally {
     await c.end();

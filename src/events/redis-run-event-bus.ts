@@ -19,19 +19,15 @@ export interface RedisRunEventBusOptions {
 interface Outbox {
   items: Array<[event: string, payload: string]>;
   ended: boolean;
-  draining?: Promise<void>;
 }
-
-/** Runs whose idle expiry refreshes are remembered; past this, those not refreshed within the idle TTL are forgotten. */
-const EXPIRIES_REMEMBERED = 10_000;
 
 /**
  * Runs' events in Redis streams, one per run (`run-events:{prefix}:{runId}`), so a run executed by one process
- * is followed from any other. `publish` only queues: each run's queue is drained in order by one pipeline at a
- * time on the publishing connection, never awaited by the run; the first pipeline waits for the end of the
- * event-loop turn, so a burst (a network read's worth of streamed tokens) is one round trip. While the run goes
- * on, the stream's idle expiry is set with its first entry and refreshed only once half of it has passed (not
- * with every batch). `end` adds the `end` entry, sets the stream's
+ * is followed from any other. `publish` only queues, never awaited by the run: one pipeline at a time on the
+ * publishing connection carries every run's queued events, in order per run (what is published while a
+ * pipeline is out goes in the next one, so under load the batches grow instead of the round trips). A run's
+ * stream gets its idle expiry when this process first writes it and again when that is old, not with every
+ * batch (each command and write costs the worker and Redis CPU). `end` adds the `end` entry, sets the stream's
  * expiry (RUN_EVENTS_TTL_S) and a tombstone `…:{runId}:ended` that outlives it (24 × RUN_EVENTS_TTL_S), so a
  * subscriber arriving after the window expired finishes at once. Subscribers read with `XREAD BLOCK` on a
  * connection of their own (one per subscriber), never on the publisher's.
@@ -39,9 +35,12 @@ const EXPIRIES_REMEMBERED = 10_000;
 export class RedisRunEventBus extends RunEventBus {
   private readonly logger = new Logger(RedisRunEventBus.name);
   private readonly redis: IORedis;
+  /** runs with events not yet sent (a run's box stays while its last batch is out, so `end` stays last) */
   private readonly outboxes = new Map<string, Outbox>();
-  /** run id → when (ms) its stream's idle expiry was last set, by this process */
+  private flushing?: Promise<void>;
+  /** when this process last set a run's idle expiry (dropped at end, and once stale) */
   private readonly expirySetAt = new Map<string, number>();
+  private expiryPrunedAt = Date.now();
   private readonly readers = new Set<IORedis>();
   private closed = false;
 
@@ -114,11 +113,7 @@ export class RedisRunEventBus extends RunEventBus {
 
   /** Resolves when everything published so far has reached Redis (or failed and was logged). */
   async flushed(): Promise<void> {
-    while (this.outboxes.size > 0) {
-      const pending = [...this.outboxes.values()].map((o) => o.draining).filter(Boolean);
-      if (pending.length === 0) return;
-      await Promise.all(pending);
-    }
+    while (this.flushing) await this.flushing;
   }
 
   /** Shutdown: publish what is queued (bounded wait), then close every connection. */
@@ -142,60 +137,78 @@ export class RedisRunEventBus extends RunEventBus {
     if (end) box.ended = true;
     // Redis unreachable for long: keep the newest events (the window would trim the oldest anyway), and `end`
     if (box.items.length > this.opts.window + 1) box.items.splice(0, box.items.length - this.opts.window - 1);
-    // what else this event-loop turn publishes goes into the same pipeline
-    box.draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain(runId, box));
+    this.startFlush();
   }
 
-  /** Sends the run's queued events in order, one pipeline at a time. */
-  private async drain(runId: string, box: Outbox): Promise<void> {
-    const key = this.key(runId);
-    const window = String(this.opts.window);
+  private startFlush(): void {
+    if (this.flushing) return;
+    // what else this event-loop turn publishes (a network read's worth of streamed tokens) joins the pipeline
+    const flushing: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.flush())
+      .finally(() => {
+        if (this.flushing !== flushing) return;
+        this.flushing = undefined;
+        // published between the last batch and here
+        if ([...this.outboxes.values()].some((box) => box.items.length > 0)) this.startFlush();
+      });
+    this.flushing = flushing;
+  }
+
+  /** Sends the queued events of every run, one pipeline at a time, until none are left. */
+  private async flush(): Promise<void> {
     try {
-      while (box.items.length > 0) {
-        const batch = box.items.splice(0);
+      for (;;) {
+        const batch = [...this.outboxes].filter(([, box]) => box.items.length > 0);
+        if (batch.length === 0) return;
         const p = this.redis.pipeline();
-        for (const [event, payload] of batch) p.xadd(key, 'MAXLEN', '~', window, '*', 'event', event, 'data', payload);
-        const ending = batch[batch.length - 1][0] === END_EVENT; // `end` is always the last item queued
-        if (ending) {
-          p.expire(key, this.opts.ttlS);
-          p.set(`${key}:ended`, '1', 'EX', this.opts.ttlS * 24);
-          this.expirySetAt.delete(runId);
-        } else if (this.idleExpiryDue(runId)) p.expire(key, this.opts.idleTtlS);
-        const results = (await p.exec()) ?? [];
-        const failed = results.find(([err]) => err);
-        if (failed) {
-          this.expirySetAt.delete(runId); // the expiry may not have been set: the next batch sets it
-          this.logger.warn({ msg: 'run events not written', run_id: runId, err: (failed[0] as Error).message });
+        const expiring: string[] = [];
+        for (const [runId, box] of batch) {
+          const key = this.key(runId);
+          for (const [event, payload] of box.items.splice(0)) {
+            p.xadd(key, 'MAXLEN', '~', String(this.opts.window), '*', 'event', event, 'data', payload);
+          }
+          if (box.ended) {
+            p.expire(key, this.opts.ttlS);
+            p.set(`${key}:ended`, '1', 'EX', this.opts.ttlS * 24);
+          } else if (this.idleExpiryDue(runId)) {
+            p.expire(key, this.opts.idleTtlS);
+            expiring.push(runId);
+          }
+        }
+        try {
+          // the first event after a quiet spell goes out at the end of its event-loop turn; what comes while this batch is out waits for it
+          const results = (await p.exec()) ?? [];
+          const failed = results.find(([err]) => err);
+          if (failed) this.logger.warn({ msg: 'run events not written', runs: batch.length, err: (failed[0] as Error).message });
+        } catch (err) {
+          for (const runId of expiring) this.expirySetAt.delete(runId); // set it again with the next batch
+          this.logger.warn({ msg: 'run events not written', runs: batch.length, err: (err as Error).message });
+        }
+        for (const [runId, box] of batch) {
+          if (box.ended) this.expirySetAt.delete(runId);
+          if (box.items.length === 0 && this.outboxes.get(runId) === box) this.outboxes.delete(runId);
         }
       }
     } catch (err) {
-      this.expirySetAt.delete(runId);
-      this.logger.warn({ msg: 'run events not written', run_id: runId, err: (err as Error).message });
-    } finally {
-      box.draining = undefined;
-      if (box.items.length > 0) box.draining = this.drain(runId, box);
-      else if (this.outboxes.get(runId) === box) this.outboxes.delete(runId);
+      this.logger.warn({ msg: 'run events not written', err: (err as Error).message });
     }
   }
 
   /**
-   * Whether this batch must (re)set the stream's idle expiry: on the run's first batch here, then once half of
-   * the idle TTL has passed, so a stream always has at least half of it left after its last event — and a run
-   * whose process died still loses its stream within the idle TTL.
+   * Whether a run's stream needs its idle expiry now: not yet set by this process, or set over half the idle
+   * time ago (a live run's stream must not expire under it). Marks it set.
    */
   private idleExpiryDue(runId: string): boolean {
     const now = Date.now();
-    const setAt = this.expirySetAt.get(runId);
-    if (setAt !== undefined && now - setAt < (this.opts.idleTtlS * 1000) / 2) return false;
-    this.expirySetAt.delete(runId); // re-inserted last: the map stays in order of refresh
-    this.expirySetAt.set(runId, now);
-    // runs that ended in another process (taken over) are never `end`ed here: forget the stale ones
-    if (this.expirySetAt.size > EXPIRIES_REMEMBERED) {
-      for (const [id, at] of this.expirySetAt) {
-        if (now - at < this.opts.idleTtlS * 1000) break;
-        this.expirySetAt.delete(id);
-      }
+    const refreshMs = (this.opts.idleTtlS * 1000) / 2;
+    if (now - this.expiryPrunedAt > refreshMs) {
+      // runs that stopped here without ending (handed back, taken over): stale entries would be refreshed anyway
+      for (const [id, at] of this.expirySetAt) if (now - at > refreshMs) this.expirySetAt.delete(id);
+      this.expiryPrunedAt = now;
     }
+    const at = this.expirySetAt.get(runId);
+    if (at !== undefined && now - at <= refreshMs) return false;
+    this.expirySetAt.set(runId, now);
     return true;
   }
 }

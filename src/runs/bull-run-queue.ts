@@ -7,9 +7,18 @@ import { AppConfig } from '../config/app-config';
 import { MetricsService, type QueueState } from '../observability/metrics.service';
 import { queuedRunContext } from '../observability/queued-run-context';
 import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData, RUNS_QUEUE } from './run.job';
-import { RunQueue } from './run-queue';
+import { type JobState, RunQueue } from './run-queue';
 
 const ENQUEUE_TIMEOUT_MS = 3000;
+
+/** The part of the queue's ioredis client the bulk job-state check uses. */
+interface RedisPipelining {
+  pipeline(): {
+    exists(key: string): unknown;
+    zscore(key: string, member: string): unknown;
+    exec(): Promise<Array<[Error | null, unknown]> | null>;
+  };
+}
 
 /** The producer: the only place that calls `queue.add`. The job id is the run id, so re-adding is harmless. */
 @Injectable()
@@ -64,7 +73,42 @@ export class BullRunQueue extends RunQueue {
     if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
   }
 
-  async jobState(runId: string): Promise<'missing' | 'pending' | 'failed' | 'completed'> {
+  /** One ZCARD of the delayed set: a parked job is a delayed one (`moveToDelayed`), and only those are woken. */
+  async anyParked(): Promise<boolean> {
+    return (await this.queue.getDelayedCount()) > 0;
+  }
+
+  /**
+   * The reconciler looks at every run queued for a while, which under a backlog is hundreds per pass: one
+   * pipeline (job hash exists? in `completed`? in `failed`?) answers them in one round trip, where BullMQ's
+   * per-job `getState` is a round trip each and scans the wait list (LPOS). A job that exists and has not
+   * finished is pending (waiting, active, delayed, prioritized). Only a run without a job hash gets the
+   * exact check before it counts as missing.
+   */
+  async jobStates(runIds: string[]): Promise<Map<string, JobState>> {
+    const states = new Map<string, JobState>();
+    if (runIds.length === 0) return states;
+    const client = (await this.queue.getBackend().connection.client) as unknown as RedisPipelining;
+    const p = client.pipeline();
+    for (const id of runIds) {
+      p.exists(this.queue.toKey(id));
+      p.zscore(this.queue.toKey('completed'), id);
+      p.zscore(this.queue.toKey('failed'), id);
+    }
+    const replies = (await p.exec()) ?? [];
+    const failed = replies.find(([err]) => err);
+    if (failed || replies.length !== runIds.length * 3) throw failed?.[0] ?? new Error('job states: pipeline did not answer');
+    for (const [i, id] of runIds.entries()) {
+      const [exists, completed, failedAt] = replies.slice(i * 3, i * 3 + 3).map(([, value]) => value);
+      if (failedAt !== null) states.set(id, 'failed');
+      else if (completed !== null) states.set(id, 'completed');
+      else if (exists === 1) states.set(id, 'pending');
+      else states.set(id, await this.jobState(id));
+    }
+    return states;
+  }
+
+  private async jobState(runId: string): Promise<JobState> {
     const state = await this.queue.getJobState(runId);
     if (state === 'unknown') return 'missing';
     if (state === 'failed' || state === 'completed') return state;

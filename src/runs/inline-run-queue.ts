@@ -7,7 +7,7 @@ import { MetricsService } from '../observability/metrics.service';
 import { inQueuedRunContext, type QueuedRunContext, queuedRunContext } from '../observability/queued-run-context';
 import { RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
 import { RunExecutor } from './run-executor.service';
-import { RunQueue } from './run-queue';
+import { type JobState, RunQueue } from './run-queue';
 
 const PARKED_MS = 100;
 
@@ -70,8 +70,12 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
     /* inline runs wait for their session inside the executor */
   }
 
-  async jobState(runId: string): Promise<'missing' | 'pending'> {
-    return this.isLocal(runId) ? 'pending' : 'missing';
+  async anyParked(): Promise<boolean> {
+    return this.parked.size > 0;
+  }
+
+  async jobStates(runIds: string[]): Promise<Map<string, JobState>> {
+    return new Map(runIds.map((id) => [id, this.isLocal(id) ? 'pending' : 'missing']));
   }
 
   /**

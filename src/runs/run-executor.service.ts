@@ -5,7 +5,12 @@ import type { ChatResult } from './records/chat-result';
 import { RunRecords } from './records/run-records.repository';
 import { RunCancellation } from './run-cancellation.service';
 
-const PROGRESS_WRITE_INTERVAL_MS = 250;
+/**
+ * A run's progress row is written at most this often, the first time this long after it starts: a statement
+ * per write on the run's connection pool, and a short run (two model calls) ends before anyone polls it.
+ * Followers of the run get every step from the run event bus instead (`GET /v1/jobs/{id}/events`).
+ */
+const PROGRESS_WRITE_INTERVAL_MS = 1000;
 
 /** Executes a queued run (the thin body of every job): cancellation signal, progress, the orchestrator. */
 @Injectable()

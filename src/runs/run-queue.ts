@@ -1,3 +1,5 @@
+export type JobState = 'missing' | 'pending' | 'failed' | 'completed';
+
 /** Where accepted async runs go: BullMQ on Redis, or this process when no Redis is configured. */
 export abstract class RunQueue {
   abstract readonly kind: 'bullmq' | 'inline';
@@ -10,6 +12,8 @@ export abstract class RunQueue {
   abstract ready(): Promise<boolean>;
   /** A parked run (waiting for its session) should try again now. */
   abstract wake(runId: string): Promise<void>;
-  /** The queue's view of a run's job, for the reconciler: `missing` when the queue has no job for it. */
-  abstract jobState(runId: string): Promise<'missing' | 'pending' | 'failed' | 'completed'>;
+  /** Whether any run waits in the queue's delay (parked for its session, or not due yet): if none, there is nobody to wake. */
+  abstract anyParked(): Promise<boolean>;
+  /** The queue's view of runs' jobs, for the reconciler: `missing` when the queue has no job for a run. */
+  abstract jobStates(runIds: string[]): Promise<Map<string, JobState>>;
 }

@@ -56,8 +56,10 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
     let fixed = 0;
     try {
       const grace = Math.max(MIN_GRACE_MS, this.config.durability.reconcileMs);
-      for (const run of await this.durable.unfinished(grace, this.config.runTimeoutMs * 2)) {
-        const state = await this.queue.jobState(run.id);
+      const runs = await this.durable.unfinished(grace, this.config.runTimeoutMs * 2);
+      const states = await this.queue.jobStates(runs.map((r) => r.id));
+      for (const run of runs) {
+        const state = states.get(run.id) ?? 'missing';
         if (state === 'pending') continue;
         if (state === 'failed') {
           await this.orchestrator.abandon(run.id, 'its job failed');

@@ -126,6 +126,27 @@ describe('RedisRunEventBus across processes', () => {
     }
   });
 
+  it('sets the idle expiry of a live run when a process first writes its stream, not with every batch', async () => {
+    const runId = randomUUID();
+    const key = `run-events:${prefix}:${runId}`;
+    worker.publish(runId, 'metadata', { run_id: runId });
+    await worker.flushed();
+    expect(await redis.ttl(key)).toBeGreaterThan(options.ttlS);
+    await redis.persist(key); // a later batch that sent EXPIRE again would show here
+    worker.publish(runId, 'progress', { run_id: runId, step: 1 });
+    await worker.flushed();
+    expect(await redis.ttl(key)).toBe(-1);
+    // another process taking the run over sets it with its own first write
+    const other = new RedisRunEventBus(redisOptions(TEST_REDIS_URL), options);
+    other.publish(runId, 'metadata', { run_id: runId, attempt: 2 });
+    await other.flushed();
+    expect(await redis.ttl(key)).toBeGreaterThan(options.ttlS);
+    other.end(runId);
+    await other.onModuleDestroy();
+    expect(await redis.ttl(key)).toBeLessThanOrEqual(options.ttlS);
+    expect(await redis.xlen(key)).toBe(4);
+  });
+
   it('finishes at once when the ended run window has expired', async () => {
     const runId = randomUUID();
     worker.publish(runId, 'result', {});
