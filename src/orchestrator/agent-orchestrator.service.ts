@@ -108,7 +108,7 @@ export interface ExecuteOptions {
   leaseWait?: 'block' | 'defer';
   /** aborted → the turn stops and is handed back (status `queued`, resumes from its last checkpoint) */
   handBack?: AbortSignal;
-  /** the run was accepted `running`, holding its session's lease (RunRecords.createStarted) */
+  /** the run is `running` already, holding its session's lease (RunRecords.createStarted / leaseAndStart) */
   startedAtAccept?: boolean;
   /** the run's session was created with it: its thread has no checkpoint to read */
   newThread?: boolean;
@@ -265,6 +265,14 @@ export class AgentOrchestrator {
   async execute(runId: string, opts: ExecuteOptions = {}, accepted?: RunEntity): Promise<ChatResult> {
     const started = Date.now();
     const retries = this.config.durability.dbWriteRetries;
+    if (!accepted) {
+      // a queued run whose session is free: leased and started in one statement (else the long way below)
+      const leaseMs = this.config.runLockMs;
+      const run = await phase('run_start', () =>
+        withDbRetry('start run', retries, () => this.runs.leaseAndStart(runId, leaseMs, this.config.durability.maxAttempts)),
+      );
+      if (run) return this.observer.observe(run, () => this.executeAccepted(run, started, { ...opts, startedAtAccept: true }));
+    }
     // a sync turn has the row it just wrote; markRunning below re-checks its status in the same statement
     const pending = accepted ?? (await phase('run_read', () => withDbRetry('read run', retries, () => this.runs.get(runId))));
     if (FINAL_STATUSES.includes(pending.status)) return this.storedResult(runId);

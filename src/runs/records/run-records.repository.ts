@@ -89,6 +89,37 @@ export class RunRecords {
     return this.runs.create(fromRow(rows[0]));
   }
 
+  /**
+   * A queued run, leased and started in one statement (instead of read, lease, start): when its session's lease
+   * is free and no earlier-accepted run of the session is unfinished (DurableRuns.tryLease's rule), it is not
+   * cancelled, not due later (`start_at`) and has attempts left. Null otherwise — the caller then takes the
+   * long way, which tells those cases apart.
+   */
+  async leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<RunEntity | null> {
+    const rows = rowsOf<Record<string, unknown>>(
+      await this.dataSource.query(
+        `WITH lease AS (
+           UPDATE sessions s SET active_run_id = me.id, lease_expires_at = now() + ($2 || ' milliseconds')::interval, updated_at = now()
+             FROM runs me
+            WHERE me.id = $1 AND s.id = me.session_id AND s.tenant_id = me.tenant_id
+              AND (s.active_run_id IS NULL OR s.lease_expires_at IS NULL OR s.lease_expires_at < now())
+              AND me.status IN ('queued', 'running') AND NOT me.cancel_requested AND me.attempts < $3
+              AND COALESCE((me.input ->> 'start_at')::timestamptz, '-infinity') <= now()
+              AND NOT EXISTS (
+                SELECT 1 FROM runs r
+                 WHERE r.session_id = me.session_id AND r.tenant_id = me.tenant_id AND r.id <> me.id
+                   AND (r.status IN ('queued', 'running') OR (r.status = 'interrupted' AND r.finished_at IS NULL))
+                   AND (r.created_at, r.id) < (me.created_at, me.id))
+           RETURNING me.id)
+         UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
+          WHERE id = (SELECT id FROM lease)
+          RETURNING *`,
+        [id, String(leaseMs), maxAttempts],
+      ),
+    );
+    return rows.length ? this.runs.create(fromRow(rows[0])) : null;
+  }
+
   async get(id: string, what: 'job' | 'run' = 'job'): Promise<RunEntity> {
     const run = await this.runs.findOneBy({ id });
     if (!run) throw new RunNotFoundException(id, what);
