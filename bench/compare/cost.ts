@@ -4,7 +4,7 @@
  * the server's CPU time (utime + stime of its process), the Postgres statements it sends (`log_statement = all`
  * on its own database, counted in the server log) and the Redis commands it sends (`MONITOR`, the lines that
  * name its QUEUE_PREFIX) — per `runs.wait` and per `runs.stream`, sequentially, after a warm-up.
- * COST_RUNS (default 50), COST_DUMP (a path prefix: the statements and commands are written next to it), PG_LOG (default /var/log/postgresql/postgresql-15-main.log).
+ * COST_RUNS (default 50), COST_MAIN (another build's dist/main.js, for A/B runs), COST_DUMP (a path prefix: the statements and commands are written next to it), PG_LOG (default /var/log/postgresql/postgresql-15-main.log).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
@@ -62,24 +62,28 @@ async function main(): Promise<void> {
   let server: ChildProcess | undefined;
   let monitor: ChildProcess | undefined;
   try {
-    server = spawn(process.execPath, [...(process.env.COST_NODE_ARGS ?? '').split(' ').filter(Boolean), join(ROOT, 'dist', 'main.js')], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: {
-        ...process.env,
-        DATABASE_URL: db.url,
-        REDIS_URL: TEST_REDIS_URL,
-        QUEUE_PREFIX: prefix,
-        LANGGRAPH_CONFIG: join(__dirname, 'langgraph.json'),
-        COMPARE_MODEL_BASE_URL: model.baseUrl,
-        PORT: String(PORT),
-        HOST: '127.0.0.1',
-        RATE_LIMIT_PER_MINUTE: '0',
-        LLM_BASE_URL: model.baseUrl,
-        LLM_MODEL: 'scripted',
-        LOG_LEVEL: 'warn',
+    server = spawn(
+      process.execPath,
+      [...(process.env.COST_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.COST_MAIN ?? join(ROOT, 'dist', 'main.js')],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: {
+          ...process.env,
+          DATABASE_URL: db.url,
+          REDIS_URL: TEST_REDIS_URL,
+          QUEUE_PREFIX: prefix,
+          LANGGRAPH_CONFIG: join(__dirname, 'langgraph.json'),
+          COMPARE_MODEL_BASE_URL: model.baseUrl,
+          PORT: String(PORT),
+          HOST: '127.0.0.1',
+          RATE_LIMIT_PER_MINUTE: '0',
+          LLM_BASE_URL: model.baseUrl,
+          LLM_MODEL: 'scripted',
+          LOG_LEVEL: 'warn',
+        },
       },
-    });
+    );
     const client = new Client({ apiUrl: `http://127.0.0.1:${PORT}`, callerOptions: { maxRetries: 0 }, timeoutMs: 60_000 });
     for (let until = Date.now() + 120_000; ;) {
       if ((await client.assistants.search({ graphId: ASSISTANT, limit: 1 }).catch(() => [])).length) break;

@@ -108,18 +108,20 @@ export class LangGraphRunsService {
     // independent reads, side by side (they are most of what accepting a run costs)
     const [assistant, known] = await Promise.all([
       this.assistants.get(tenantId, body.assistant_id),
-      threadId === null ? null : this.threads.get(tenantId, threadId),
+      threadId === null ? null : this.threads.getWithInflight(tenantId, threadId),
       body.webhook ? this.webhooks.check(body.webhook) : null,
     ]);
     const temporary = threadId === null && (body.on_completion ?? 'delete') === 'delete';
     const id = threadId ?? randomUUID();
+    let inflight = known?.inflight ?? [];
     if (threadId === null) await this.threads.insert(tenantId, id, {});
     else if (!known) {
       if (body.if_not_exists !== 'create') throw new ThreadNotFoundException(id);
-      await this.threads.insert(tenantId, id, {});
+      // created by another request meanwhile: its runs count
+      if (!(await this.threads.insert(tenantId, id, {}))) inflight = await this.repo.inflight(tenantId, id);
     }
     const strategy = body.multitask_strategy ?? 'reject';
-    if (threadId !== null) await this.applyMultitask(tenantId, id, strategy);
+    if (threadId !== null) await this.applyMultitask(tenantId, id, strategy, inflight);
 
     const requested = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
     const modes: ApiStreamMode[] = requested.length ? [...new Set(requested)] : ['values'];
@@ -168,8 +170,7 @@ export class LangGraphRunsService {
   }
 
   /** reject → 409 while the thread has an unfinished run; interrupt / rollback stop it (rollback deletes it); enqueue waits. */
-  private async applyMultitask(tenantId: string, threadId: string, strategy: string): Promise<void> {
-    const inflight = await this.repo.inflight(tenantId, threadId);
+  private async applyMultitask(tenantId: string, threadId: string, strategy: string, inflight: string[]): Promise<void> {
     if (!inflight.length || strategy === 'enqueue') return;
     if (strategy === 'reject') throw new ThreadBusyException(threadId);
     for (const runId of inflight) await this.stop(tenantId, threadId, runId, strategy === 'rollback' ? 'rollback' : 'interrupt', true);
