@@ -20,6 +20,8 @@ interface Outbox {
   items: Array<[event: string, payload: string, data: unknown]>;
   ended: boolean;
   draining?: Promise<void>;
+  /** a pipeline of this run's events is on its way to Redis */
+  sending?: boolean;
 }
 
 /**
@@ -212,7 +214,8 @@ export class RedisRunEventBus extends RunEventBus {
     box.items.push([event, payload, data]);
     if (end) box.ended = true;
     // Redis unreachable for long: keep the newest events (the window would trim the oldest anyway), and `end`
-    if (box.items.length > this.opts.window + 1) box.items.splice(0, box.items.length - this.opts.window - 1);
+    // (not while the first pipeline is being gathered: a burst goes out whole, as a live reader would see it)
+    if (box.sending && box.items.length > this.opts.window + 1) box.items.splice(0, box.items.length - this.opts.window - 1);
     box.draining ??= this.drain(runId, box);
   }
 
@@ -227,7 +230,9 @@ export class RedisRunEventBus extends RunEventBus {
     try {
       await new Promise((resolve) => setImmediate(resolve));
       while (box.items.length > 0) {
-        const batch = box.items.splice(0);
+        // at most half a window per pipeline: Redis answers a blocked reader after the whole pipeline, and a
+        // burst longer than the window would be trimmed (`MAXLEN ~`) before a live reader saw its start
+        const batch = box.items.splice(0, Math.max(1, Math.floor(this.opts.window / 2)));
         const p = this.redis.pipeline();
         for (const [event, payload] of batch) {
           p.xadd(key, 'MAXLEN', '~', String(this.opts.window), '*', 'event', event, 'data', payload);
@@ -235,7 +240,8 @@ export class RedisRunEventBus extends RunEventBus {
         const ending = batch.some(([event]) => event === END_EVENT);
         p.expire(key, ending ? this.opts.ttlS : this.opts.idleTtlS);
         if (ending) p.set(`${key}:ended`, '1', 'EX', this.opts.ttlS * 24);
-        const results = (await p.exec()) ?? [];
+        box.sending = true;
+        const results = (await p.exec().finally(() => (box.sending = false))) ?? [];
         const failed = results.find(([err]) => err);
         if (failed) this.logger.warn({ msg: 'run events not written', run_id: runId, err: (failed[0] as Error).message });
         // subscribers here get the data as published (fresh objects the run does not change afterwards: toWire copies)
