@@ -79,9 +79,10 @@ export interface CreatedRun {
 
 /**
  * Runs of the LangGraph API, mapped onto the service's runs: a run is a run row accepted as async and queued
- * (BullMQ workers or the in-process queue execute it), its thread is the session, its assistant's graph is the
- * agent. Streams come from the run event bus (what the orchestrator publishes per requested stream mode), and
- * waiting reads the run row, so both work when another process executes the run.
+ * (BullMQ workers or the in-process queue execute it) — or, for `wait` and `stream`, executed by this process at
+ * once when it can (LocalRuns) —, its thread is the session, its assistant's graph is the agent. Streams come from
+ * the run event bus (what the orchestrator publishes per requested stream mode), and waiting reads the run row,
+ * so both work when another process executes the run; a run executed here is followed without reading back.
  */
 @Injectable()
 export class LangGraphRunsService {
