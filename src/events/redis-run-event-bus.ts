@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import IORedis, { type RedisOptions } from 'ioredis';
 
-import { END_EVENT, type RunEvent, RunEventBus } from './run-event-bus';
+import { END_EVENT, type RunEvent, RunEventBus, type SubscribeOptions } from './run-event-bus';
 
 export interface RedisRunEventBusOptions {
   /** QUEUE_PREFIX: parallel deployments (and test files) on one Redis never see each other's runs */
@@ -17,7 +17,7 @@ export interface RedisRunEventBusOptions {
 }
 
 interface Outbox {
-  items: Array<[event: string, payload: string]>;
+  items: Array<[event: string, payload: string, data: unknown]>;
   ended: boolean;
 }
 
@@ -31,6 +31,11 @@ interface Outbox {
  * expiry (RUN_EVENTS_TTL_S) and a tombstone `…:{runId}:ended` that outlives it (24 × RUN_EVENTS_TTL_S), so a
  * subscriber arriving after the window expired finishes at once. Subscribers read with `XREAD BLOCK` on a
  * connection of their own (one per subscriber), never on the publisher's.
+ *
+ * A subscriber in the process that executes the run (`here`) reads what was written before it subscribed once,
+ * then gets each event from the publishing pipeline as soon as Redis has taken it (with the id Redis gave it):
+ * no connection of its own, no reading back, no parsing. Should the execution end without `end` (handed back
+ * to the queue), it goes on reading Redis from where it is.
  */
 export class RedisRunEventBus extends RunEventBus {
   private readonly logger = new Logger(RedisRunEventBus.name);
@@ -42,6 +47,10 @@ export class RedisRunEventBus extends RunEventBus {
   private readonly expirySetAt = new Map<string, number>();
   private expiryPrunedAt = Date.now();
   private readonly readers = new Set<IORedis>();
+  /** subscribers of runs executed here, fed by `flush` */
+  private readonly local = new Map<string, Set<(e: RunEvent) => void>>();
+  /** a pipeline is out: only then may a backlog (Redis unreachable) be trimmed */
+  private sending = false;
   private closed = false;
 
   constructor(
@@ -59,21 +68,26 @@ export class RedisRunEventBus extends RunEventBus {
 
   publish(runId: string, event: string, data: unknown): void {
     try {
-      this.enqueue(runId, event, JSON.stringify(data ?? null), false);
+      this.enqueue(runId, event, JSON.stringify(data ?? null), data ?? null, false);
     } catch (err) {
       this.logger.warn({ msg: 'run event not published', run_id: runId, event, err: (err as Error).message });
     }
   }
 
   end(runId: string): void {
-    this.enqueue(runId, END_EVENT, 'null', true);
+    this.enqueue(runId, END_EVENT, 'null', null, true);
   }
 
-  async *subscribe(runId: string, opts: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<RunEvent> {
+  async *subscribe(runId: string, opts: SubscribeOptions = {}): AsyncGenerator<RunEvent> {
     const { signal } = opts;
     if (signal?.aborted || this.closed) return;
     const key = this.key(runId);
     let cursor = /^\d+-\d+$/.test(opts.lastEventId ?? '') ? opts.lastEventId! : '0-0';
+    if (opts.here) {
+      const rest = yield* this.followHere(runId, cursor, opts.here, signal);
+      if (rest === null || signal?.aborted || this.closed) return;
+      cursor = rest;
+    }
     const reader = this.redis.duplicate();
     reader.on('error', () => undefined); // a lost reader ends its subscription below
     this.readers.add(reader);
@@ -111,6 +125,73 @@ export class RedisRunEventBus extends RunEventBus {
     }
   }
 
+  /**
+   * A run executed by this process: its window after `cursor` as written so far, then its events from `flush`.
+   * Null once `end` has come (or the subscriber left); the cursor to read Redis from when the execution ended
+   * without `end`.
+   */
+  private async *followHere(
+    runId: string,
+    from: string,
+    here: Promise<unknown>,
+    signal?: AbortSignal,
+  ): AsyncGenerator<RunEvent, string | null> {
+    let cursor = from;
+    const pending: RunEvent[] = [];
+    let wake: (() => void) | undefined;
+    let over = false;
+    const listener = (e: RunEvent) => {
+      pending.push(e);
+      wake?.();
+    };
+    const listeners = this.local.get(runId) ?? new Set();
+    this.local.set(runId, listeners);
+    listeners.add(listener); // before the read below: what it misses comes here (and what both see, once)
+    const onAbort = () => wake?.();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // the execution is over: once what it published has been written, nothing more comes this way
+    void here
+      .catch(() => undefined)
+      .then(async () => {
+        while (this.outboxes.has(runId) && this.flushing) await this.flushing;
+        over = true;
+        wake?.();
+      });
+    try {
+      for (;;) {
+        const res = (await this.redis.xread('COUNT', '500', 'STREAMS', this.key(runId), cursor)) as Array<
+          [string, Array<[string, string[]]>]
+        > | null;
+        const entries = res?.[0]?.[1] ?? [];
+        for (const [id, fields] of entries) {
+          cursor = id;
+          const event = fieldOf(fields, 'event') ?? 'unknown';
+          if (event === END_EVENT) return null;
+          yield { id, event, data: JSON.parse(fieldOf(fields, 'data') ?? 'null') as unknown };
+          if (signal?.aborted) return null;
+        }
+        if (entries.length < 500) break;
+      }
+      for (;;) {
+        for (let e = pending.shift(); e; e = pending.shift()) {
+          if (!isAfter(e.id, cursor)) continue;
+          cursor = e.id;
+          if (e.event === END_EVENT) return null;
+          yield e;
+          if (signal?.aborted) return null;
+        }
+        if (signal?.aborted || this.closed) return null;
+        if (over) return cursor;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.local.get(runId) === listeners) this.local.delete(runId);
+    }
+  }
+
   /** Resolves when everything published so far has reached Redis (or failed and was logged). */
   async flushed(): Promise<void> {
     while (this.flushing) await this.flushing;
@@ -126,23 +207,25 @@ export class RedisRunEventBus extends RunEventBus {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
-  private enqueue(runId: string, event: string, payload: string, end: boolean): void {
+  private enqueue(runId: string, event: string, payload: string, data: unknown, end: boolean): void {
     let box = this.outboxes.get(runId);
     if (!box) {
       box = { items: [], ended: false };
       this.outboxes.set(runId, box);
     }
     if (box.ended) return;
-    box.items.push([event, payload]);
+    box.items.push([event, payload, data]);
     if (end) box.ended = true;
     // Redis unreachable for long: keep the newest events (the window would trim the oldest anyway), and `end`
-    if (box.items.length > this.opts.window + 1) box.items.splice(0, box.items.length - this.opts.window - 1);
+    // (not while a pipeline is being gathered: a burst goes out whole, as a live reader would see it)
+    if (this.sending && box.items.length > this.opts.window + 1) box.items.splice(0, box.items.length - this.opts.window - 1);
     this.startFlush();
   }
 
   private startFlush(): void {
     if (this.flushing) return;
-    // what else this event-loop turn publishes (a network read's worth of streamed tokens) joins the pipeline
+    // what else this event-loop turn publishes (a graph step's updates, values, progress; a network read's
+    // worth of streamed tokens) joins the same pipeline
     const flushing: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.flush())
       .finally(() => {
@@ -156,38 +239,57 @@ export class RedisRunEventBus extends RunEventBus {
 
   /** Sends the queued events of every run, one pipeline at a time, until none are left. */
   private async flush(): Promise<void> {
+    // at most half a window of a run per pipeline: Redis answers a blocked reader after the whole pipeline, and
+    // a burst longer than the window would be trimmed (`MAXLEN ~`) before a live reader saw its start
+    const most = Math.max(1, Math.floor(this.opts.window / 2));
     try {
       for (;;) {
         const batch = [...this.outboxes].filter(([, box]) => box.items.length > 0);
         if (batch.length === 0) return;
         const p = this.redis.pipeline();
+        let commands = 0;
+        const sent: Array<{ runId: string; event: string; data: unknown; at: number }> = [];
         const expiring: string[] = [];
+        const ending: string[] = [];
         for (const [runId, box] of batch) {
           const key = this.key(runId);
-          for (const [event, payload] of box.items.splice(0)) {
+          const items = box.items.splice(0, most);
+          for (const [event, payload, data] of items) {
             p.xadd(key, 'MAXLEN', '~', String(this.opts.window), '*', 'event', event, 'data', payload);
+            sent.push({ runId, event, data, at: commands++ });
           }
-          if (box.ended) {
+          if (items[items.length - 1][0] === END_EVENT) {
             p.expire(key, this.opts.ttlS);
             p.set(`${key}:ended`, '1', 'EX', this.opts.ttlS * 24);
+            commands += 2;
+            ending.push(runId);
           } else if (this.idleExpiryDue(runId)) {
             p.expire(key, this.opts.idleTtlS);
+            commands += 1;
             expiring.push(runId);
           }
         }
+        let results: Array<[Error | null, unknown]> = [];
+        this.sending = true;
         try {
           // the first event after a quiet spell goes out at the end of its event-loop turn; what comes while this batch is out waits for it
-          const results = (await p.exec()) ?? [];
+          results = (await p.exec()) ?? [];
           const failed = results.find(([err]) => err);
           if (failed) this.logger.warn({ msg: 'run events not written', runs: batch.length, err: (failed[0] as Error).message });
         } catch (err) {
           for (const runId of expiring) this.expirySetAt.delete(runId); // set it again with the next batch
           this.logger.warn({ msg: 'run events not written', runs: batch.length, err: (err as Error).message });
+        } finally {
+          this.sending = false;
         }
-        for (const [runId, box] of batch) {
-          if (box.ended) this.expirySetAt.delete(runId);
-          if (box.items.length === 0 && this.outboxes.get(runId) === box) this.outboxes.delete(runId);
+        // subscribers here get the data as published (fresh objects the run does not change afterwards: toWire copies)
+        for (const { runId, event, data, at } of sent) {
+          const here = this.local.get(runId);
+          const [err, id] = results[at] ?? [];
+          if (here && !err && typeof id === 'string') for (const l of [...here]) l({ id, event, data });
         }
+        for (const runId of ending) this.expirySetAt.delete(runId);
+        for (const [runId, box] of batch) if (box.items.length === 0 && this.outboxes.get(runId) === box) this.outboxes.delete(runId);
       }
     } catch (err) {
       this.logger.warn({ msg: 'run events not written', err: (err as Error).message });
@@ -216,4 +318,11 @@ export class RedisRunEventBus extends RunEventBus {
 function fieldOf(fields: string[], name: string): string | undefined {
   for (let i = 0; i < fields.length - 1; i += 2) if (fields[i] === name) return fields[i + 1];
   return undefined;
+}
+
+/** Stream id `a` comes after `b` (`ms-seq`). */
+function isAfter(a: string, b: string): boolean {
+  const [am, as] = a.split('-').map(Number);
+  const [bm, bs] = b.split('-').map(Number);
+  return am > bm || (am === bm && as > bs);
 }

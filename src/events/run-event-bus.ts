@@ -33,6 +33,15 @@ export abstract class RunEventBus {
    * Replays the window after `lastEventId` (all of it when absent), then live events, until `end` (not yielded)
    * or `signal` aborts. A run that has already ended yields what is left of its window and finishes; a run
    * whose window has expired finishes at once (callers then read the stored run).
+   *
+   * `here`: this process executes the run (the promise settles when that execution is over), so its events are
+   * published here and may be handed over as they are written instead of being read back (same ids, same order).
    */
-  abstract subscribe(runId: string, opts?: { lastEventId?: string; signal?: AbortSignal }): AsyncIterable<RunEvent>;
+  abstract subscribe(runId: string, opts?: SubscribeOptions): AsyncIterable<RunEvent>;
+}
+
+export interface SubscribeOptions {
+  lastEventId?: string;
+  signal?: AbortSignal;
+  here?: Promise<unknown>;
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 
+import type { RunEntity } from '../database/entities';
 import { AgentOrchestrator, type ExecuteOptions, type ProgressEvent } from '../orchestrator/agent-orchestrator.service';
 import type { ChatResult } from './records/chat-result';
 import { RunRecords } from './records/run-records.repository';
@@ -25,27 +26,35 @@ export class RunExecutor {
 
   async execute(
     runId: string,
-    opts: Pick<ExecuteOptions, 'leaseWait' | 'handBack'> & { onProgress?: (e: ProgressEvent) => void } = {},
+    opts: Pick<ExecuteOptions, 'leaseWait' | 'handBack'> & {
+      onProgress?: (e: ProgressEvent) => void;
+      /** the row just accepted, when the caller has it (saves reading it back) */
+      accepted?: RunEntity;
+    } = {},
   ): Promise<ChatResult> {
     const { onProgress } = opts;
     const signal = this.cancellation.register(runId);
     // progress is written for runs that last: the first write comes after PROGRESS_WRITE_INTERVAL_MS
     let lastWrite = Date.now();
     try {
-      return await this.orchestrator.execute(runId, {
-        signal,
-        leaseWait: opts.leaseWait,
-        handBack: opts.handBack,
-        onProgress: (e) => {
-          onProgress?.(e);
-          const now = Date.now();
-          if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
-          lastWrite = now;
-          this.runs
-            .setProgress(runId, { node: e.node, step: e.step, at: new Date(now).toISOString() })
-            .catch((err: Error) => this.logger.warn({ msg: 'progress not recorded', run_id: runId, err: err.message }));
+      return await this.orchestrator.execute(
+        runId,
+        {
+          signal,
+          leaseWait: opts.leaseWait,
+          handBack: opts.handBack,
+          onProgress: (e) => {
+            onProgress?.(e);
+            const now = Date.now();
+            if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
+            lastWrite = now;
+            this.runs
+              .setProgress(runId, { node: e.node, step: e.step, at: new Date(now).toISOString() })
+              .catch((err: Error) => this.logger.warn({ msg: 'progress not recorded', run_id: runId, err: err.message }));
+          },
         },
-      });
+        opts.accepted,
+      );
     } finally {
       this.cancellation.unregister(runId);
     }

@@ -7,6 +7,7 @@ import { redisOptions } from '../config/redis-options';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { BullRunQueue } from './bull-run-queue';
 import { InlineRunQueue } from './inline-run-queue';
+import { LocalRuns } from './local-runs.service';
 import { RunRecordsModule } from './records/run-records.module';
 import { RUNS_QUEUE } from './run.job';
 import { RunProcessor } from './run.processor';
@@ -69,7 +70,8 @@ export class RunsModule {
           inject: [AppConfig],
           useFactory: (c: AppConfig) => new IORedis({ ...connectionOf(c), lazyConnect: false }),
         },
-        ...(worker ? [RunProcessor, RunRecovery] : []),
+        // a process with a worker also executes the runs its clients wait for itself (LocalRuns)
+        ...(worker ? [RunProcessor, RunRecovery, LocalRuns] : []),
       ],
       exports: [RunsService, RunQueue, RunQueueHealthIndicator],
     };

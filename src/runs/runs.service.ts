@@ -1,10 +1,11 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 
 import { RunAlreadyFinishedException } from '../common/domain.exception';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { RunEventBus } from '../events/run-event-bus';
 import { AgentOrchestrator, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
 import { pendingCallView } from '../tools/tool-approval';
+import { LocalRuns } from './local-runs.service';
 import { DurableRuns } from './records/durable-runs.repository';
 import { RunRecords } from './records/run-records.repository';
 import { RunCancellation } from './run-cancellation.service';
@@ -54,12 +55,18 @@ export class RunsService {
     private readonly cancellation: RunCancellation,
     private readonly durable: DurableRuns,
     private readonly events: RunEventBus,
+    @Optional() private readonly local?: LocalRuns,
   ) {}
 
-  /** The run row is written first; if the queue then refuses it, the run ends as failed and the caller gets 503. */
-  async submit(req: TurnRequest): Promise<RunEntity> {
+  /**
+   * The run row is written first; if the queue then refuses it, the run ends as failed and the caller gets 503.
+   * `here`: the caller waits for the run, so this process executes it at once when it can (LocalRuns), queued
+   * otherwise.
+   */
+  async submit(req: TurnRequest, opts: { here?: boolean } = {}): Promise<RunEntity> {
     const run = await this.orchestrator.accept(req, 'async');
     if (run.status !== 'queued') return run; // an idempotent repeat of a run that has started or ended
+    if (opts.here && this.local?.start(run)) return run;
     try {
       const delayMs = run.input.start_at ? Date.parse(run.input.start_at) - Date.now() : 0;
       await this.queue.enqueue(run.id, delayMs > 0 ? { delayMs } : undefined);
@@ -80,6 +87,11 @@ export class RunsService {
       throw err;
     }
     return run;
+  }
+
+  /** This process's execution of the run (started by `submit` with `here`), until it is over; null if none. */
+  localExecution(runId: string): Promise<void> | null {
+    return this.local?.execution(runId) ?? null;
   }
 
   async get(id: string): Promise<JobView> {

@@ -80,6 +80,26 @@ describe('LangGraph API: events stream mode (official SDK)', () => {
     expect((await c1.runs.list(thread.thread_id))[0].status).toBe('success');
   });
 
+  it('message and event metadata name the thread by the id the client used, never the tenant-scoped checkpoint thread', async () => {
+    svc.model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }] }, { content: '6 times 7 is 42.' });
+    const thread = await c1.threads.create();
+    const events = await collect(
+      c1.runs.stream(thread.thread_id, 'react', {
+        input: human('What is 6 times 7?'),
+        streamMode: ['messages-tuple', 'events', 'debug'],
+      }),
+    );
+    const messages = events.filter((e) => e.event === 'messages');
+    expect(messages.length).toBeGreaterThan(1);
+    for (const m of messages) expect(m.data[1]).toMatchObject({ thread_id: thread.thread_id });
+    const withMetadata = lcEvents(events).filter((e) => e.metadata?.thread_id !== undefined);
+    expect(withMetadata.length).toBeGreaterThan(0);
+    for (const e of withMetadata) expect(e.metadata.thread_id).toBe(thread.thread_id);
+    // the checkpoint configs of `debug` too; the internal id (`{tenant}:{thread}`) appears nowhere
+    expect(events.some((e) => e.event === 'debug' && JSON.stringify(e.data).includes(`"thread_id":"${thread.thread_id}"`))).toBe(true);
+    expect(JSON.stringify(events)).not.toContain(`:${thread.thread_id}`);
+  });
+
   it('only events when only events are asked for; an interrupt still pauses the run and a command resumes it', async () => {
     const thread = await c1.threads.create();
     const first = await collect(c1.runs.stream(thread.thread_id, 'hitl', { input: human('start'), streamMode: ['events'] }));

@@ -1,9 +1,14 @@
 import path from 'node:path';
 
 import { Client } from '@langchain/langgraph-sdk';
+import { Queue } from 'bullmq';
 
+import { redisOptions } from '../../src/config/redis-options';
+import { RUNS_QUEUE } from '../../src/runs/run.job';
+import { TEST_REDIS_URL } from '../support/infra';
 import { useService } from '../support/service-fixture';
 import { startApp } from '../support/test-app';
+import { WorkerProcess } from '../support/worker-process';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'graphs');
 
@@ -74,4 +79,62 @@ describe('LangGraph API: runs through BullMQ and Redis', () => {
       await api.close();
     }
   });
+
+  it('wait and stream runs execute in the accepting process (no BullMQ job); their events are still written for join-stream', async () => {
+    const queue = new Queue(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix: svc.queuePrefix });
+    try {
+      const thread = await client.threads.create();
+      const values = (await client.runs.wait(thread.thread_id, 'echo', { input: { messages: [{ role: 'user', content: 'hi' }] } })) as any;
+      expect(values.messages.at(-1).content).toBe('echo #1: hi');
+      const streamed = await collect(
+        client.runs.stream(thread.thread_id, 'echo', { input: { messages: [{ role: 'user', content: 'again' }] }, streamMode: ['values'] }),
+      );
+      expect(streamed.map((e) => e.event)).toEqual(['metadata', 'values', 'values']);
+      expect((streamed.at(-1)!.data as any).messages.at(-1).content).toBe('echo #2: again');
+      const runs = await client.runs.list(thread.thread_id);
+      expect(runs.map((r) => r.status)).toEqual(['success', 'success']);
+      for (const r of runs) expect(await queue.getJob(r.run_id)).toBeUndefined();
+      // a background run still goes through the queue
+      const background = await client.runs.create(thread.thread_id, 'echo', { input: { messages: [{ role: 'user', content: 'bg' }] } });
+      expect(await queue.getJob(background.run_id)).toBeDefined();
+      await client.runs.join(thread.thread_id, background.run_id);
+      // the window of a wait run, replayed from Redis: metadata and its values chunks, ids increasing
+      const replay = await collect(client.runs.joinStream(thread.thread_id, runs[1].run_id));
+      expect(replay.map((e) => e.event)).toEqual(['metadata', 'values', 'values']);
+      const ids = replay.map((e) => (e as { id?: string }).id!);
+      expect(ids.every((id) => /^\d+-\d+$/.test(id))).toBe(true);
+      const tail = await collect(client.runs.joinStream(thread.thread_id, runs[1].run_id, { lastEventId: ids[1] }));
+      expect(tail.map((e) => (e as { id?: string }).id)).toEqual(ids.slice(2));
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('a wait run whose accepting process is SIGKILLed mid-run is recovered by another process and completes once', async () => {
+    // the run executes in the killed process (a process of its own); the fixture's reconciler finds it once its
+    // session lease has lapsed, queues it, and the fixture's worker resumes it from its last checkpoint
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const env = Object.fromEntries(Object.entries(svc.env).filter((e): e is [string, string] => e[1] !== undefined));
+    const doomed = await WorkerProcess.startApi({ ...env, PORT: port, HOST: '127.0.0.1', RUN_LOCK_MS: '2000' }, 60_000);
+    try {
+      const other = new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 } });
+      const thread = await client.threads.create();
+      const waiting = other.runs.wait(thread.thread_id, 'slow', { input: { ms: 400 } }).catch((e: Error) => e);
+      let state = await client.threads.getState<{ ticks?: number }>(thread.thread_id);
+      for (const until = Date.now() + 30_000; !(state.values.ticks && state.values.ticks >= 2) && Date.now() < until;) {
+        await new Promise((r) => setTimeout(r, 100));
+        state = await client.threads.getState<{ ticks?: number }>(thread.thread_id);
+      }
+      expect(state.values.ticks).toBeGreaterThanOrEqual(2);
+      doomed.kill('SIGKILL');
+      await doomed.exited;
+      expect(await waiting).toBeInstanceOf(Error);
+      const [run] = await client.runs.list(thread.thread_id);
+      expect(run.status).toBe('running'); // as the dead process left it
+      expect(await client.runs.join(thread.thread_id, run.run_id)).toMatchObject({ ticks: 10 });
+      expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+    } finally {
+      await doomed.stop();
+    }
+  }, 90_000);
 });

@@ -38,6 +38,38 @@ function objectOf(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
+/** Stream modes whose chunks carry the run's config or metadata, hence its checkpoint `thread_id`. */
+const THREAD_ID_MODES = new Set(['messages', 'events', 'debug', 'checkpoints', 'tasks']);
+
+/**
+ * Chunks name the checkpoint thread (`{tenant}:{thread}`, see threadIdOf) in `thread_id` (message metadata,
+ * `events` metadata, checkpoint configs); a client knows the thread by its API id. Replaces exactly that value,
+ * a few levels deep, in copies.
+ */
+function apiThreadIds(internal: string, api: string): (data: unknown) => unknown {
+  const fix = (v: unknown, depth: number): unknown => {
+    if (depth > 5 || !v || typeof v !== 'object') return v;
+    if (Array.isArray(v)) return v.map((x) => fix(x, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = k === 'thread_id' && x === internal ? api : fix(x, depth + 1);
+    return out;
+  };
+  return (data) => fix(data, 0);
+}
+
+/** Resolves when `p` settles or `signal` aborts. */
+function untilAborted(p: Promise<unknown>, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    signal?.addEventListener('abort', done, { once: true });
+    p.then(done, done);
+  });
+}
+
 export interface CreatedRun {
   run: RunEntity;
   threadId: string;
@@ -47,9 +79,10 @@ export interface CreatedRun {
 
 /**
  * Runs of the LangGraph API, mapped onto the service's runs: a run is a run row accepted as async and queued
- * (BullMQ workers or the in-process queue execute it), its thread is the session, its assistant's graph is the
- * agent. Streams come from the run event bus (what the orchestrator publishes per requested stream mode), and
- * waiting reads the run row, so both work when another process executes the run.
+ * (BullMQ workers or the in-process queue execute it) — or, for `wait` and `stream`, executed by this process at
+ * once when it can (LocalRuns) —, its thread is the session, its assistant's graph is the agent. Streams come from
+ * the run event bus (what the orchestrator publishes per requested stream mode), and waiting reads the run row,
+ * so both work when another process executes the run; a run executed here is followed without reading back.
  */
 @Injectable()
 export class LangGraphRunsService {
@@ -68,23 +101,28 @@ export class LangGraphRunsService {
     private readonly delivery: WebhookDelivery,
   ) {}
 
-  /** Accepts and queues a run on `threadId` (null: a new temporary thread). */
-  async create(tenantId: string, threadId: string | null, body: RunCreateBody): Promise<CreatedRun> {
+  /**
+   * Accepts and queues a run on `threadId` (null: a new temporary thread). `waited`: the request waits for the run
+   * (`wait`, `stream`), so this process executes it at once when it can (see LocalRuns).
+   */
+  async create(tenantId: string, threadId: string | null, body: RunCreateBody, opts: { waited?: boolean } = {}): Promise<CreatedRun> {
     // independent reads, side by side (they are most of what accepting a run costs)
     const [assistant, known] = await Promise.all([
       this.assistants.get(tenantId, body.assistant_id),
-      threadId === null ? null : this.threads.get(tenantId, threadId),
+      threadId === null ? null : this.threads.getWithInflight(tenantId, threadId),
       body.webhook ? this.webhooks.check(body.webhook) : null,
     ]);
     const temporary = threadId === null && (body.on_completion ?? 'delete') === 'delete';
     const id = threadId ?? randomUUID();
+    let inflight = known?.inflight ?? [];
     if (threadId === null) await this.threads.insert(tenantId, id, {});
     else if (!known) {
       if (body.if_not_exists !== 'create') throw new ThreadNotFoundException(id);
-      await this.threads.insert(tenantId, id, {});
+      // created by another request meanwhile: its runs count
+      if (!(await this.threads.insert(tenantId, id, {}))) inflight = await this.repo.inflight(tenantId, id);
     }
     const strategy = body.multitask_strategy ?? 'reject';
-    if (threadId !== null) await this.applyMultitask(tenantId, id, strategy);
+    if (threadId !== null) await this.applyMultitask(tenantId, id, strategy, inflight);
 
     const requested = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
     const modes: ApiStreamMode[] = requested.length ? [...new Set(requested)] : ['values'];
@@ -97,32 +135,35 @@ export class LangGraphRunsService {
     const proceed = body.input === null && !command;
     if (!message && !input && !command && !proceed) throw new InvalidRequestException('a run needs an input or a command');
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
-    const run = await this.runs.submit({
-      message,
-      session_id: id,
-      agent: assistant.graph_id,
-      tenant_id: tenantId,
-      metadata: body.metadata ?? undefined,
-      stream: { modes: graphModesOf(modes), subgraphs: body.stream_subgraphs ?? false, events: modes.includes('events') },
-      input,
-      command,
-      interrupt_before: body.interrupt_before ?? undefined,
-      interrupt_after: body.interrupt_after ?? undefined,
-      checkpoint_id: checkpointId,
-      continue: proceed || undefined,
-      start_at: body.after_seconds ? new Date(Date.now() + body.after_seconds * 1000).toISOString() : undefined,
-      configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config) },
-      context: { ...objectOf(assistant.context), ...objectOf(body.context) },
-      lg: {
-        assistant_id: assistant.assistant_id,
-        multitask_strategy: strategy,
-        metadata: body.metadata ?? {},
-        stream_mode: modes,
-        temporary,
-        graph_options: graphOptionsOf(body, assistant.config),
-        ...(body.webhook ? { webhook: body.webhook } : {}),
+    const run = await this.runs.submit(
+      {
+        message,
+        session_id: id,
+        agent: assistant.graph_id,
+        tenant_id: tenantId,
+        metadata: body.metadata ?? undefined,
+        stream: { modes: graphModesOf(modes), subgraphs: body.stream_subgraphs ?? false, events: modes.includes('events') },
+        input,
+        command,
+        interrupt_before: body.interrupt_before ?? undefined,
+        interrupt_after: body.interrupt_after ?? undefined,
+        checkpoint_id: checkpointId,
+        continue: proceed || undefined,
+        start_at: body.after_seconds ? new Date(Date.now() + body.after_seconds * 1000).toISOString() : undefined,
+        configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config) },
+        context: { ...objectOf(assistant.context), ...objectOf(body.context) },
+        lg: {
+          assistant_id: assistant.assistant_id,
+          multitask_strategy: strategy,
+          metadata: body.metadata ?? {},
+          stream_mode: modes,
+          temporary,
+          graph_options: graphOptionsOf(body, assistant.config),
+          ...(body.webhook ? { webhook: body.webhook } : {}),
+        },
       },
-    });
+      { here: opts.waited },
+    );
     await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
     if (body.webhook) void this.webhookWhenEnded(id, run.id);
     if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
@@ -130,8 +171,7 @@ export class LangGraphRunsService {
   }
 
   /** reject → 409 while the thread has an unfinished run; interrupt / rollback stop it (rollback deletes it); enqueue waits. */
-  private async applyMultitask(tenantId: string, threadId: string, strategy: string): Promise<void> {
-    const inflight = await this.repo.inflight(tenantId, threadId);
+  private async applyMultitask(tenantId: string, threadId: string, strategy: string, inflight: string[]): Promise<void> {
     if (!inflight.length || strategy === 'enqueue') return;
     if (strategy === 'reject') throw new ThreadBusyException(threadId);
     for (const runId of inflight) await this.stop(tenantId, threadId, runId, strategy === 'rollback' ? 'rollback' : 'interrupt', true);
@@ -193,6 +233,8 @@ export class LangGraphRunsService {
   /** Waits for the run's end; the thread's final values (with `__interrupt__` when interrupted), or `{ __error__ }`. */
   async join(tenantId: string, threadId: string, runId: string, signal?: AbortSignal, justCreated = false): Promise<unknown> {
     if (!justCreated) await this.row(tenantId, threadId, runId);
+    const here = await this.completedHere(runId, signal);
+    if (here) return here.values;
     const run = await this.ended(runId, signal);
     if (run.status === 'failed') return { __error__: { error: run.error?.code ?? 'Error', message: run.error?.message ?? 'run failed' } };
     const thread = await this.threadsService.get(tenantId, threadId).catch(() => null);
@@ -210,13 +252,16 @@ export class LangGraphRunsService {
   async *stream(
     runId: string,
     modes: ApiStreamMode[] | null,
-    opts: { lastEventId?: string; signal: AbortSignal },
+    opts: { lastEventId?: string; signal: AbortSignal; tenantId: string; threadId: string },
   ): AsyncGenerator<SseEvent> {
+    const toApiThread = apiThreadIds(threadIdOf(opts.tenantId, opts.threadId), opts.threadId);
     const accumulator = new MessagesAccumulator();
     const wanted = modes ? new Set<string>(modes) : null;
     const asTuple = !wanted || wanted.has('messages-tuple');
-    for await (const e of this.events.subscribe(runId, { lastEventId: opts.lastEventId, signal: opts.signal })) {
-      const [mode, ...ns] = e.event.split('|');
+    const here = this.runs.localExecution(runId) ?? undefined;
+    for await (const raw of this.events.subscribe(runId, { lastEventId: opts.lastEventId, signal: opts.signal, here })) {
+      const [mode, ...ns] = raw.event.split('|');
+      const e = THREAD_ID_MODES.has(mode) ? { ...raw, data: toApiThread(raw.data) } : raw;
       const suffix = ns.length ? `|${ns.join('|')}` : '';
       if (mode === 'metadata') {
         const { run_id, attempt } = (e.data ?? {}) as { run_id?: string; attempt?: number };
@@ -238,6 +283,24 @@ export class LangGraphRunsService {
     }
   }
 
+  /**
+   * A run this process executes, followed to its end from its events: its final values when it completed (the
+   * last `values` chunk is the final state; its `result` tells how it ended), without reading the run and the
+   * thread back. Null when it did not run here, did not complete, or did not publish `values` (then the stored
+   * run and thread answer).
+   */
+  private async completedHere(runId: string, signal?: AbortSignal): Promise<{ values: unknown } | null> {
+    const here = this.runs.localExecution(runId);
+    if (!here) return null;
+    let values: unknown;
+    let result: { error?: unknown; metadata?: { interrupted?: unknown } } | undefined;
+    for await (const e of this.events.subscribe(runId, { signal, here })) {
+      if (e.event === 'values') values = e.data;
+      else if (e.event === 'result') result = (e.data ?? {}) as typeof result;
+    }
+    return result && !result.error && !result.metadata?.interrupted && values !== undefined && !signal?.aborted ? { values } : null;
+  }
+
   /** Cancels a run whose stream client went away (`on_disconnect: cancel`), unless it has ended. */
   async cancelQuietly(runId: string): Promise<void> {
     const run = await this.records.get(runId, 'run').catch(() => null);
@@ -245,10 +308,14 @@ export class LangGraphRunsService {
   }
 
   /**
-   * The run row once it has ended. Woken by the run's `end` on the event bus (whichever process executes the run:
-   * the orchestrator writes the row before it publishes `end`), and re-reading the row every RECHECK_MS anyway.
+   * The run row once it has ended. Woken by the end of this process's execution of the run, or else by the run's
+   * `end` on the event bus (whichever process executes the run: the orchestrator writes the row before it
+   * publishes `end`), and re-reading the row every RECHECK_MS anyway.
    */
   async ended(runId: string, signal?: AbortSignal): Promise<RunEntity> {
+    // executed by this process: its end is known here, without following the bus
+    const local = this.runs.localExecution(runId);
+    if (local) await untilAborted(local, signal);
     for (let seen = false; ;) {
       const run = await this.records.get(runId, 'run');
       if (hasEnded(run) || signal?.aborted) return run;

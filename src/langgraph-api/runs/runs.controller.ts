@@ -86,7 +86,7 @@ export class RunsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const { run, threadId: id } = await this.runs.create(tenantId, known(threadId), body);
+    const { run, threadId: id } = await this.runs.create(tenantId, known(threadId), body, { waited: true });
     res.setHeader('Content-Location', `/threads/${id}/runs/${run.id}`);
     return this.runs.join(tenantId, id, run.id, this.disconnectOf(req, body.on_disconnect === 'cancel' ? run.id : null), true);
   }
@@ -99,7 +99,7 @@ export class RunsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const { run, threadId } = await this.runs.create(tenantId, null, body);
+    const { run, threadId } = await this.runs.create(tenantId, null, body, { waited: true });
     res.setHeader('Content-Location', `/runs/${run.id}`);
     return this.runs.join(tenantId, threadId, run.id, this.disconnectOf(req, body.on_disconnect === 'cancel' ? run.id : null), true);
   }
@@ -112,9 +112,9 @@ export class RunsController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const { run, modes } = await this.runs.create(tenantId, known(threadId), body);
+    const { run, modes } = await this.runs.create(tenantId, known(threadId), body, { waited: true });
     await this.sse(req, res, `/threads/${threadId}/runs/${run.id}`, run.id, body.on_disconnect === 'cancel', (signal) =>
-      this.runs.stream(run.id, modes, { signal }),
+      this.runs.stream(run.id, modes, { signal, tenantId, threadId }),
     );
   }
 
@@ -125,9 +125,9 @@ export class RunsController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const { run, modes } = await this.runs.create(tenantId, null, body);
+    const { run, modes, threadId } = await this.runs.create(tenantId, null, body, { waited: true });
     await this.sse(req, res, `/runs/${run.id}`, run.id, body.on_disconnect === 'cancel', (signal) =>
-      this.runs.stream(run.id, modes, { signal }),
+      this.runs.stream(run.id, modes, { signal, tenantId, threadId }),
     );
   }
 
@@ -165,7 +165,7 @@ export class RunsController {
     await this.runs.get(tenantId, known(threadId), runId); // 404 before the stream starts
     const cancel = cancelOnDisconnect === '1' || cancelOnDisconnect === 'true';
     await this.sse(req, res, `/threads/${threadId}/runs/${runId}`, runId, cancel, (signal) =>
-      this.runs.stream(runId, null, { signal, lastEventId: lastEventId || undefined }),
+      this.runs.stream(runId, null, { signal, lastEventId: lastEventId || undefined, tenantId, threadId }),
     );
   }
 

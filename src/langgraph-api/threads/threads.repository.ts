@@ -81,6 +81,25 @@ export class ThreadsRepository {
     return rows[0] ? threadRow(rows[0]) : null;
   }
 
+  /**
+   * The thread with the ids of its runs that have not ended (queued, running, or waiting for a tool approval),
+   * oldest first: what accepting a run on it reads (the thread, and its runs for the multitask strategy) in one
+   * statement.
+   */
+  async getWithInflight(tenantId: string, id: string): Promise<{ row: ThreadRow; inflight: string[] } | null> {
+    const rows = rowsOf<Row>(
+      await this.dataSource.query(
+        `SELECT t.*, ARRAY(
+            SELECT r.id::text FROM runs r WHERE r.tenant_id = $1 AND r.session_id = $2
+               AND (r.status IN ('queued', 'running') OR (r.status = 'interrupted' AND r.finished_at IS NULL))
+             ORDER BY r.created_at, r.id) AS inflight
+           FROM (${THREADS} AND s.id = $2) t`,
+        [tenantId, id],
+      ),
+    );
+    return rows[0] ? { row: threadRow(rows[0]), inflight: (rows[0].inflight as string[] | null) ?? [] } : null;
+  }
+
   /** Merges `metadata` into the thread's; false when there is no such thread. */
   async patchMetadata(tenantId: string, id: string, metadata: Record<string, unknown>): Promise<boolean> {
     const rows = rowsOf(
