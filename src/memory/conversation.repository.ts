@@ -62,6 +62,22 @@ export class ConversationRepository {
     return this.sessions.findOneBy({ id, tenantId });
   }
 
+  /**
+   * The session a turn arrives for, with the run it waits on, if any (a run paused for a tool approval:
+   * `interrupted` and not finished; a new turn must not overtake it) — one statement for both.
+   */
+  async findForTurn(id: string, tenantId: string): Promise<{ session: SessionEntity; waitingRunId: string | null } | null> {
+    const { entities, raw } = await this.sessions
+      .createQueryBuilder('s')
+      .addSelect(
+        `(SELECT r.id FROM runs r WHERE r.session_id = s.id AND r.tenant_id = s.tenant_id AND r.status = 'interrupted' AND r.finished_at IS NULL LIMIT 1)`,
+        'waiting_run_id',
+      )
+      .where('s.id = :id AND s.tenant_id = :tenantId', { id, tenantId })
+      .getRawAndEntities<{ waiting_run_id: string | null }>();
+    return entities[0] ? { session: entities[0], waitingRunId: raw[0]?.waiting_run_id ?? null } : null;
+  }
+
   /** The tenant's sessions, most recently updated first. */
   async list(tenantId: string, limit: number, agent?: string): Promise<SessionEntity[]> {
     return this.sessions.find({ where: { tenantId, ...(agent ? { agent } : {}) }, order: { updatedAt: 'DESC' }, take: limit });

@@ -227,14 +227,14 @@ export class AgentOrchestrator {
       throw new MessageTooLargeException(this.config.maxMessageChars, req.message.length);
     }
     const tenantId = req.tenant_id ?? DEFAULT_TENANT;
-    let session = req.session_id ? await this.sessions.find(req.session_id, tenantId) : null;
+    const found = req.session_id ? await this.sessions.findForTurn(req.session_id, tenantId) : null;
+    let session = found?.session ?? null;
     // an unknown UUID is a server-issued id that is gone (or another tenant's); an unknown client-chosen id starts a session
     if (req.session_id && !session && isServerIssuedId(req.session_id)) throw new SessionNotFoundException(req.session_id);
     const agent = req.agent ?? session?.agent ?? this.config.defaultAgent;
     if (!this.agents.get(agent)) throw new UnknownAgentException(agent, this.agents.names());
     if (session?.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
-    const waiting = session && (await this.approvals.waitingRun(session.id, tenantId));
-    if (session && waiting) throw new SessionAwaitingApprovalException(session.id, waiting);
+    if (session && found?.waitingRunId) throw new SessionAwaitingApprovalException(session.id, found.waitingRunId);
     const run = {
       id: randomUUID(),
       tenantId,
@@ -265,7 +265,8 @@ export class AgentOrchestrator {
   async execute(runId: string, opts: ExecuteOptions = {}, accepted?: RunEntity): Promise<ChatResult> {
     const started = Date.now();
     const retries = this.config.durability.dbWriteRetries;
-    if (!accepted) {
+    // a sync turn's row tried its lease when it was written (createStarted)
+    if (!opts.startedAtAccept && (!accepted || (accepted.status === 'queued' && accepted.mode !== 'sync'))) {
       // a queued run whose session is free: leased and started in one statement (else the long way below)
       const leaseMs = this.config.runLockMs;
       const run = await phase('run_start', () =>

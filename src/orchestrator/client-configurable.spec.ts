@@ -6,7 +6,7 @@ describe('clientConfigurableOf', () => {
       thread_id: 'other-tenant:s1',
       tenant_id: 'other-tenant',
       run_id: 'r',
-      new_thread: true,
+      opening_read: { tuple: null },
       tool_guard: {},
       tool_ledger: {},
       usage_collector: {},

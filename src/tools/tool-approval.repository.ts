@@ -37,17 +37,6 @@ export class ToolApprovalRepository {
     await this.dataSource.query(`UPDATE runs SET pending_approval = NULL WHERE id = $1 AND status = 'running'`, [runId]);
   }
 
-  /** The session's run that waits for a decision, if any (a new turn must not overtake it). */
-  async waitingRun(sessionId: string, tenantId: string): Promise<string | undefined> {
-    const rows = rowsOf<{ id: string }>(
-      await this.dataSource.query(
-        `SELECT id FROM runs WHERE session_id = $1 AND tenant_id = $2 AND status = 'interrupted' AND finished_at IS NULL LIMIT 1`,
-        [sessionId, tenantId],
-      ),
-    );
-    return rows[0]?.id;
-  }
-
   /** interrupted → queued with the decision; false when the run is not waiting for one (already decided, ended …). */
   async decide(runId: string, approved: boolean): Promise<boolean> {
     const decision = JSON.stringify({ approved, at: new Date().toISOString() });

@@ -50,7 +50,6 @@ export class ChatController {
     sse.send('run', { run_id: run.id, session_id: run.sessionId, agent: run.agent });
     const stop = new AbortController();
     res.on('close', () => stop.abort());
-    const events = this.events.subscribe(run.id, { signal: stop.signal });
     let grace: NodeJS.Timeout | undefined;
     // the run's `end` closes the subscription; should it never come (a run ended elsewhere), the result still goes out
     const done = this.orchestrator.execute(run.id).then(
@@ -64,6 +63,8 @@ export class ChatController {
       },
     );
     done.catch(() => undefined); // awaited below, after the events
+    // executed here: its events come from the publishing side, not read back from Redis
+    const events = this.events.subscribe(run.id, { signal: stop.signal, here: done });
     let sent = false;
     try {
       for await (const e of events) {
