@@ -90,6 +90,8 @@ export class LocalRuns implements BeforeApplicationShutdown {
   /** The session's next turn (an `enqueue` run parked while this one ran) starts now instead of at its next check. */
   private async wakeNext(run: RunEntity): Promise<void> {
     try {
+      // usually no job is parked at all: one Redis read instead of a statement after every run
+      if (!(await this.queue.anyParked())) return;
       const next = await this.durable.nextOfSession(run.sessionId, run.tenantId);
       if (next) await this.queue.wake(next);
     } catch (err) {

@@ -164,7 +164,13 @@ export class LangGraphRunsService {
       },
       { here: opts.waited },
     );
-    await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
+    // the thread's metadata names the run's assistant and graph; an unchanged pair (the usual next run) is not rewritten
+    const recorded = known?.row;
+    const same =
+      recorded?.agent != null &&
+      recorded.metadata.assistant_id === assistant.assistant_id &&
+      recorded.metadata.graph_id === assistant.graph_id;
+    if (!same) await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
     if (body.webhook) void this.webhookWhenEnded(id, run.id);
     if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
     return { run, threadId: id, temporary, modes };
