@@ -97,16 +97,11 @@ export class RedisRunEventBus extends RunEventBus {
       let block = false;
       let ended = false;
       for (;;) {
-        const wait = block ? ['BLOCK', String(this.opts.blockMs ?? 5000)] : [];
-        const res = (await reader.xread('COUNT', '500', ...(wait as []), 'STREAMS', key, cursor)) as Array<
-          [string, Array<[string, string[]]>]
-        > | null;
-        const entries = res?.[0]?.[1] ?? [];
-        for (const [id, fields] of entries) {
-          cursor = id;
-          const event = fieldOf(fields, 'event') ?? 'unknown';
-          if (event === END_EVENT) return;
-          yield { id, event, data: JSON.parse(fieldOf(fields, 'data') ?? 'null') as unknown };
+        const entries = await readAfter(reader, key, cursor, block ? (this.opts.blockMs ?? 5000) : undefined);
+        for (const e of entries) {
+          cursor = e.id;
+          if (e.event === END_EVENT) return;
+          yield e;
           if (signal?.aborted) return;
         }
         if (entries.length > 0) continue;
@@ -159,15 +154,11 @@ export class RedisRunEventBus extends RunEventBus {
       });
     try {
       for (;;) {
-        const res = (await this.redis.xread('COUNT', '500', 'STREAMS', this.key(runId), cursor)) as Array<
-          [string, Array<[string, string[]]>]
-        > | null;
-        const entries = res?.[0]?.[1] ?? [];
-        for (const [id, fields] of entries) {
-          cursor = id;
-          const event = fieldOf(fields, 'event') ?? 'unknown';
-          if (event === END_EVENT) return null;
-          yield { id, event, data: JSON.parse(fieldOf(fields, 'data') ?? 'null') as unknown };
+        const entries = await readAfter(this.redis, this.key(runId), cursor);
+        for (const e of entries) {
+          cursor = e.id;
+          if (e.event === END_EVENT) return null;
+          yield e;
           if (signal?.aborted) return null;
         }
         if (entries.length < 500) break;
@@ -313,6 +304,19 @@ export class RedisRunEventBus extends RunEventBus {
     this.expirySetAt.set(runId, now);
     return true;
   }
+}
+
+/** One XREAD of a run's stream after `cursor` (at most 500 entries; `blockMs`: wait that long for one): its events, `end` included. */
+async function readAfter(conn: IORedis, key: string, cursor: string, blockMs?: number): Promise<RunEvent[]> {
+  const wait = blockMs === undefined ? [] : ['BLOCK', String(blockMs)];
+  const res = (await conn.xread('COUNT', '500', ...(wait as []), 'STREAMS', key, cursor)) as Array<
+    [string, Array<[string, string[]]>]
+  > | null;
+  return (res?.[0]?.[1] ?? []).map(([id, fields]) => ({
+    id,
+    event: fieldOf(fields, 'event') ?? 'unknown',
+    data: JSON.parse(fieldOf(fields, 'data') ?? 'null') as unknown,
+  }));
 }
 
 function fieldOf(fields: string[], name: string): string | undefined {
