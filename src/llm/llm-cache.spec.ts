@@ -1,7 +1,7 @@
 import { AIMessage } from '@langchain/core/messages';
 import { ChatGeneration } from '@langchain/core/outputs';
 
-import { LlmCache, MemoryCacheStore } from './llm-cache';
+import { LlmCache, MemoryCacheStore, NO_LOOKUP } from './llm-cache';
 
 describe('LlmCache', () => {
   const stats = {
@@ -54,5 +54,18 @@ describe('LlmCache tenancy', () => {
     expect(await cache.lookup('prompt', 'model=a')).toBeNull(); // outside a run: tenant `default`
     const hit = (await runInTenant('acme', () => cache.lookup('prompt', 'model=a'))) as ChatGeneration[];
     expect(hit[0].text).toBe('acme says');
+  });
+
+  it('a call marked NO_LOOKUP does not read the store, and its answer is stored under the unmarked key', async () => {
+    const store = new MemoryCacheStore(10);
+    const reads = jest.spyOn(store, 'get');
+    const cache = new LlmCache(store, 60, { hit: () => undefined, miss: () => undefined });
+    const gen = (text: string): ChatGeneration => ({ text, message: new AIMessage(text) });
+    expect(await cache.lookup('prompt with a fresh tool call', `${NO_LOOKUP}model=a`)).toBeNull();
+    expect(reads).not.toHaveBeenCalled();
+    await cache.update('prompt with a fresh tool call', `${NO_LOOKUP}model=a`, [gen('answer')]);
+    await new Promise((r) => setImmediate(r)); // the write is not awaited by update
+    const replay = (await cache.lookup('prompt with a fresh tool call', 'model=a')) as ChatGeneration[];
+    expect(replay[0].text).toBe('answer');
   });
 });

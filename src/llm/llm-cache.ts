@@ -7,6 +7,13 @@ import type Redis from 'ioredis';
 import { currentTenant, DEFAULT_TENANT } from '../auth/tenant';
 import { phase } from '../common/phases';
 
+/**
+ * Prefix of the model part of a key (MeteredChatOpenAI) for a call that cannot be in the cache yet: its prompt
+ * holds a tool call the model has just made, whose fresh id is part of the prompt key. No lookup (no round trip
+ * on the call's path); its answer is still stored, under the key without the prefix, for a replay of the turn.
+ */
+export const NO_LOOKUP = '\u0000no-lookup:';
+
 export interface CacheStats {
   hit(): void;
   miss(): void;
@@ -36,6 +43,10 @@ export class LlmCache extends BaseCache<Generation[]> {
   }
 
   async lookup(prompt: string, llmKey: string): Promise<Generation[] | null> {
+    if (llmKey.startsWith(NO_LOOKUP)) {
+      this.stats.miss();
+      return null;
+    }
     const raw = await phase('llm_cache_lookup', () => this.store.get(this.keyOf(prompt, llmKey)).catch(() => null));
     if (!raw) {
       this.stats.miss();
@@ -60,7 +71,8 @@ export class LlmCache extends BaseCache<Generation[]> {
    * round trip to a miss (a lost write only costs a later miss).
    */
   async update(prompt: string, llmKey: string, value: Generation[]): Promise<void> {
-    void this.store.set(this.keyOf(prompt, llmKey), JSON.stringify(value.map(serializeGeneration)), this.ttlSeconds).catch(() => undefined);
+    const key = llmKey.startsWith(NO_LOOKUP) ? llmKey.slice(NO_LOOKUP.length) : llmKey;
+    void this.store.set(this.keyOf(prompt, key), JSON.stringify(value.map(serializeGeneration)), this.ttlSeconds).catch(() => undefined);
   }
 }
 

@@ -9,6 +9,7 @@ import { phaseSince } from '../common/phases';
 import { currentRun } from '../observability/log-context';
 import { breakerFor, type BreakerSettings, type CircuitBreaker } from './circuit-breaker';
 import { LenientCompletions } from './lenient-completions';
+import { NO_LOOKUP } from './llm-cache';
 import { isAbortError, isModelUnavailable, ModelUnavailableError, statusOf } from './model-errors';
 import { isBudgetExceeded, RunBudget } from './run-budget';
 import { type ModelCallRecord, UsageCollector } from './usage-collector';
@@ -25,6 +26,18 @@ const CALL_BUDGET = Symbol('runBudget');
 
 function budgetOf(callOptions: object): RunBudget | undefined {
   return (callOptions as { [CALL_BUDGET]?: RunBudget })[CALL_BUDGET];
+}
+
+/** Call option: the prompt holds a tool call the model has just made (see NO_LOOKUP). */
+const FRESH_TOOL_CALL = Symbol('freshToolCall');
+
+/** A model-made tool call among the messages that was not replayed from the cache: its id has never been in a key. */
+function holdsFreshToolCall(input: BaseLanguageModelInput): boolean {
+  if (!Array.isArray(input)) return false;
+  return input.some((m) => {
+    const msg = m as { tool_calls?: unknown[]; response_metadata?: Record<string, unknown> };
+    return Boolean(msg?.tool_calls?.length) && msg.response_metadata?.cache_hit !== true;
+  });
 }
 
 /** A rate limit asking to wait longer than this is not waited for (LangChain already waits up to 60 s itself): the call fails and counts for the breaker. */
@@ -84,7 +97,8 @@ export class MeteredChatOpenAI extends ChatOpenAI {
       response_format: o.response_format,
       stop: o.stop,
     };
-    return JSON.stringify(params);
+    const fresh = (options as { [FRESH_TOOL_CALL]?: boolean })[FRESH_TOOL_CALL];
+    return (fresh ? NO_LOOKUP : '') + JSON.stringify(params);
   }
 
   override async invoke(input: BaseLanguageModelInput, options?: ChatOpenAICallOptions): Promise<AIMessageChunk> {
@@ -95,7 +109,8 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     const started = performance.now();
     let out: AIMessageChunk;
     try {
-      out = await this.invokeThroughBreaker(input, options);
+      const fresh = this.cache && holdsFreshToolCall(input);
+      out = await this.invokeThroughBreaker(input, fresh ? ({ ...options, [FRESH_TOOL_CALL]: true } as ChatOpenAICallOptions) : options);
     } catch (err) {
       // refused by the open breaker or the spent budget: no call reached the endpoint, nothing to meter
       if ((err instanceof ModelUnavailableError && err.breakerOpen) || isBudgetExceeded(err)) throw err;
