@@ -7,7 +7,7 @@ import { redisOptions } from '../../src/config/redis-options';
 import { RUNS_QUEUE } from '../../src/runs/run.job';
 import { TEST_REDIS_URL } from '../support/infra';
 import { useService } from '../support/service-fixture';
-import { startApp } from '../support/test-app';
+import { startApp, waitFor } from '../support/test-app';
 import { WorkerProcess } from '../support/worker-process';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'graphs');
@@ -120,12 +120,16 @@ describe('LangGraph API: runs through BullMQ and Redis', () => {
       const other = new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 } });
       const thread = await client.threads.create();
       const waiting = other.runs.wait(thread.thread_id, 'slow', { input: { ms: 400 } }).catch((e: Error) => e);
-      let state = await client.threads.getState<{ ticks?: number }>(thread.thread_id);
-      for (const until = Date.now() + 30_000; !(state.values.ticks && state.values.ticks >= 2) && Date.now() < until;) {
-        await new Promise((r) => setTimeout(r, 100));
-        state = await client.threads.getState<{ ticks?: number }>(thread.thread_id);
-      }
-      expect(state.values.ticks).toBeGreaterThanOrEqual(2);
+      // mid-run: at least two of its ten steps checkpointed
+      const ticks = await waitFor(
+        async () => {
+          const { values } = await client.threads.getState<{ ticks?: number }>(thread.thread_id);
+          return values.ticks !== undefined && values.ticks >= 2 ? values.ticks : undefined;
+        },
+        30_000,
+        100,
+      );
+      expect(ticks).toBeGreaterThanOrEqual(2);
       doomed.kill('SIGKILL');
       await doomed.exited;
       expect(await waiting).toBeInstanceOf(Error);
