@@ -91,7 +91,8 @@ async function queued(model: ScriptedModelServer, dbUrl: string, latencyMs: numb
     const workerCpu = procs.reduce((s, p, i) => s + cpuSecondsOf(p.pid!) - cpu0[i], 0);
     const mainUsage = process.cpuUsage(main0);
     const counts = await statusCounts(dbUrl, ids);
-    return { seconds, rate: count / seconds, counts, workerCpu, mainCpu: (mainUsage.user + mainUsage.system) / 1e6 };
+    const split = await runTimes(dbUrl, ids);
+    return { seconds, rate: count / seconds, counts, split, workerCpu, mainCpu: (mainUsage.user + mainUsage.system) / 1e6 };
   } finally {
     for (const p of procs) p.kill('SIGTERM');
     await api.close();
@@ -168,6 +169,20 @@ async function waitDoneInDb(dbUrl: string, ids: string[], timeoutMs: number): Pr
   }
 }
 
+/** p50 of a run's execution (started → finished) and of its wait in the queue (created → started), ms */
+async function runTimes(dbUrl: string, ids: string[]): Promise<{ execP50: number; waitP50: number }> {
+  const c = new Client({ connectionString: dbUrl });
+  await c.connect();
+  const { rows } = await c.query(
+    `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - started_at)) * 1000 AS exec,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - created_at)) * 1000 AS wait
+       FROM runs WHERE id = ANY($1)`,
+    [ids],
+  );
+  await c.end();
+  return { execP50: Number(rows[0].exec), waitP50: Number(rows[0].wait) };
+}
+
 async function statusCounts(dbUrl: string, ids: string[]): Promise<Record<string, number>> {
   const c = new Client({ connectionString: dbUrl });
   await c.connect();
@@ -229,6 +244,11 @@ async function main(): Promise<void> {
         '≥ 45 runs/s (90 %)',
       ]);
       rows.push(['… runs not completed / left running', `${lost} / ${q.counts.running ?? 0}`, '0 / 0']);
+      rows.push([
+        '… a run: started → finished p50 / waiting in the queue p50; worker CPU per run',
+        `${round(q.split.execP50)} / ${round(q.split.waitP50)} ms; ${round((q.workerCpu / QUEUED) * 1000)} ms`,
+        'report',
+      ]);
     }
     if (want('agents')) {
       const { benchAgentCalls, benchParser } = await import('./agents.bench');

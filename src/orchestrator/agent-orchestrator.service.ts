@@ -20,7 +20,7 @@ import {
 import { phase, phaseSince, recordingPhases } from '../common/phases';
 import { OPENING_READ_KEY, OpeningRead } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
-import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode } from '../database/entities';
+import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode, type SessionEntity } from '../database/entities';
 import { streamWithEvents } from '../events/graph-events';
 import { eventNameOf, type GraphStreamMode, graphStreamModes, type RunStreamRequest, streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
@@ -82,6 +82,20 @@ export interface TurnRequest {
   start_at?: string;
   context?: RunInput['context'];
   lg?: Record<string, unknown>;
+}
+
+/** A session the caller has just read (with no unfinished run); `metadata` is merged into it with the lease. */
+export interface KnownSession {
+  id: string;
+  agent: string | null;
+  metadata?: Record<string, unknown>;
+  /** its thread has no checkpoint yet (a run started at once skips the read: ExecuteOptions.newThread) */
+  noCheckpoint?: boolean;
+}
+
+export interface AcceptOptions {
+  start?: boolean;
+  session?: KnownSession;
 }
 
 export interface ProgressEvent {
@@ -185,13 +199,18 @@ export class AgentOrchestrator {
     return this.execute(run.id, {}, run);
   }
 
-  async accept(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
-    return withDbRetry('accept run', this.config.durability.dbWriteRetries, () => this.acceptOnce(req, mode));
+  /**
+   * Writes the run, `queued`. `start` (no idempotency key): inserted `running` holding its session's lease when
+   * the session is free, in the same statement — the caller then executes it at once. `session`: the caller has
+   * just read the session and it has no unfinished run, so it is not read again.
+   */
+  async accept(req: TurnRequest, mode: RunMode, opts: AcceptOptions = {}): Promise<RunEntity> {
+    return withDbRetry('accept run', this.config.durability.dbWriteRetries, () => this.acceptOnce(req, mode, opts));
   }
 
-  private async acceptOnce(req: TurnRequest, mode: RunMode): Promise<RunEntity> {
+  private async acceptOnce(req: TurnRequest, mode: RunMode, opts: AcceptOptions): Promise<RunEntity> {
     const key = req.idempotency_key;
-    if (!key) return this.acceptNew(req, mode);
+    if (!key) return this.acceptNew(req, mode, opts.start, opts.session);
     // a repeat returns the first run; a different request under the same key is refused
     const tenantId = req.tenant_id ?? 'default';
     const hash = requestHash(req, mode);
@@ -221,14 +240,18 @@ export class AgentOrchestrator {
     }
   }
 
-  /** `start`: a sync turn's run, inserted already running when its session is free (RunRecords.createStarted) */
-  private async acceptNew(req: TurnRequest, mode: RunMode, start = false): Promise<RunEntity> {
+  /** `start`: inserted already running when its session is free (RunRecords.createStarted) */
+  private async acceptNew(req: TurnRequest, mode: RunMode, start = false, known?: KnownSession): Promise<RunEntity> {
     if (req.message.length > this.config.maxMessageChars) {
       throw new MessageTooLargeException(this.config.maxMessageChars, req.message.length);
     }
     const tenantId = req.tenant_id ?? DEFAULT_TENANT;
-    const found = req.session_id ? await this.sessions.findForTurn(req.session_id, tenantId) : null;
-    let session = found?.session ?? null;
+    const found = known
+      ? { session: { id: known.id, agent: known.agent }, waitingRunId: null }
+      : req.session_id
+        ? await this.sessions.findForTurn(req.session_id, tenantId)
+        : null;
+    let session: Pick<SessionEntity, 'id' | 'agent'> | null = found?.session ?? null;
     // an unknown UUID is a server-issued id that is gone (or another tenant's); an unknown client-chosen id starts a session
     if (req.session_id && !session && isServerIssuedId(req.session_id)) throw new SessionNotFoundException(req.session_id);
     const agent = req.agent ?? session?.agent ?? this.config.defaultAgent;
@@ -254,7 +277,7 @@ export class AgentOrchestrator {
       ? (await this.sessions.open(tenantId, req.session_id, agent)).session
       : await this.sessions.create(agent, tenantId);
     if (session.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
-    if (start) return this.runs.createStarted({ ...run, sessionId: session.id }, this.config.runLockMs);
+    if (start) return this.runs.createStarted({ ...run, sessionId: session.id }, this.config.runLockMs, false, known?.metadata);
     return this.runs.create({ ...run, sessionId: session.id });
   }
 

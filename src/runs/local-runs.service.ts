@@ -41,12 +41,23 @@ export class LocalRuns implements BeforeApplicationShutdown {
     private readonly config: AppConfig,
   ) {}
 
-  /** Starts executing an accepted (`queued`) run here; false when it should go to the queue instead. */
-  start(run: RunEntity): boolean {
-    if (this.closed || this.active.size >= this.config.workerConcurrency || run.input.start_at) return false;
+  /** Whether a run submitted now would be executed here. */
+  hasRoom(): boolean {
+    return !this.closed && this.active.size < this.config.workerConcurrency;
+  }
+
+  /**
+   * Starts executing an accepted run here: a `queued` one when there is room (false: it should go to the queue
+   * instead), and always one accepted `running` (it holds its session's lease: RunsService.submit asked hasRoom).
+   */
+  start(run: RunEntity, opts: { newThread?: boolean } = {}): boolean {
+    const started = run.status === 'running';
+    if (!started && (!this.hasRoom() || run.input.start_at)) return false;
     // like a queued job: the run's span continues the request's trace, its log lines carry the request's id
     const context = queuedRunContext();
-    const done = this.detached(() => inQueuedRunContext(context, () => this.execute(run))).finally(() => this.active.delete(run.id));
+    const done = this.detached(() => inQueuedRunContext(context, () => this.execute(run, opts.newThread))).finally(() =>
+      this.active.delete(run.id),
+    );
     this.active.set(run.id, done);
     return true;
   }
@@ -67,9 +78,15 @@ export class LocalRuns implements BeforeApplicationShutdown {
     }
   }
 
-  private async execute(run: RunEntity): Promise<void> {
+  private async execute(run: RunEntity, newThread?: boolean): Promise<void> {
     try {
-      await this.executor.execute(run.id, { leaseWait: 'defer', handBack: this.handBack.signal, accepted: run });
+      await this.executor.execute(run.id, {
+        leaseWait: 'defer',
+        handBack: this.handBack.signal,
+        accepted: run,
+        startedAtAccept: run.status === 'running',
+        newThread,
+      });
     } catch (err) {
       if (err instanceof SessionLeaseBusy) return this.requeue(run.id, err.retryInMs ?? 0);
       if (err instanceof RunHandedBack) return this.requeue(run.id, err.reason === 'shutdown' ? 0 : HANDED_BACK_MS);

@@ -26,7 +26,7 @@ export class RunExecutor {
 
   async execute(
     runId: string,
-    opts: Pick<ExecuteOptions, 'leaseWait' | 'handBack'> & {
+    opts: Pick<ExecuteOptions, 'leaseWait' | 'handBack' | 'startedAtAccept' | 'newThread'> & {
       onProgress?: (e: ProgressEvent) => void;
       /** the row just accepted, when the caller has it (saves reading it back) */
       accepted?: RunEntity;
@@ -43,6 +43,8 @@ export class RunExecutor {
           signal,
           leaseWait: opts.leaseWait,
           handBack: opts.handBack,
+          startedAtAccept: opts.startedAtAccept,
+          newThread: opts.newThread,
           onProgress: (e) => {
             onProgress?.(e);
             const now = Date.now();

@@ -3,7 +3,7 @@ import { Injectable, Logger, Optional } from '@nestjs/common';
 import { RunAlreadyFinishedException } from '../common/domain.exception';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { RunEventBus } from '../events/run-event-bus';
-import { AgentOrchestrator, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
+import { AgentOrchestrator, type KnownSession, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
 import { pendingCallView } from '../tools/tool-approval';
 import { LocalRuns } from './local-runs.service';
 import { DurableRuns } from './records/durable-runs.repository';
@@ -63,8 +63,14 @@ export class RunsService {
    * `here`: the caller waits for the run, so this process executes it at once when it can (LocalRuns), queued
    * otherwise.
    */
-  async submit(req: TurnRequest, opts: { here?: boolean } = {}): Promise<RunEntity> {
-    const run = await this.orchestrator.accept(req, 'async');
+  async submit(req: TurnRequest, opts: { here?: boolean; session?: KnownSession } = {}): Promise<RunEntity> {
+    // a run executed here at once is accepted already started (its row and its lease in one statement)
+    const start = !!opts.here && !req.idempotency_key && !req.start_at && !!this.local?.hasRoom();
+    const run = await this.orchestrator.accept(req, 'async', { start, session: opts.session });
+    if (start && run.status === 'running') {
+      this.local!.start(run, { newThread: opts.session?.noCheckpoint });
+      return run;
+    }
     if (run.status !== 'queued') return run; // an idempotent repeat of a run that has started or ended
     if (opts.here && this.local?.start(run)) return run;
     try {

@@ -41,6 +41,26 @@ describe('LangGraph API: runs through BullMQ and Redis', () => {
     expect(done.answer).toBe('ok');
   });
 
+  it('the first run of a thread whose state was set before any run starts from that state', async () => {
+    // a wait run starts in this process with its row; a fresh thread's first run skips the checkpoint read, which
+    // must not apply to a thread with a state but no runs
+    const thread = await client.threads.create({ graphId: 'echo' });
+    await client.threads.updateState(thread.thread_id, {
+      values: { messages: [{ type: 'human', content: 'earlier' }] },
+      asNode: 'respond',
+    });
+    const values = (await client.runs.wait(thread.thread_id, 'echo', { input: { messages: [{ type: 'human', content: 'now' }] } })) as {
+      messages: any[];
+    };
+    expect(values.messages.map((m) => m.content)).toEqual(['earlier', 'now', 'echo #2: now']);
+    const bare = await client.threads.create();
+    const first = (await client.runs.wait(bare.thread_id, 'echo', { input: { messages: [{ type: 'human', content: 'hi' }] } })) as {
+      messages: any[];
+    };
+    expect(first.messages.map((m) => m.content)).toEqual(['hi', 'echo #1: hi']);
+    expect(await client.threads.get(bare.thread_id)).toMatchObject({ metadata: { assistant_id: 'echo', graph_id: 'echo' } });
+  });
+
   it('after_seconds: a delayed BullMQ job, the run pending until then', async () => {
     const thread = await client.threads.create();
     const t0 = Date.now();

@@ -135,6 +135,16 @@ export class LangGraphRunsService {
     const proceed = body.input === null && !command;
     if (!message && !input && !command && !proceed) throw new InvalidRequestException('a run needs an input or a command');
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
+    // the thread's metadata names the run's assistant and graph; an unchanged pair (the usual next run) is not rewritten
+    const recorded = known?.row;
+    const same =
+      recorded?.agent != null &&
+      recorded.metadata.assistant_id === assistant.assistant_id &&
+      recorded.metadata.graph_id === assistant.graph_id;
+    const assistantMeta = same ? undefined : { assistant_id: assistant.assistant_id, graph_id: assistant.graph_id };
+    // a thread just read with no unfinished run is not read again, and its metadata goes with the run's lease
+    const session =
+      known && !inflight.length ? { id, agent: known.row.agent, metadata: assistantMeta, noCheckpoint: !known.hasCheckpoint } : undefined;
     const run = await this.runs.submit(
       {
         message,
@@ -162,15 +172,10 @@ export class LangGraphRunsService {
           ...(body.webhook ? { webhook: body.webhook } : {}),
         },
       },
-      { here: opts.waited },
+      { here: opts.waited, session },
     );
-    // the thread's metadata names the run's assistant and graph; an unchanged pair (the usual next run) is not rewritten
-    const recorded = known?.row;
-    const same =
-      recorded?.agent != null &&
-      recorded.metadata.assistant_id === assistant.assistant_id &&
-      recorded.metadata.graph_id === assistant.graph_id;
-    if (!same) await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
+    const recordedWithLease = session && run.status === 'running' && run.attempts === 1;
+    if (!same && !recordedWithLease) await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
     if (body.webhook) void this.webhookWhenEnded(id, run.id);
     if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
     return { run, threadId: id, temporary, modes };

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { CHECKPOINT_SCHEMA } from '../../agents/agent-registry.service';
+import { threadIdOf } from '../../auth/tenant';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 
@@ -83,21 +84,23 @@ export class ThreadsRepository {
 
   /**
    * The thread with the ids of its runs that have not ended (queued, running, or waiting for a tool approval),
-   * oldest first: what accepting a run on it reads (the thread, and its runs for the multitask strategy) in one
-   * statement.
+   * oldest first, and whether it has a checkpoint: what accepting a run on it reads (the thread, its runs for the
+   * multitask strategy, whether the run's graph has a state to read) in one statement.
    */
-  async getWithInflight(tenantId: string, id: string): Promise<{ row: ThreadRow; inflight: string[] } | null> {
+  async getWithInflight(tenantId: string, id: string): Promise<{ row: ThreadRow; inflight: string[]; hasCheckpoint: boolean } | null> {
     const rows = rowsOf<Row>(
       await this.dataSource.query(
         `SELECT t.*, ARRAY(
             SELECT r.id::text FROM runs r WHERE r.tenant_id = $1 AND r.session_id = $2
                AND (r.status IN ('queued', 'running') OR (r.status = 'interrupted' AND r.finished_at IS NULL))
-             ORDER BY r.created_at, r.id) AS inflight
+             ORDER BY r.created_at, r.id) AS inflight,
+           EXISTS (SELECT 1 FROM "${CHECKPOINT_SCHEMA}".checkpoints c WHERE c.thread_id = $3) AS has_checkpoint
            FROM (${THREADS} AND s.id = $2) t`,
-        [tenantId, id],
+        [tenantId, id, threadIdOf(tenantId, id)],
       ),
     );
-    return rows[0] ? { row: threadRow(rows[0]), inflight: (rows[0].inflight as string[] | null) ?? [] } : null;
+    const r = rows[0];
+    return r ? { row: threadRow(r), inflight: (r.inflight as string[] | null) ?? [], hasCheckpoint: r.has_checkpoint === true } : null;
   }
 
   /** Merges `metadata` into the thread's; false when there is no such thread. */

@@ -58,9 +58,10 @@ export class RunRecords {
    * round trips more): inserted `running` (attempt 1) holding its session's lease when the session is free and
    * none of its runs is unfinished — the same rule as DurableRuns.tryLease, every other run being older —
    * otherwise `queued`, to wait for the lease as any run does. `newSession` inserts the session too, already
-   * leased to the run.
+   * leased to the run. `sessionMetadata` is merged into the session's metadata by the same update, when the
+   * lease is taken (the caller writes it itself otherwise), and a session without agent adopts the run's.
    */
-  async createStarted(run: NewRun, leaseMs: number, newSession = false): Promise<RunEntity> {
+  async createStarted(run: NewRun, leaseMs: number, newSession = false, sessionMetadata?: Record<string, unknown>): Promise<RunEntity> {
     const insertRun = (status: string) =>
       `INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, status, attempts, started_at)
        SELECT $1, $2, $3, $4, $5, $6, ${status}`;
@@ -72,7 +73,9 @@ export class RunRecords {
          ${insertRun(`'running', 1, now()`)}
          RETURNING *`
       : `WITH lease AS (
-           UPDATE sessions s SET active_run_id = $1, lease_expires_at = now() + ($7 || ' milliseconds')::interval, updated_at = now()
+           UPDATE sessions s SET active_run_id = $1, lease_expires_at = now() + ($7 || ' milliseconds')::interval, updated_at = now(),
+                  metadata = CASE WHEN $8::jsonb IS NULL THEN s.metadata ELSE COALESCE(s.metadata, '{}'::jsonb) || $8::jsonb END,
+                  agent = COALESCE(s.agent, $4)
             WHERE s.id = $2 AND s.tenant_id = $3
               AND (s.active_run_id IS NULL OR s.lease_expires_at IS NULL OR s.lease_expires_at < now())
               AND NOT EXISTS (
@@ -84,7 +87,16 @@ export class RunRecords {
            FROM (SELECT 1) AS one LEFT JOIN lease l ON true
          RETURNING *`;
     const rows = rowsOf<Record<string, unknown>>(
-      await this.dataSource.query(sql, [run.id, run.sessionId, run.tenantId, run.agent, run.mode, pgSafeJson(run.input), String(leaseMs)]),
+      await this.dataSource.query(sql, [
+        run.id,
+        run.sessionId,
+        run.tenantId,
+        run.agent,
+        run.mode,
+        pgSafeJson(run.input),
+        String(leaseMs),
+        ...(newSession ? [] : [sessionMetadata ? JSON.stringify(pgSafeJson(sessionMetadata)) : null]),
+      ]),
     );
     return this.runs.create(fromRow(rows[0]));
   }
