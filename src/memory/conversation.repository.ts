@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
@@ -7,7 +5,7 @@ import { DataSource, Repository } from 'typeorm';
 import { SessionNotFoundException } from '../common/domain.exception';
 import { ORCHESTRATOR_DATA_SOURCE } from '../database/data-source-name';
 import { MessageEntity, SessionEntity } from '../database/entities';
-import { insertable, rowsOf } from '../database/query-rows';
+import { rowsOf } from '../database/query-rows';
 
 /**
  * The conversation store: sessions and their messages. (A session's turn lease — turns of one session never overlap, across processes
@@ -20,22 +18,6 @@ export class ConversationRepository {
     @InjectRepository(MessageEntity, ORCHESTRATOR_DATA_SOURCE) private readonly messages: Repository<MessageEntity>,
     @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
-
-  /** A new session: a server-issued UUID, or the client's own id (taken as is; see `open`). */
-  async create(agent: string, tenantId: string, metadata: Record<string, unknown> = {}, id: string = randomUUID()): Promise<SessionEntity> {
-    // insert, not save: save() would first SELECT the id and wrap both in a transaction
-    const session = this.sessions.create({
-      id,
-      agent,
-      tenantId,
-      metadata,
-      summary: null,
-      activeRunId: null,
-      leaseExpiresAt: null,
-    });
-    await this.sessions.insert(insertable(session));
-    return session;
-  }
 
   /**
    * The tenant's session with a client-chosen id, started with `agent` when the tenant has never used the

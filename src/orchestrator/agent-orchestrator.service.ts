@@ -124,7 +124,7 @@ export interface ExecuteOptions {
   handBack?: AbortSignal;
   /** the run is `running` already, holding its session's lease (RunRecords.createStarted / leaseAndStart) */
   startedAtAccept?: boolean;
-  /** the run's session was created with it: its thread has no checkpoint to read */
+  /** its thread has no checkpoint to read (a session created with the run, or none found when it was started) */
   newThread?: boolean;
 }
 
@@ -138,8 +138,12 @@ export class RunHandedBack extends Error {
   }
 }
 
-/** A sync turn's usage is written at most this often while it runs (and always with its result). */
-const SYNC_USAGE_WRITE_DELAY_MS = 250;
+/**
+ * A run's usage is written at most this often while it runs, and always with its result, a pause or a hand-back:
+ * a worker that dies leaves at most this much of its last calls uncounted (two model calls a turn cost two
+ * statements otherwise).
+ */
+const USAGE_WRITE_DELAY_MS = 250;
 
 const FAILURE_TEXT: Record<string, string> = {
   RUN_TIMEOUT: '처리 시간이 초과되었습니다. (The run took too long and was stopped.)',
@@ -272,10 +276,11 @@ export class AgentOrchestrator {
       },
     };
     // a new server-issued session: inserted with its first run, in one statement
-    if (start && !req.session_id) return this.runs.createStarted({ ...run, sessionId: randomUUID() }, this.config.runLockMs, true);
-    session ??= req.session_id
-      ? (await this.sessions.open(tenantId, req.session_id, agent)).session
-      : await this.sessions.create(agent, tenantId);
+    if (!req.session_id) {
+      const inNew = { ...run, sessionId: randomUUID() };
+      return start ? this.runs.createStarted(inNew, this.config.runLockMs, true) : this.runs.createInNewSession(inNew);
+    }
+    session ??= (await this.sessions.open(tenantId, req.session_id, agent)).session;
     if (session.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
     if (start) return this.runs.createStarted({ ...run, sessionId: session.id }, this.config.runLockMs, false, known?.metadata);
     return this.runs.create({ ...run, sessionId: session.id });
@@ -292,10 +297,15 @@ export class AgentOrchestrator {
     if (!opts.startedAtAccept && (!accepted || (accepted.status === 'queued' && accepted.mode !== 'sync'))) {
       // a queued run whose session is free: leased and started in one statement (else the long way below)
       const leaseMs = this.config.runLockMs;
-      const run = await phase('run_start', () =>
+      const lease = await phase('run_start', () =>
         withDbRetry('start run', retries, () => this.runs.leaseAndStart(runId, leaseMs, this.config.durability.maxAttempts)),
       );
-      if (run) return this.observer.observe(run, () => this.executeAccepted(run, started, { ...opts, startedAtAccept: true }));
+      if (lease) {
+        const newThread = opts.newThread || !lease.hasCheckpoint;
+        return this.observer.observe(lease.run, () =>
+          this.executeAccepted(lease.run, started, { ...opts, startedAtAccept: true, newThread }),
+        );
+      }
     }
     // a sync turn has the row it just wrote; markRunning below re-checks its status in the same statement
     const pending = accepted ?? (await phase('run_read', () => withDbRetry('read run', retries, () => this.runs.get(runId))));
@@ -343,13 +353,11 @@ export class AgentOrchestrator {
       stopRenewing = this.lease.keep(run);
       currentRun()?.started({ mode: run.mode, createdAt: run.createdAt, startAt: run.input.start_at });
       if (run.attempts > 1) this.metrics.runRecoveries.inc({ event: 'resumed' });
-      // a sync turn (its client waiting, no step checkpoints) coalesces its usage writes; a queued run writes each call
-      const writeDelay = run.mode === 'sync' ? SYNC_USAGE_WRITE_DELAY_MS : 0;
       const usage = new PersistentUsageCollector(
         await this.usageOf(run),
         run.attempts,
         (u) => this.durable.saveUsage(run.id, u),
-        writeDelay,
+        USAGE_WRITE_DELAY_MS,
       );
       return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log, budget });
     } finally {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
+import { CHECKPOINT_SCHEMA } from '../../agents/agent-registry.service';
 import { RunNotFoundException } from '../../common/domain.exception';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
@@ -51,6 +52,19 @@ export class RunRecords {
     });
     await this.runs.insert(insertable(entity));
     return entity;
+  }
+
+  /** A queued run with the new session it starts, in one statement. */
+  async createInNewSession(run: NewRun): Promise<RunEntity> {
+    const rows = rowsOf<Record<string, unknown>>(
+      await this.dataSource.query(
+        `WITH s AS (INSERT INTO sessions (id, tenant_id, agent, metadata) VALUES ($2, $3, $4, '{}'::jsonb))
+         INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, status, attempts) VALUES ($1, $2, $3, $4, $5, $6, 'queued', 0)
+         RETURNING *`,
+        [run.id, run.sessionId, run.tenantId, run.agent, run.mode, pgSafeJson(run.input)],
+      ),
+    );
+    return this.runs.create(fromRow(rows[0]));
   }
 
   /**
@@ -105,9 +119,10 @@ export class RunRecords {
    * A queued run, leased and started in one statement (instead of read, lease, start): when its session's lease
    * is free and no earlier-accepted run of the session is unfinished (DurableRuns.tryLease's rule), it is not
    * cancelled, not due later (`start_at`) and has attempts left. Null otherwise — the caller then takes the
-   * long way, which tells those cases apart.
+   * long way, which tells those cases apart. `hasCheckpoint`: whether the session's thread has a checkpoint yet
+   * (a run that started its session has none to read).
    */
-  async leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<RunEntity | null> {
+  async leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<{ run: RunEntity; hasCheckpoint: boolean } | null> {
     const rows = rowsOf<Record<string, unknown>>(
       await this.dataSource.query(
         `WITH lease AS (
@@ -125,11 +140,11 @@ export class RunRecords {
            RETURNING me.id)
          UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
           WHERE id = (SELECT id FROM lease)
-          RETURNING *`,
+          RETURNING *, EXISTS (SELECT 1 FROM "${CHECKPOINT_SCHEMA}".checkpoints c WHERE c.thread_id = tenant_id || ':' || session_id) AS has_checkpoint`,
         [id, String(leaseMs), maxAttempts],
       ),
     );
-    return rows.length ? this.runs.create(fromRow(rows[0])) : null;
+    return rows.length ? { run: this.runs.create(fromRow(rows[0])), hasCheckpoint: rows[0].has_checkpoint === true } : null;
   }
 
   async get(id: string, what: 'job' | 'run' = 'job'): Promise<RunEntity> {
