@@ -48,6 +48,7 @@ const schema = z.object({
   /** per-phase timings of each request in its Server-Timing header (`npm run bench -- --breakdown`) */
   PHASE_TIMINGS: bool(false),
   WORKER_CONCURRENCY: int(8, 1),
+  LOCAL_RUN_CONCURRENCY: int(32, 0),
   RUN_TIMEOUT_MS: int(120_000, 100),
   RUN_LOCK_MS: int(5_000, 500),
   RUN_STALLED_CHECK_MS: int(2_500, 200),
@@ -251,6 +252,8 @@ export class AppConfig {
   /** PHASE_TIMINGS: each response carries its phases in `Server-Timing` (benchmarks) */
   readonly phaseTimings: boolean;
   readonly workerConcurrency: number;
+  /** LangGraph `wait`/`stream` runs executed at once by the accepting process (LocalRuns); 0 = always queued */
+  readonly localRunConcurrency: number;
   readonly runTimeoutMs: number;
   /** BullMQ job lock: a worker that stops renewing it (crash) loses the job to another after this long */
   readonly runLockMs: number;
@@ -338,6 +341,7 @@ export class AppConfig {
     this.runWorker = e.RUN_WORKER;
     this.phaseTimings = e.PHASE_TIMINGS;
     this.workerConcurrency = e.WORKER_CONCURRENCY;
+    this.localRunConcurrency = e.LOCAL_RUN_CONCURRENCY;
     this.runTimeoutMs = e.RUN_TIMEOUT_MS;
     this.runLockMs = e.RUN_LOCK_MS;
     this.runStalledCheckMs = e.RUN_STALLED_CHECK_MS;

@@ -18,7 +18,7 @@ const HANDED_BACK_MS = 2000;
  * instead of a round through the BullMQ queue (add, a worker's fetch, lock, completion: about forty Redis
  * commands and a worker poll per run) — as the reference server runs them in process.
  *
- * Only with BullMQ and a worker in this process (RUN_WORKER), at most WORKER_CONCURRENCY at a time, and only
+ * Only with BullMQ and a worker in this process (RUN_WORKER), at most LOCAL_RUN_CONCURRENCY at a time, and only
  * when the session's lease is free at once: a busy session, a shutdown hand-back or an outage sends the run to
  * the queue like any other. Durability does not depend on this process: the run row is `queued` before the
  * execution starts and the session lease is held (and renewed) while it runs, so when this process dies the
@@ -43,7 +43,7 @@ export class LocalRuns implements BeforeApplicationShutdown {
 
   /** Whether a run submitted now would be executed here. */
   hasRoom(): boolean {
-    return !this.closed && this.active.size < this.config.workerConcurrency;
+    return !this.closed && this.active.size < this.config.localRunConcurrency;
   }
 
   /**
