@@ -68,7 +68,7 @@ function superviseWorkers(count: number, log: Logger): void {
     if (exitCode !== undefined) return;
     exitCode = code;
     for (const t of restarts) clearTimeout(t);
-    log.info(`${signal}: stopping ${live.size} API processes`);
+    if (live.size > 0) log.info(`${signal}: stopping ${live.size} API processes`);
     for (const w of live) w.process.kill(signal);
     exitWhenAllGone();
   };
