@@ -1,15 +1,21 @@
 import { Logger } from '@nestjs/common';
 
-import { createApp } from './app.factory';
+import { runApiProcesses } from './cluster';
 import { AppConfig } from './config/app-config';
 import { logStartupFailure } from './observability/logger';
 
 async function main(): Promise<void> {
   const config = new AppConfig(process.env);
+  await runApiProcesses(config, (processes) => serve(config, processes));
+}
+
+/** One API process. The app is loaded here, not above: a cluster's primary never builds it. */
+async function serve(config: AppConfig, processes: number): Promise<void> {
+  const { createApp } = await import('./app.factory');
   const app = await createApp(config);
   await app.listen(config.port, config.host);
   new Logger('Main').log(
-    `listening on http://${config.host}:${config.port} — database: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded'}, ` +
+    `listening on http://${config.host}:${config.port} — processes: ${processes}, database: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded'}, ` +
       `queue: ${config.redisUrl ? 'BullMQ' : 'in-process'}, worker: ${config.runWorker ? 'on' : 'off'}, model: ${config.modelConfigured ? (config.llm.model ?? 'configured') : 'none'}`,
   );
 }

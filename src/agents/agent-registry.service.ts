@@ -4,6 +4,7 @@ import { Pool } from 'pg';
 
 import { TimedPostgresSaver } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
+import { CHECKPOINT_SCHEMA } from '../database/checkpoint-schema';
 import { PG_POOL } from '../database/pg-pool';
 import { hostAgentDefinition } from '../embed/host-agent';
 import { HostCatalog } from '../embed/host-catalog';
@@ -11,9 +12,6 @@ import { LlmService } from '../llm/llm.service';
 import { ToolRegistry } from '../tools/tool-registry.service';
 import { AGENT_FACTORIES, AgentDefinition, AgentFactory } from './agent-definition';
 import { loadCustomGraphs } from './custom-graphs/custom-graphs';
-
-/** LangGraph's checkpoint tables live in their own schema, created by `PostgresSaver.setup()`. */
-export const CHECKPOINT_SCHEMA = 'langgraph';
 
 /**
  * The built agent graphs, each compiled with the official Postgres checkpointer (thread_id = session id):

@@ -1,5 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { AppConfig } from './app-config';
@@ -40,6 +40,22 @@ describe('AppConfig', () => {
     expect(() => new AppConfig({ LLM_TOOL_CALLING: 'magic' })).toThrow(/LLM_TOOL_CALLING/);
     expect(() => new AppConfig({ LLM_JSON_MODE: 'yaml' })).toThrow(/LLM_JSON_MODE/);
     expect(() => new AppConfig({ LLM_BREAKER_FAILURES: '0' })).toThrow(/LLM_BREAKER_FAILURES/);
+  });
+});
+
+describe('WEB_CONCURRENCY', () => {
+  it('is 1 when unset or blank, a positive integer, or one per core with auto', () => {
+    expect(new AppConfig({}).webConcurrency).toBe(1);
+    expect(new AppConfig({ WEB_CONCURRENCY: ' ' }).webConcurrency).toBe(1);
+    expect(new AppConfig({ WEB_CONCURRENCY: '4' }).webConcurrency).toBe(4);
+    expect(new AppConfig({ WEB_CONCURRENCY: ' 2 ' }).webConcurrency).toBe(2);
+    expect(new AppConfig({ WEB_CONCURRENCY: 'auto' }).webConcurrency).toBe(availableParallelism());
+  });
+
+  it('rejects zero, negatives, fractions and words with the variable name', () => {
+    for (const bad of ['0', '-1', '1.5', '2x', 'all', 'AUTO', '1e3']) {
+      expect(() => new AppConfig({ WEB_CONCURRENCY: bad })).toThrow(/WEB_CONCURRENCY: a positive integer or "auto"/);
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 import { z } from 'zod';
@@ -21,10 +22,20 @@ const optionalString = z
   .optional()
   .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
 
+/** WEB_CONCURRENCY: a positive integer, or `auto` for one per core; unset or blank → 1 */
+const processCount = z
+  .string()
+  .trim()
+  .regex(/^(auto|[1-9]\d*|)$/, 'a positive integer or "auto"')
+  .optional()
+  .transform((v) => (!v ? 1 : v === 'auto' ? availableParallelism() : Number(v)));
+
 const schema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: int(3000),
   HOST: z.string().default('0.0.0.0'),
+  /** API processes `node dist/main.js` starts on the one port (node:cluster); more than 1 needs DATABASE_URL and REDIS_URL */
+  WEB_CONCURRENCY: processCount,
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
   /** json: one JSON object a line (default); pretty (or the older `text`): coloured lines for a terminal */
   LOG_FORMAT: z
@@ -233,6 +244,8 @@ export class AppConfig {
   readonly env: string;
   readonly port: number;
   readonly host: string;
+  /** WEB_CONCURRENCY: API processes sharing the port (cluster.ts: one unless Postgres and Redis are external) */
+  readonly webConcurrency: number;
   readonly logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   readonly logFormat: 'json' | 'pretty';
   /** OpenTelemetry: spans exported over OTLP/HTTP to `endpoint` when set; tracing is off otherwise */
@@ -328,6 +341,7 @@ export class AppConfig {
     this.env = e.NODE_ENV;
     this.port = e.PORT;
     this.host = e.HOST;
+    this.webConcurrency = e.WEB_CONCURRENCY;
     this.logLevel = e.LOG_LEVEL;
     this.logFormat = e.LOG_FORMAT;
     this.tracing = { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME };

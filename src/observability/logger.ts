@@ -41,7 +41,8 @@ export function truncateForLog(text: string): string {
 function pinoOptions(config: AppConfig): LoggerOptions {
   return {
     level: PINO_LEVEL[config.logLevel],
-    base: { service: config.tracing.serviceName },
+    // pid: which API process wrote the line when WEB_CONCURRENCY runs several (cluster.ts)
+    base: { service: config.tracing.serviceName, pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
     messageKey: 'msg',

@@ -5,8 +5,8 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 
-import { CHECKPOINT_SCHEMA } from '../../src/agents/agent-registry.service';
 import { threadIdOf } from '../../src/auth/tenant';
+import { CHECKPOINT_SCHEMA } from '../../src/database/checkpoint-schema';
 import { MIGRATIONS } from '../../src/database/migrations';
 import { TenantSessions1763920000000 } from '../../src/database/migrations/1763920000000-tenant-sessions';
 import { createTestDatabase, type TestDatabase } from '../support/infra';

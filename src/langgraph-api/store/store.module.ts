@@ -3,7 +3,7 @@ import { PostgresStore } from '@langchain/langgraph-checkpoint-postgres/store';
 import { Module } from '@nestjs/common';
 import type { Pool } from 'pg';
 
-import { CHECKPOINT_SCHEMA } from '../../agents/agent-registry.service';
+import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { PG_POOL } from '../../database/pg-pool';
 
 /** The service's one LangGraph store (a `BaseStore`): per tenant through `TenantStore` or `StoreService`. */

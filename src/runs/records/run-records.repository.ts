@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
-import { CHECKPOINT_SCHEMA } from '../../agents/agent-registry.service';
 import { RunNotFoundException } from '../../common/domain.exception';
+import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
 import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
