@@ -15,6 +15,7 @@ type Row = [string, string, string, string];
 interface FloorResult {
   latencies: number[];
   cpuMsPerTurn: number;
+  chunksPerTurn: number;
   perSecond: number;
 }
 
@@ -59,6 +60,23 @@ export async function benchFloor(dbUrl: string): Promise<Row[]> {
         cmd,
       ]);
     }
+    // the cost of a streamed chunk: the same turn streamed in `messages` mode, 20- and 300-token answers
+    const streamed: FloorResult[] = [];
+    for (const answerTokens of [20, 300]) {
+      model.behaviour = { ttftMs: 0, tokensPerSecond: 0, answerTokens };
+      streamed.push(await runFloor({ MODEL_URL: model.baseUrl, CHECKPOINTER: 'none', TURNS: '200', CLIENTS: '0', STREAM: 'messages' }));
+    }
+    model.behaviour = { ttftMs: 0, tokensPerSecond: 0, answerTokens: 20 };
+    const [s20, s300] = streamed;
+    const added = s300.chunksPerTurn - s20.chunksPerTurn;
+    const latencyPerChunk = ((percentile(s300.latencies, 50) - percentile(s20.latencies, 50)) / added) * 1000;
+    const cpuPerChunk = ((s300.cpuMsPerTurn - s20.cpuMsPerTurn) / added) * 1000;
+    rows.push([
+      'floor — the same turn streamed (`graph.stream`, mode `messages`), 20 → 300-token answers: added latency p50 / CPU per streamed chunk',
+      `${round(latencyPerChunk, 0)} µs / ${round(cpuPerChunk, 0)} µs (${round(s20.chunksPerTurn)} → ${round(s300.chunksPerTurn)} chunks a turn)`,
+      'reference for the row above',
+      cmd,
+    ]);
   } finally {
     await model.stop();
   }

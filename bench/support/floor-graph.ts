@@ -3,7 +3,9 @@
  * ReAct + calculator graph (`StateGraph(MessagesAnnotation)`, a `ChatOpenAI` node bound to the tool, a prebuilt
  * `ToolNode`) invoked in this process, against the bench's streaming model server. Run as its own process by
  * floor.bench.ts so its CPU is its own. Env: MODEL_URL, CHECKPOINTER (none | memory | postgres), DB_URL,
- * TURNS, CLIENTS. Prints one JSON line: latencies (ms) of sequential turns, CPU per turn, turns/s at CLIENTS.
+ * TURNS, CLIENTS (0: no throughput run), STREAM=messages (the turn is streamed in LangGraph's `messages` mode, as a
+ * client of a streamed turn gets it, token by token). Prints one JSON line: latencies (ms) of sequential turns, CPU
+ * per turn, streamed chunks per turn, turns/s at CLIENTS.
  */
 import { tool } from '@langchain/core/tools';
 import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
@@ -40,13 +42,18 @@ async function main(): Promise<void> {
     .compile({ checkpointer: saver });
 
   let seq = 0;
+  let chunks = 0;
+  const streamed = process.env.STREAM === 'messages';
   const turn = async () => {
     const n = ++seq;
-    const out = await graph.invoke(
-      { messages: [{ role: 'user', content: `What is 12 times 7? (turn ${n})` }] },
-      // the durability of this service's react turns: one checkpoint when the turn ends
-      { configurable: { thread_id: `floor-${process.pid}-${n}` }, durability: 'exit' },
-    );
+    const input = { messages: [{ role: 'user', content: `What is 12 times 7? (turn ${n})` }] };
+    // the durability of this service's react turns: one checkpoint when the turn ends
+    const config = { configurable: { thread_id: `floor-${process.pid}-${n}` }, durability: 'exit' as const };
+    if (streamed) {
+      for await (const _chunk of await graph.stream(input, { ...config, streamMode: 'messages' })) chunks++;
+      return;
+    }
+    const out = await graph.invoke(input, config);
     if (out.messages.length !== 4) throw new Error(`unexpected turn: ${out.messages.length} messages`);
   };
   const turns = Number(process.env.TURNS ?? 200);
@@ -59,9 +66,10 @@ async function main(): Promise<void> {
     latencies.push(performance.now() - t0);
   }
   const cpu = process.cpuUsage(cpu0);
+  const chunksPerTurn = chunks / (turns + 30);
   const clients = Number(process.env.CLIENTS ?? 10);
   let done = 0;
-  const end = performance.now() + 10_000;
+  const end = performance.now() + (clients > 0 ? 10_000 : 0);
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -72,7 +80,7 @@ async function main(): Promise<void> {
     }),
   );
   const perSecond = done / ((performance.now() - t0) / 1000);
-  process.stdout.write(`${JSON.stringify({ latencies, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / turns, perSecond })}\n`);
+  process.stdout.write(`${JSON.stringify({ latencies, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / turns, chunksPerTurn, perSecond })}\n`);
   if (saver instanceof PostgresSaver) await saver.end();
 }
 
