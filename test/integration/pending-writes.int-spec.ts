@@ -82,9 +82,9 @@ describe('PendingWrites', () => {
   });
 
   /** Streams a run as the orchestrator does: the buffer under its key, flushed once the stream has ended. */
-  async function run(graph: Graph, input: unknown, thread: string, pending?: PendingWrites) {
+  async function run(graph: Graph, input: unknown, thread: string, pending?: PendingWrites, durability: 'async' | 'sync' = 'async') {
     const configurable = { thread_id: thread, ...(pending ? { [PENDING_WRITES_KEY]: pending } : {}) };
-    const stream: AsyncIterable<unknown> = await graph.stream(input as never, { configurable, durability: 'async' });
+    const stream: AsyncIterable<unknown> = await graph.stream(input as never, { configurable, durability });
     for await (const _ of pending ? pending.flushAfter(stream) : stream);
   }
 
@@ -124,28 +124,31 @@ describe('PendingWrites', () => {
     };
   }
 
-  it('a react turn sends its writes with the next checkpoint: half the statements, the same rows as the official saver', async () => {
-    const input = () => ({ messages: [new HumanMessage('hi')] }); // a fresh message: the run gives it an id
-    await run(react(official), input(), 'react-official');
+  it.each(['async', 'sync'] as const)(
+    'a react turn (%s) sends its writes with the next checkpoint: fewer statements, the same rows as the official saver',
+    async (durability) => {
+      const input = () => ({ messages: [new HumanMessage('hi')] }); // a fresh message: the run gives it an id
+      await run(react(official), input(), `react-official-${durability}`, undefined, durability);
 
-    const alone = countStatements();
-    await run(react(timed), input(), 'react-alone');
-    expect(alone.writes()).toBeGreaterThanOrEqual(3); // agent, tools, agent (and the input's)
-    jest.restoreAllMocks();
+      const alone = countStatements();
+      await run(react(timed), input(), `react-alone-${durability}`, undefined, durability);
+      expect(alone.writes()).toBeGreaterThanOrEqual(3); // agent, tools, agent (and the input's)
+      jest.restoreAllMocks();
 
-    const held = countStatements();
-    await run(react(timed), input(), 'react-held', new PendingWrites());
-    expect(held.writes()).toBe(0);
-    expect(held.puts()).toBe(alone.puts());
-    const rows = await rowsOf('react-official');
-    // the loop runs ahead of its chained puts: a put carries every write held by then, whatever its checkpoint
-    expect(held.carried().reduce((a, b) => a + b)).toBe(rows.writes.length);
-    expect(rows.writes.map((w: { channel: string }) => w.channel)).toContain('messages');
-    expect(await rowsOf('react-held')).toEqual(rows);
-    expect(await rowsOf('react-alone')).toEqual(rows);
-    const state = await react(timed).getState({ configurable: { thread_id: 'react-held' } });
-    expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', '', 'found', 'done']);
-  });
+      const held = countStatements();
+      await run(react(timed), input(), `react-held-${durability}`, new PendingWrites(), durability);
+      expect(held.writes()).toBe(0);
+      expect(held.puts()).toBe(alone.puts());
+      const rows = await rowsOf(`react-official-${durability}`);
+      // the loop runs ahead of its chained puts: a put carries every write held by then, whatever its checkpoint
+      expect(held.carried().reduce((a, b) => a + b)).toBe(rows.writes.length);
+      expect(rows.writes.map((w: { channel: string }) => w.channel)).toContain('messages');
+      expect(await rowsOf(`react-held-${durability}`)).toEqual(rows);
+      expect(await rowsOf(`react-alone-${durability}`)).toEqual(rows);
+      const state = await react(timed).getState({ configurable: { thread_id: `react-held-${durability}` } });
+      expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', '', 'found', 'done']);
+    },
+  );
 
   it('reaches puts and writes in a subgraph: nested writes and an interrupt stored as the official saver does', async () => {
     const configs: RunnableConfig[] = [];
