@@ -27,17 +27,114 @@ export class OpeningRead {
 }
 type PutWrites = PostgresSaver['putWrites'];
 
+/** A pending write's row (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) and its conflict rule */
+type WriteRow = [string, string, string, string, number, string, string, Uint8Array, upsert: boolean];
+
+/** `configurable` key of a run's PendingWrites */
+export const PENDING_WRITES_KEY = 'pending_writes';
+
+/**
+ * A run's pending writes (each task's output, error or interrupt), held from `putWrites` until the next `put`
+ * writes them in its own statement: the loop puts the next checkpoint as soon as a step's tasks end, so a react
+ * turn sends half the statements. Rows keep their own checkpoint (a put may carry writes made against its
+ * parent, or in another namespace). What no put takes within `windowMs` of the last put's end is written on its
+ * own (the loop chains its puts: one under way is followed by the next), and the run calls `flush()` when its
+ * graph ends: nothing stays held once a run is over, and a write's failure is not lost.
+ */
+export class PendingWrites {
+  private held: Promise<WriteRow[]>[] = [];
+  private saver?: TimedPostgresSaver;
+  private putting = 0;
+  private timer?: NodeJS.Timeout;
+  private readonly writing = new Set<Promise<unknown>>();
+  private failure?: { error: unknown };
+
+  constructor(private readonly windowMs = 20) {}
+
+  /** Holds a batch for the first saver that uses this buffer; false for another saver (it writes at once). */
+  hold(saver: TimedPostgresSaver, rows: Promise<WriteRow[]>): boolean {
+    if ((this.saver ??= saver) !== saver) return false;
+    this.held.push(rows);
+    this.arm();
+    return true;
+  }
+
+  /** Runs `saver`'s put with what is held, to write in its statement. */
+  async carrying<T>(saver: TimedPostgresSaver, put: (held: Promise<WriteRow[]>[]) => Promise<T>): Promise<T> {
+    if ((this.saver ??= saver) !== saver) return put([]);
+    this.putting += 1;
+    try {
+      return await put(this.take());
+    } finally {
+      this.putting -= 1;
+      this.arm();
+    }
+  }
+
+  /** Writes what is held, waits for the writes under way, and throws the first of their failures. */
+  async flush(): Promise<void> {
+    this.writeHeld();
+    await Promise.all(this.writing);
+    const failure = this.failure;
+    this.failure = undefined;
+    if (failure) throw failure.error;
+  }
+
+  /** `stream`'s items, then a flush: whether the stream ends, fails or is left early. */
+  async *flushAfter<T>(stream: AsyncIterable<T>): AsyncGenerator<T> {
+    try {
+      yield* stream;
+    } finally {
+      await this.flush();
+    }
+  }
+
+  private arm(): void {
+    if (this.held.length > 0 && this.putting === 0) this.timer ??= setTimeout(() => this.writeHeld(), this.windowMs).unref();
+  }
+
+  private take(): Promise<WriteRow[]>[] {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const held = this.held;
+    this.held = [];
+    return held;
+  }
+
+  private writeHeld(): void {
+    const { saver } = this;
+    const held = this.take();
+    if (!saver || held.length === 0) return;
+    const write: Promise<unknown> = Promise.all(held)
+      .then((rows) => saver.writePending(rows.flat()))
+      .catch((error: unknown) => (this.failure ??= { error }))
+      .finally(() => this.writing.delete(write));
+    this.writing.add(write);
+  }
+}
+
+/** One row per key, as if written one batch after another: an overwrite wins, else the first stays (a statement touches a row once). */
+function columnsOf(rows: WriteRow[]): unknown[][] {
+  const byKey = new Map<string, WriteRow>();
+  for (const r of rows) {
+    const key = r.slice(0, 5).join('\0');
+    if (r[8] || !byKey.has(key)) byKey.set(key, r);
+  }
+  const merged = [...byKey.values()];
+  return Array.from({ length: 9 }, (_, i) => merged.map((r) => r[i]));
+}
+
 /**
  * LangGraph's Postgres checkpointer, writing in one round trip. The official `put` sends BEGIN, one upsert per
  * changed channel, the checkpoint and COMMIT one after another (a react turn: ~14 round trips); `putWrites`
  * likewise per write. Here each is one statement with the same upserts (rows passed as arrays, `unnest`), which
  * Postgres applies atomically — the same rows and conflict rules, read back unchanged by the official reader.
+ * A run's pending writes ride along with its next checkpoint (PendingWrites).
  * Reads and writes are timed into the request's phases (PHASE_TIMINGS).
  */
 export class TimedPostgresSaver extends PostgresSaver {
   private readonly putSql: string;
-  private readonly upsertWritesSql: string;
-  private readonly insertWritesSql: string;
+  private readonly writesSql: string;
 
   constructor(
     private readonly db: Pool,
@@ -45,7 +142,21 @@ export class TimedPostgresSaver extends PostgresSaver {
   ) {
     super(db, undefined, { schema });
     const t = (table: string) => `"${schema}".${table}`;
-    this.putSql = `WITH blobs AS (
+    const cols = 'thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob';
+    const key = 'ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)';
+    const $ = (first: number) => Array.from({ length: 9 }, (_, i) => `$${first + i}`);
+    // as the official saver: special channels (errors, interrupts…) overwrite, the others keep the first write
+    const writes = (p: string[]) => `w AS (
+        SELECT * FROM unnest(${p[0]}::text[], ${p[1]}::text[], ${p[2]}::text[], ${p[3]}::text[], ${p[4]}::int[], ${p[5]}::text[], ${p[6]}::text[], ${p[7]}::bytea[], ${p[8]}::bool[])
+          AS w(${cols}, upsert)
+      ), upserted AS (
+        INSERT INTO ${t('checkpoint_writes')} (${cols}) SELECT ${cols} FROM w WHERE upsert
+        ${key} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob
+      ), inserted AS (
+        INSERT INTO ${t('checkpoint_writes')} (${cols}) SELECT ${cols} FROM w WHERE NOT upsert
+        ${key} DO NOTHING
+      )`;
+    this.putSql = `WITH ${writes($(11))}, blobs AS (
         INSERT INTO ${t('checkpoint_blobs')} (thread_id, checkpoint_ns, channel, version, type, blob)
         SELECT $1, $2, b.channel, b.version, b.type, b.blob
         FROM unnest($3::text[], $4::text[], $5::text[], $6::bytea[]) AS b(channel, version, type, blob)
@@ -54,12 +165,8 @@ export class TimedPostgresSaver extends PostgresSaver {
       INSERT INTO ${t('checkpoints')} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
       VALUES ($1, $2, $7, $8, $9, $10)
       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
-    const writes = `INSERT INTO ${t('checkpoint_writes')} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
-      SELECT $1, $2, $3, $4, w.idx, w.channel, w.type, w.blob
-      FROM unnest($5::int[], $6::text[], $7::text[], $8::bytea[]) AS w(idx, channel, type, blob)
-      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)`;
-    this.upsertWritesSql = `${writes} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob`;
-    this.insertWritesSql = `${writes} DO NOTHING`;
+    // data-modifying CTEs run to completion whether or not the query reads them
+    this.writesSql = `WITH ${writes($(1))} SELECT 1`;
   }
 
   override getTuple(config: RunnableConfig): ReturnType<PostgresSaver['getTuple']> {
@@ -69,47 +176,54 @@ export class TimedPostgresSaver extends PostgresSaver {
     return phase('checkpoint_read', () => super.getTuple(config));
   }
 
-  override put(...[config, checkpoint, metadata, newVersions]: Parameters<Put>): ReturnType<Put> {
-    return phase('checkpoint_write', async () => {
-      if (config.configurable === undefined) throw new Error('Missing "configurable" field in "config" param');
-      const { thread_id, checkpoint_ns = '', checkpoint_id } = config.configurable as Record<string, string | undefined>;
-      const [blobs, meta] = await Promise.all([
-        this._dumpBlobs(thread_id!, checkpoint_ns, checkpoint.channel_values, newVersions),
-        this._dumpMetadata(metadata),
-      ]);
-      await this.db.query(this.putSql, [
-        thread_id,
-        checkpoint_ns,
-        blobs.map((b) => b[2]),
-        blobs.map((b) => b[3]),
-        blobs.map((b) => b[4]),
-        blobs.map((b) => b[5] ?? null),
-        checkpoint.id,
-        checkpoint_id,
-        this._dumpCheckpoint(checkpoint),
-        meta,
-      ]);
-      return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
-    });
+  override put(...args: Parameters<Put>): ReturnType<Put> {
+    const pending: unknown = args[0].configurable?.[PENDING_WRITES_KEY];
+    return phase('checkpoint_write', () =>
+      pending instanceof PendingWrites ? pending.carrying(this, (held) => this.putWith(held, ...args)) : this.putWith([], ...args),
+    );
   }
 
+  /** The checkpoint, its new channel values and the pending writes `held` for it, in one statement. */
+  private async putWith(held: Promise<WriteRow[]>[], ...[config, checkpoint, metadata, newVersions]: Parameters<Put>): ReturnType<Put> {
+    if (config.configurable === undefined) throw new Error('Missing "configurable" field in "config" param');
+    const { thread_id, checkpoint_ns = '', checkpoint_id } = config.configurable as Record<string, string | undefined>;
+    const [blobs, meta, writes] = await Promise.all([
+      this._dumpBlobs(thread_id!, checkpoint_ns, checkpoint.channel_values, newVersions),
+      this._dumpMetadata(metadata),
+      Promise.all(held),
+    ]);
+    await this.db.query(this.putSql, [
+      thread_id,
+      checkpoint_ns,
+      blobs.map((b) => b[2]),
+      blobs.map((b) => b[3]),
+      blobs.map((b) => b[4]),
+      blobs.map((b) => b[5] ?? null),
+      checkpoint.id,
+      checkpoint_id,
+      this._dumpCheckpoint(checkpoint),
+      meta,
+      ...columnsOf(writes.flat()),
+    ]);
+    return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /** Held for the next put when the run has a PendingWrites, else written at once. */
   override putWrites(...[config, writes, taskId]: Parameters<PutWrites>): ReturnType<PutWrites> {
-    return phase('checkpoint_write_pending', async () => {
-      const { thread_id, checkpoint_ns, checkpoint_id } = (config.configurable ?? {}) as Record<string, string>;
-      const dumped = await this._dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes);
-      if (dumped.length === 0) return;
-      // as the official saver: special channels (errors, interrupts…) overwrite, the others keep the first write
-      const sql = writes.every(([channel]) => channel in WRITES_IDX_MAP) ? this.upsertWritesSql : this.insertWritesSql;
-      await this.db.query(sql, [
-        thread_id,
-        checkpoint_ns,
-        checkpoint_id,
-        taskId,
-        dumped.map((w) => w[4]),
-        dumped.map((w) => w[5]),
-        dumped.map((w) => w[6]),
-        dumped.map((w) => w[7]),
-      ]);
-    });
+    const c = (config.configurable ?? {}) as Record<string, unknown>;
+    const { thread_id, checkpoint_ns, checkpoint_id } = c as Record<string, string>;
+    const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const rows = this._dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes).then((dumped) =>
+      dumped.map((w): WriteRow => [...w, upsert]),
+    );
+    const pending = c[PENDING_WRITES_KEY];
+    if (pending instanceof PendingWrites && pending.hold(this, rows)) return rows.then(() => undefined);
+    return rows.then((r) => this.writePending(r));
+  }
+
+  /** Writes pending writes on their own (one statement). */
+  async writePending(rows: WriteRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await phase('checkpoint_write_pending', () => this.db.query(this.writesSql, columnsOf(rows)));
   }
 }

@@ -18,7 +18,7 @@ import {
   UnknownAgentException,
 } from '../common/domain.exception';
 import { phase, phaseSince, recordingPhases } from '../common/phases';
-import { OPENING_READ_KEY, OpeningRead } from '../common/timed-checkpointer';
+import { OPENING_READ_KEY, OpeningRead, PENDING_WRITES_KEY, PendingWrites } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode, type SessionEntity } from '../database/entities';
 import { streamWithEvents } from '../events/graph-events';
@@ -509,6 +509,7 @@ export class AgentOrchestrator {
       durability?: 'exit' | 'async' | 'sync';
     };
     const input = approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id));
+    const pending = new PendingWrites(); // the run's pending writes go with its next checkpoint; flushed as the stream ends
     const graphOptions = {
       configurable: {
         ...clientConfigurableOf(run.input.configurable),
@@ -516,6 +517,7 @@ export class AgentOrchestrator {
         ...from,
         [TOOL_GUARD_KEY]: guard,
         ...(opening ? { [OPENING_READ_KEY]: opening } : {}),
+        [PENDING_WRITES_KEY]: pending,
       },
       ...(run.input.context ? { context: run.input.context } : {}),
       ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
@@ -541,7 +543,7 @@ export class AgentOrchestrator {
     let values: Record<string, unknown> | undefined;
     let stepStarted = recordingPhases() ? performance.now() : 0;
     let interrupts: unknown[] | undefined;
-    for await (const part of stream as AsyncIterable<unknown[]>) {
+    for await (const part of pending.flushAfter(stream as AsyncIterable<unknown[]>)) {
       const [namespace, mode, chunk] = (subgraphs ? part : [[], ...part]) as [string[], string, Record<string, unknown>];
       if (publishModes.has(mode)) this.events.publish(run.id, eventNameOf(mode, namespace), toWire(chunk));
       if (namespace.length > 0 && mode !== 'messages') continue; // progress and state are the root graph's
@@ -790,6 +792,7 @@ const RESERVED_CONFIGURABLE = new Set([
   TOOL_LEDGER_KEY,
   TOOL_GUARD_KEY,
   OPENING_READ_KEY,
+  PENDING_WRITES_KEY,
 ]);
 
 /** A LangGraph API run's `configurable` without the keys the service sets itself (which win anyway). */

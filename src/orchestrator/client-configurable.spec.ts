@@ -7,6 +7,7 @@ describe('clientConfigurableOf', () => {
       tenant_id: 'other-tenant',
       run_id: 'r',
       opening_read: { tuple: null },
+      pending_writes: {},
       tool_guard: {},
       tool_ledger: {},
       usage_collector: {},

@@ -1,0 +1,244 @@
+import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { Pool } from 'pg';
+
+import { PENDING_WRITES_KEY, PendingWrites, TimedPostgresSaver } from '../../src/common/timed-checkpointer';
+import { createTestDatabase, type TestDatabase } from '../support/infra';
+import { waitFor } from '../support/test-app';
+
+/**
+ * A run's pending writes ride along with its next checkpoint (PendingWrites): half the statements, the same rows
+ * as the official saver, and nothing left behind once the run has flushed (interrupts, errors, a lone write).
+ */
+const State = Annotation.Root({ ...MessagesAnnotation.spec, count: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }) });
+type S = typeof State.State;
+
+/** agent → tools → agent → END, as a react turn with one tool call */
+function react(checkpointer: PostgresSaver) {
+  const call = { id: 'call_1', name: 'lookup', args: { q: 'x' } };
+  return new StateGraph(State)
+    .addNode('agent', (s: S) => ({ messages: [new AIMessage(s.count ? { content: 'done' } : { content: '', tool_calls: [call] })] }))
+    .addNode('tools', () => ({ messages: [new ToolMessage({ content: 'found', tool_call_id: 'call_1' })], count: 1 }))
+    .addEdge(START, 'agent')
+    .addConditionalEdges('agent', (s: S) => (s.count ? END : 'tools'))
+    .addEdge('tools', 'agent')
+    .compile({ checkpointer });
+}
+
+/** a subgraph (its own namespace) that asks for approval, inside a parent with a step before it */
+function nested(checkpointer: PostgresSaver) {
+  const sub = new StateGraph(State)
+    .addNode('draft', () => ({ messages: [new AIMessage('draft')], count: 1 }))
+    .addNode('ask', () => ({ messages: [new AIMessage(`approved: ${String(interrupt('approve?'))}`)], count: 1 }))
+    .addEdge(START, 'draft')
+    .addEdge('draft', 'ask')
+    .addEdge('ask', END)
+    .compile();
+  return new StateGraph(State)
+    .addNode('prep', () => ({ count: 1 }))
+    .addNode('sub', sub)
+    .addEdge(START, 'prep')
+    .addEdge('prep', 'sub')
+    .addEdge('sub', END)
+    .compile({ checkpointer });
+}
+
+function failing(checkpointer: PostgresSaver) {
+  return new StateGraph(State)
+    .addNode('answer', () => ({ messages: [new AIMessage('hello')] }))
+    .addNode('boom', () => {
+      throw new Error('boom');
+    })
+    .addEdge(START, 'answer')
+    .addEdge('answer', 'boom')
+    .addEdge('boom', END)
+    .compile({ checkpointer });
+}
+
+type Graph = ReturnType<typeof react> | ReturnType<typeof nested> | ReturnType<typeof failing>;
+
+describe('PendingWrites', () => {
+  let db: TestDatabase;
+  let pool: Pool;
+  let official: PostgresSaver;
+  let timed: TimedPostgresSaver;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('pending_writes');
+    pool = new Pool({ connectionString: db.url, max: 4 });
+    pool.on('error', () => undefined); // the database is dropped WITH (FORCE) after pool.end()
+    official = new PostgresSaver(pool, undefined, { schema: 'langgraph' });
+    await official.setup();
+    timed = new TimedPostgresSaver(pool, 'langgraph');
+  });
+
+  afterEach(() => jest.restoreAllMocks());
+
+  afterAll(async () => {
+    await pool.end();
+    await db.drop();
+  });
+
+  /** Streams a run as the orchestrator does: the buffer under its key, flushed once the stream has ended. */
+  async function run(graph: Graph, input: unknown, thread: string, pending?: PendingWrites, durability: 'async' | 'sync' = 'async') {
+    const configurable = { thread_id: thread, ...(pending ? { [PENDING_WRITES_KEY]: pending } : {}) };
+    const stream: AsyncIterable<unknown> = await graph.stream(input as never, { configurable, durability });
+    for await (const _ of pending ? pending.flushAfter(stream) : stream);
+  }
+
+  /** Checkpoint statements sent through the pool: puts and writes on their own. */
+  function countStatements() {
+    const query = jest.spyOn(pool, 'query');
+    const texts = () => query.mock.calls.map(([sql]) => String(sql));
+    return {
+      puts: () => texts().filter((sql) => sql.includes('"langgraph".checkpoints ')).length,
+      writes: () => texts().filter((sql) => /^WITH w AS[\s\S]*SELECT 1$/.test(sql)).length,
+      /** write rows each put carried (its last parameters are the rows' columns) */
+      carried: () =>
+        query.mock.calls
+          .filter(([sql]) => String(sql).includes('"langgraph".checkpoints '))
+          .map(([, p]) => (p as unknown[][]).at(-1)!.length),
+    };
+  }
+
+  /** A thread's rows without the ids that differ between runs; each write with the step of its checkpoint. */
+  async function rowsOf(thread: string) {
+    const q = (sql: string) => pool.query(sql, [thread]).then((r) => r.rows);
+    return {
+      checkpoints: await q(
+        `SELECT checkpoint_ns <> '' AS nested, metadata->>'step' AS step, metadata->>'source' AS source, parent_checkpoint_id IS NULL AS root
+         FROM langgraph.checkpoints WHERE thread_id = $1 ORDER BY 1, 2`,
+      ),
+      blobs: await q(
+        `SELECT checkpoint_ns <> '' AS nested, channel, version, type, length(blob) AS bytes
+         FROM langgraph.checkpoint_blobs WHERE thread_id = $1 ORDER BY 1, 2, 3`,
+      ),
+      writes: await q(
+        `SELECT w.checkpoint_ns <> '' AS nested, c.metadata->>'step' AS step, w.channel, w.idx, w.type, length(w.blob) AS bytes
+         FROM langgraph.checkpoint_writes w
+         LEFT JOIN langgraph.checkpoints c USING (thread_id, checkpoint_ns, checkpoint_id)
+         WHERE w.thread_id = $1 ORDER BY 1, 2, 3, 4, 6`,
+      ),
+    };
+  }
+
+  it.each(['async', 'sync'] as const)(
+    'a react turn (%s) sends its writes with the next checkpoint: fewer statements, the same rows as the official saver',
+    async (durability) => {
+      const input = () => ({ messages: [new HumanMessage('hi')] }); // a fresh message: the run gives it an id
+      await run(react(official), input(), `react-official-${durability}`, undefined, durability);
+
+      const alone = countStatements();
+      await run(react(timed), input(), `react-alone-${durability}`, undefined, durability);
+      expect(alone.writes()).toBeGreaterThanOrEqual(3); // agent, tools, agent (and the input's)
+      jest.restoreAllMocks();
+
+      const held = countStatements();
+      await run(react(timed), input(), `react-held-${durability}`, new PendingWrites(), durability);
+      expect(held.writes()).toBe(0);
+      expect(held.puts()).toBe(alone.puts());
+      const rows = await rowsOf(`react-official-${durability}`);
+      // the loop runs ahead of its chained puts: a put carries every write held by then, whatever its checkpoint
+      expect(held.carried().reduce((a, b) => a + b)).toBe(rows.writes.length);
+      expect(rows.writes.map((w: { channel: string }) => w.channel)).toContain('messages');
+      expect(await rowsOf(`react-held-${durability}`)).toEqual(rows);
+      expect(await rowsOf(`react-alone-${durability}`)).toEqual(rows);
+      const state = await react(timed).getState({ configurable: { thread_id: `react-held-${durability}` } });
+      expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', '', 'found', 'done']);
+    },
+  );
+
+  it('reaches puts and writes in a subgraph: nested writes and an interrupt stored as the official saver does', async () => {
+    const configs: RunnableConfig[] = [];
+    const put = timed.put.bind(timed);
+    const putWrites = timed.putWrites.bind(timed);
+    jest.spyOn(timed, 'put').mockImplementation((config, ...rest) => (configs.push(config), put(config, ...rest)));
+    jest.spyOn(timed, 'putWrites').mockImplementation((config, ...rest) => (configs.push(config), putWrites(config, ...rest)));
+    const first = new PendingWrites(60_000); // only the flush writes what no put took
+    await run(nested(timed), { messages: [new HumanMessage('hi')] }, 'nested-held', first);
+    await run(nested(official), { messages: [new HumanMessage('hi')] }, 'nested-official');
+
+    expect(configs.some((c) => c.configurable?.checkpoint_ns)).toBe(true);
+    expect(configs.every((c) => c.configurable?.[PENDING_WRITES_KEY] === first)).toBe(true);
+    const paused = await nested(timed).getState({ configurable: { thread_id: 'nested-held' } });
+    expect(paused.next).toEqual(['sub']);
+    expect(paused.tasks[0].interrupts.map((i) => i.value)).toEqual(['approve?']);
+
+    await run(nested(timed), new Command({ resume: 'yes' }), 'nested-held', new PendingWrites(60_000));
+    await run(nested(official), new Command({ resume: 'yes' }), 'nested-official');
+    const rows = await rowsOf('nested-official');
+    expect(rows.writes.some((w: { nested: boolean; channel: string }) => w.nested && w.channel === '__interrupt__')).toBe(true);
+    expect(await rowsOf('nested-held')).toEqual(rows);
+    const done = await nested(timed).getState({ configurable: { thread_id: 'nested-held' } });
+    expect(done.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', 'draft', 'approved: yes']);
+  });
+
+  it("a node's error is stored once the run has flushed, as the official saver stores it", async () => {
+    const pending = new PendingWrites(60_000);
+    await expect(run(failing(timed), { messages: [new HumanMessage('hi')] }, 'failing-held', pending)).rejects.toThrow('boom');
+    await expect(run(failing(official), { messages: [new HumanMessage('hi')] }, 'failing-official')).rejects.toThrow('boom');
+    const tuple = await timed.getTuple({ configurable: { thread_id: 'failing-held' } });
+    expect(tuple?.pendingWrites?.map(([, channel]) => channel)).toContain('__error__');
+    expect(await rowsOf('failing-held')).toEqual(await rowsOf('failing-official'));
+  });
+
+  it('writes what no put takes on flush, or on its own once the window has passed', async () => {
+    const count = (thread: string) =>
+      pool
+        .query(`SELECT count(*)::int AS n FROM langgraph.checkpoint_writes WHERE thread_id = $1`, [thread])
+        .then((r) => r.rows[0].n as number);
+    const write = (thread: string, pending: PendingWrites) =>
+      timed.putWrites(
+        { configurable: { thread_id: thread, checkpoint_ns: '', checkpoint_id: '1', [PENDING_WRITES_KEY]: pending } },
+        [['messages', 'held']],
+        'task-1',
+      );
+
+    const flushed = new PendingWrites(60_000);
+    await write('flushed', flushed);
+    expect(await count('flushed')).toBe(0);
+    await flushed.flush();
+    expect(await count('flushed')).toBe(1);
+
+    const windowed = new PendingWrites(20);
+    await write('windowed', windowed);
+    expect(await count('windowed')).toBe(0);
+    await waitFor(async () => ((await count('windowed')) === 1 ? true : undefined), 5_000, 5);
+  });
+
+  it('one statement takes two writes of one key (the later overwrite wins) and a failed write surfaces', async () => {
+    const pending = new PendingWrites(60_000);
+    const config = { configurable: { thread_id: 'twice', checkpoint_ns: '', checkpoint_id: '1', [PENDING_WRITES_KEY]: pending } };
+    await timed.putWrites(config, [['__error__', { message: 'first' }]], 'task-1');
+    await timed.putWrites(config, [['__error__', { message: 'second' }]], 'task-1');
+    await timed.put(
+      { configurable: { thread_id: 'twice', checkpoint_ns: '', [PENDING_WRITES_KEY]: pending } },
+      emptyCheckpoint('1'),
+      meta,
+      {},
+    );
+    const tuple = await timed.getTuple({ configurable: { thread_id: 'twice', checkpoint_ns: '' } });
+    expect(tuple?.pendingWrites).toEqual([['task-1', '__error__', { message: 'second' }]]);
+
+    // a row the table refuses (no thread): the put carrying it rejects; written on its own, the flush rethrows
+    const bad = { configurable: { checkpoint_ns: '', checkpoint_id: '1', [PENDING_WRITES_KEY]: pending } };
+    await timed.putWrites(bad, [['messages', 'x']], 'task-2');
+    await expect(
+      timed.put({ configurable: { thread_id: 'twice', checkpoint_ns: '', [PENDING_WRITES_KEY]: pending } }, emptyCheckpoint('2'), meta, {}),
+    ).rejects.toThrow(/null value/);
+    const soon = new PendingWrites(1);
+    const query = jest.spyOn(pool, 'query');
+    await timed.putWrites({ configurable: { ...bad.configurable, [PENDING_WRITES_KEY]: soon } }, [['messages', 'x']], 'task-2');
+    await waitFor(async () => (query.mock.calls.length > 0 ? true : undefined), 5_000, 5);
+    await expect(soon.flush()).rejects.toThrow(/null value/);
+    await expect(soon.flush()).resolves.toBeUndefined();
+  });
+});
+
+const meta = { source: 'input' as const, step: -1, parents: {} };
+
+function emptyCheckpoint(id: string) {
+  return { v: 4, id, ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} };
+}
