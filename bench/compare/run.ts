@@ -26,6 +26,8 @@ const MODEL_LATENCY_MS = Number(process.env.COMPARE_MODEL_LATENCY_MS ?? 0);
 const LGCLI_DIR = process.env.LGCLI_DIR ?? '/tmp/lgcli';
 const ONLY = (process.env.COMPARE_ONLY ?? 'ours,reference').split(',');
 const ASSISTANT = 'react_calc';
+const FLOOR = 'floor: the graph behind bare node:http, MemorySaver';
+const FLOOR_PG = 'the same with the official PostgresSaver';
 const INPUT = { messages: [{ type: 'human', content: 'What is 6*7?' }] };
 
 interface Result {
@@ -160,6 +162,7 @@ interface Started {
 
 const ourPort = Number(process.env.COMPARE_OURS_PORT ?? 2125);
 const refPort = Number(process.env.COMPARE_REFERENCE_PORT ?? 2124);
+const floorPort = Number(process.env.COMPARE_FLOOR_PORT ?? 2126);
 const clientFor = (port: number) => new Client({ apiUrl: `http://127.0.0.1:${port}`, callerOptions: { maxRetries: 0 }, timeoutMs: 60_000 });
 
 async function startOurs(model: ScriptedModelServer, dbUrl: string, prefix: string, extra: Record<string, string> = {}): Promise<Started> {
@@ -223,6 +226,27 @@ async function startReference(model: ScriptedModelServer): Promise<Started> {
   const client = clientFor(refPort);
   await waitReady(client, child, log);
   return { child, client, log };
+}
+
+/** The floor (`floor-server.ts`): the graph behind bare `node:http` in its own process, in memory or on Postgres. */
+async function runFloor(model: ScriptedModelServer, postgres: boolean): Promise<Result> {
+  const db = postgres ? await createTestDatabase('compare_floor') : undefined;
+  const log: string[] = [];
+  const child = spawnServer(
+    process.execPath,
+    ['-r', join(ROOT, 'test', 'support', 'swc-register.js'), join(__dirname, 'floor-server.ts')],
+    ROOT,
+    { PORT: String(floorPort), COMPARE_MODEL_BASE_URL: model.baseUrl, ...(db ? { DB_URL: db.url } : {}) },
+    log,
+  );
+  try {
+    const client = clientFor(floorPort);
+    await waitReady(client, child, log);
+    return await measure(postgres ? FLOOR_PG : FLOOR, client, model);
+  } finally {
+    await stopServer(child);
+    await db?.drop().catch(() => undefined);
+  }
 }
 
 async function runOurs(model: ScriptedModelServer): Promise<Result> {
@@ -301,16 +325,19 @@ function report(results: Result[], errors: string[]): string {
     ['runs.stream: whole run p50', (r) => percentile(r.streamTotal, 50), 'ms', true],
   ];
   const ours = results.find((r) => r.name === 'this service');
-  const ref = results.find((r) => r.name !== 'this service');
-  const head = ['measure', 'this service', 'reference (langgraphjs dev)', 'ratio (ours / reference)'];
+  const ref = results.find((r) => r.name === 'reference (langgraphjs dev)');
+  const floors = results.filter((r) => r.name === FLOOR || r.name === FLOOR_PG);
+  const head = ['measure', 'this service', 'reference (langgraphjs dev)', 'ratio (ours / reference)', ...floors.map((r) => r.name)];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const [label, f, unit] of rows) {
     const a = ours ? f(ours) : NaN;
     const b = ref ? f(ref) : NaN;
     const ratio = Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${round(a / b, 2)}×` : '—';
-    lines.push(`| ${label} | ${fmt(a, unit)} | ${fmt(b, unit)} | ${ratio} |`);
+    lines.push(`| ${label} | ${fmt(a, unit)} | ${fmt(b, unit)} | ${ratio} |${floors.map((r) => ` ${fmt(f(r), unit)} |`).join('')}`);
   }
-  lines.push(`| failed / wrong runs | ${ours ? ours.failures : '—'} | ${ref ? ref.failures : '—'} | |`);
+  lines.push(
+    `| failed / wrong runs | ${ours ? ours.failures : '—'} | ${ref ? ref.failures : '—'} | |${floors.map((r) => ` ${r.failures} |`).join('')}`,
+  );
   const notes = results.filter((r) => r.note).map((r) => `${r.name}: ${r.note}`);
   return [lines.join('\n'), ...notes, ...errors].join('\n');
 }
@@ -325,14 +352,20 @@ async function main(): Promise<void> {
   for (const which of ONLY) {
     try {
       console.error(`— measuring ${which} …`);
-      results.push(which === 'ours' ? await runOurs(model) : await runReference(model));
+      results.push(
+        which === 'ours'
+          ? await runOurs(model)
+          : which.startsWith('floor')
+            ? await runFloor(model, which === 'floor-pg')
+            : await runReference(model),
+      );
     } catch (err) {
       errors.push(`${which}: not measured — ${(err as Error).message.split('\n').slice(0, 12).join('\n')}`);
     }
   }
   const kills: string[] = [];
   if (process.env.COMPARE_KILL === '1') {
-    for (const which of ONLY) {
+    for (const which of ONLY.filter((w) => !w.startsWith('floor'))) {
       console.error(`— crash test ${which} …`);
       kills.push(
         `| ${which === 'ours' ? 'this service' : 'reference (langgraphjs dev)'} | ${await killTest(model, which as 'ours' | 'reference')} |`,

@@ -80,7 +80,9 @@ async function main(): Promise<void> {
     }),
   );
   const perSecond = done / ((performance.now() - t0) / 1000);
-  process.stdout.write(`${JSON.stringify({ latencies, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / turns, chunksPerTurn, perSecond })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ latencies, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / turns, chunksPerTurn, perSecond })}\n`,
+  );
   if (saver instanceof PostgresSaver) await saver.end();
 }
 
