@@ -80,15 +80,6 @@ export class PendingWrites {
     if (failure) throw failure.error;
   }
 
-  /** `stream`'s items, then a flush: whether the stream ends, fails or is left early. */
-  async *flushAfter<T>(stream: AsyncIterable<T>): AsyncGenerator<T> {
-    try {
-      yield* stream;
-    } finally {
-      await this.flush();
-    }
-  }
-
   private arm(): void {
     if (this.held.length > 0 && this.putting === 0) this.timer ??= setTimeout(() => this.writeHeld(), this.windowMs).unref();
   }

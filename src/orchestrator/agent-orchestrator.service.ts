@@ -543,37 +543,42 @@ export class AgentOrchestrator {
     let values: Record<string, unknown> | undefined;
     let stepStarted = recordingPhases() ? performance.now() : 0;
     let interrupts: unknown[] | undefined;
-    for await (const part of pending.flushAfter(stream as AsyncIterable<unknown[]>)) {
-      const [namespace, mode, chunk] = (subgraphs ? part : [[], ...part]) as [string[], string, Record<string, unknown>];
-      if (publishModes.has(mode)) this.events.publish(run.id, eventNameOf(mode, namespace), toWire(chunk));
-      if (namespace.length > 0 && mode !== 'messages') continue; // progress and state are the root graph's
-      if (mode === 'messages' && !tokens) continue;
-      if (mode !== 'messages' && interruptsOf(chunk)) {
-        interrupts = interruptsOf(chunk);
-        continue;
+    // the pending writes are flushed before the run's outcome is read or thrown, however the stream ends
+    try {
+      for await (const part of stream as AsyncIterable<unknown[]>) {
+        const [namespace, mode, chunk] = (subgraphs ? part : [[], ...part]) as [string[], string, Record<string, unknown>];
+        if (publishModes.has(mode)) this.events.publish(run.id, eventNameOf(mode, namespace), toWire(chunk));
+        if (namespace.length > 0 && mode !== 'messages') continue; // progress and state are the root graph's
+        if (mode === 'messages' && !tokens) continue;
+        if (mode !== 'messages' && interruptsOf(chunk)) {
+          interrupts = interruptsOf(chunk);
+          continue;
+        }
+        if (mode === 'values') {
+          values = chunk;
+          continue;
+        }
+        if (mode === 'messages') {
+          const [message, meta] = chunk as unknown as [{ content?: unknown; getType?: () => string }, { langgraph_node?: string }];
+          const text = typeof message?.content === 'string' ? message.content : '';
+          if (!text || message.getType?.() === 'tool') continue;
+          const token = { node: meta?.langgraph_node ?? 'unknown', content: text };
+          this.events.publish(run.id, 'token', token);
+          opts.onToken?.(token);
+          continue;
+        }
+        step += 1;
+        observed?.nodesEnded(Object.keys(chunk));
+        const progress = { run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step };
+        if (stepStarted) {
+          phaseSince(`step:${progress.node}`, stepStarted); // the node, and LangGraph's work around it
+          stepStarted = performance.now();
+        }
+        this.events.publish(run.id, 'progress', progress);
+        opts.onProgress?.(progress);
       }
-      if (mode === 'values') {
-        values = chunk;
-        continue;
-      }
-      if (mode === 'messages') {
-        const [message, meta] = chunk as unknown as [{ content?: unknown; getType?: () => string }, { langgraph_node?: string }];
-        const text = typeof message?.content === 'string' ? message.content : '';
-        if (!text || message.getType?.() === 'tool') continue;
-        const token = { node: meta?.langgraph_node ?? 'unknown', content: text };
-        this.events.publish(run.id, 'token', token);
-        opts.onToken?.(token);
-        continue;
-      }
-      step += 1;
-      observed?.nodesEnded(Object.keys(chunk));
-      const progress = { run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step };
-      if (stepStarted) {
-        phaseSince(`step:${progress.node}`, stepStarted); // the node, and LangGraph's work around it
-        stepStarted = performance.now();
-      }
-      this.events.publish(run.id, 'progress', progress);
-      opts.onProgress?.(progress);
+    } finally {
+      await pending.flush();
     }
     if (stepStarted) phaseSince('graph_exit', stepStarted); // the checkpoint at the end of the turn
     if (interrupts && isApprovalRequest(interrupts)) throw new ApprovalPending(approvalRequestOf(interrupts));

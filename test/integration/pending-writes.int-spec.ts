@@ -85,7 +85,11 @@ describe('PendingWrites', () => {
   async function run(graph: Graph, input: unknown, thread: string, pending?: PendingWrites, durability: 'async' | 'sync' = 'async') {
     const configurable = { thread_id: thread, ...(pending ? { [PENDING_WRITES_KEY]: pending } : {}) };
     const stream: AsyncIterable<unknown> = await graph.stream(input as never, { configurable, durability });
-    for await (const _ of pending ? pending.flushAfter(stream) : stream);
+    try {
+      for await (const _ of stream);
+    } finally {
+      await pending?.flush();
+    }
   }
 
   /** Checkpoint statements sent through the pool: puts and writes on their own. */
