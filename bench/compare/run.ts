@@ -20,7 +20,7 @@ const SEQ_RUNS = Number(process.env.COMPARE_SEQ_RUNS ?? 100);
 const TP_RUNS = Number(process.env.COMPARE_TP_RUNS ?? 200);
 const TP_CLIENTS = Number(process.env.COMPARE_TP_CLIENTS ?? 10);
 const STREAM_RUNS = Number(process.env.COMPARE_STREAM_RUNS ?? 50);
-const WARMUP = Number(process.env.COMPARE_WARMUP ?? 10);
+const WARMUP = Number(process.env.COMPARE_WARMUP ?? 100);
 const MODEL_LATENCY_MS = Number(process.env.COMPARE_MODEL_LATENCY_MS ?? 0);
 /** where `npm install @langchain/langgraph-cli@2.0.0 @langchain/langgraph @langchain/core @langchain/openai` was run */
 const LGCLI_DIR = process.env.LGCLI_DIR ?? '/tmp/lgcli';
