@@ -1,10 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { createTestDatabase, type TestDatabase } from '../support/infra';
+import { freePort } from '../support/main-process';
 import { ScriptedModelServer } from '../support/model-server';
 import { http, waitFor } from '../support/test-app';
 
@@ -145,14 +145,3 @@ describe('examples/nest-host against the packed package', () => {
     };
   }
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
