@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 
 import type { AppConfig } from './config/app-config';
 import { prepareDatabase } from './database/prepare-database';
+import { serveClusterMetrics } from './observability/cluster-metrics';
 import { createRootLogger } from './observability/logger';
 
 /** A dead API process is replaced after this long, doubled for each one in a row that died before it listened. */
@@ -40,6 +41,7 @@ export async function runApiProcesses(config: AppConfig, serve: (processes: numb
   if (processes === 1) return serve(1);
   await prepareDatabase(config);
   log.info(`starting ${processes} API processes (WEB_CONCURRENCY) on port ${config.port}`);
+  serveClusterMetrics();
   superviseWorkers(processes, log);
 }
 

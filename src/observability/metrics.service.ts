@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+import { clusterScrape } from './cluster-metrics';
+
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
 
@@ -84,6 +86,7 @@ export class MetricsService {
     registers: [this.registry],
   });
   private queueDepthSource?: () => Promise<Record<QueueState, number>>;
+  private readonly wholeCluster = clusterScrape(this.registry);
 
   /** durability: resumed (a run started again after a crash), handed_back, reconciled, exhausted */
   readonly runRecoveries = new Counter({
@@ -127,6 +130,7 @@ export class MetricsService {
       help: 'Runs queue jobs by state, read from BullMQ (or the in-process queue) at scrape time',
       labelNames: ['state'],
       registers: [this.registry],
+      aggregator: 'max', // every API process of a cluster reads the same queue
       async collect() {
         const counts = await depth()?.catch(() => undefined);
         if (!counts) return;
@@ -137,12 +141,18 @@ export class MetricsService {
       name: 'llm_cache_hit_ratio',
       help: 'LLM cache hits / lookups since start',
       registers: [this.registry],
+      aggregator: 'average',
       async collect() {
         const h = (await hits.get()).values[0]?.value ?? 0;
         const m = (await misses.get()).values[0]?.value ?? 0;
         this.set(h + m === 0 ? 0 : h / (h + m));
       },
     });
+  }
+
+  /** What `/metrics` answers: this process's metrics, or the whole cluster's (WEB_CONCURRENCY; cluster-metrics.ts). */
+  scrape(): Promise<string> {
+    return this.wholeCluster ? this.wholeCluster() : this.registry.metrics();
   }
 
   /** The runs queue reports its depth here (at scrape time). */

@@ -112,6 +112,20 @@ describe('WEB_CONCURRENCY=2: the shipped command as two API processes', () => {
     expect(servedBy.some((s) => s.stream !== s.create || s.join !== s.create)).toBe(true);
   });
 
+  it('/metrics describes both processes, whichever of them takes the scrape', async () => {
+    // the three runs above were executed by the two processes' workers, split unevenly (3 is odd)
+    const total = (text: string, name: string) =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+        .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    const scrapes = await Promise.all([1, 2, 3, 4].map(async () => (await get(main.url, '/metrics')).text()));
+    for (const text of scrapes) {
+      expect(total(text, 'agent_runs_total')).toBe(3);
+      expect(text.match(/^nodejs_version_info\{/gm)).toHaveLength(1); // the default metrics, one series for both
+    }
+  });
+
   it('a worker killed with SIGKILL is replaced; the other keeps answering meanwhile', async () => {
     const [victim, survivor] = main.children();
     process.kill(victim, 'SIGKILL');
