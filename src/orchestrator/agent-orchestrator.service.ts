@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 
-import { HumanMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage, isBaseMessageChunk } from '@langchain/core/messages';
 import type { BaseStore } from '@langchain/langgraph';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 
@@ -543,6 +543,7 @@ export class AgentOrchestrator {
     let values: Record<string, unknown> | undefined;
     let stepStarted = recordingPhases() ? performance.now() : 0;
     let interrupts: unknown[] | undefined;
+    const streamedAt = new Set<string>(); // `step:node` whose model call streamed its tokens
     // the pending writes are flushed before the run's outcome is read or thrown, however the stream ends
     try {
       for await (const part of stream as AsyncIterable<unknown[]>) {
@@ -559,9 +560,13 @@ export class AgentOrchestrator {
           continue;
         }
         if (mode === 'messages') {
-          const [message, meta] = chunk as unknown as [{ content?: unknown; getType?: () => string }, { langgraph_node?: string }];
+          const [message, meta] = chunk as unknown as [BaseMessage, { langgraph_node?: string; langgraph_step?: number }];
           const text = typeof message?.content === 'string' ? message.content : '';
           if (!text || message.getType?.() === 'tool') continue;
+          // a node that streamed its model's answer and then returns it as a new message: the tokens are sent once
+          const at = `${meta?.langgraph_step}:${meta?.langgraph_node}`;
+          if (isBaseMessageChunk(message)) streamedAt.add(at);
+          else if (streamedAt.has(at)) continue;
           const token = { node: meta?.langgraph_node ?? 'unknown', content: text };
           this.events.publish(run.id, 'token', token);
           opts.onToken?.(token);

@@ -53,6 +53,23 @@ describe('streaming', () => {
     });
   });
 
+  it('a node that streams its model answer and returns it as a new message sends the tokens once', async () => {
+    // plan-execute's chitchat (rules) → respond: the model's chunks, then its own AIMessage of the text (another id)
+    model.enqueue({ content: '안녕하세요! 무엇을 도와드릴까요?' });
+    const res = await fetch(`${svc.url}/v1/chat/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: '안녕하세요', agent: 'plan-execute' }),
+    });
+    const events = await readSse(res);
+    const result = events.at(-1)!;
+    expect(result).toMatchObject({ event: 'result', data: { response: '안녕하세요! 무엇을 도와드릴까요?', llm_calls: 1 } });
+    expect(model.requests.at(-1)!.stream).toBe(true);
+    const tokens = events.filter((e) => e.event === 'token');
+    expect(tokens.length).toBeGreaterThan(1); // streamed, not one whole message
+    expect(tokens.map((e) => e.data.content).join('')).toBe(result.data.response);
+  });
+
   it('answers validation errors on the stream route as JSON', async () => {
     const res = await http(svc.url, 'POST', '/v1/chat/stream', { message: '' });
     expect(res.status).toBe(400);
