@@ -20,10 +20,11 @@ const HANDED_BACK_MS = 2000;
  *
  * Only with BullMQ and a worker in this process (RUN_WORKER), at most LOCAL_RUN_CONCURRENCY at a time, and only
  * when the session's lease is free at once: a busy session, a shutdown hand-back or an outage sends the run to
- * the queue like any other. Durability does not depend on this process: the run row is `queued` before the
- * execution starts and the session lease is held (and renewed) while it runs, so when this process dies the
- * lease lapses after RUN_LOCK_MS and RunRecovery's reconciliation (RUN_RECONCILE_MS) finds an unfinished run
- * without a job and queues it; it resumes from its last checkpoint.
+ * the queue like any other. Durability does not depend on this process: the run row is written before the
+ * execution starts (`queued`, or already `running` with its lease: RunsService.submit) and the session lease is
+ * held (and renewed) while it runs, so when this process dies the lease lapses after RUN_LOCK_MS and
+ * RunRecovery's reconciliation (RUN_RECONCILE_MS) finds an unfinished run without a job and queues it; it
+ * resumes from its last checkpoint.
  */
 @Injectable()
 export class LocalRuns implements BeforeApplicationShutdown {
