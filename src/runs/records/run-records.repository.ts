@@ -119,8 +119,8 @@ export class RunRecords {
    * A queued run, leased and started in one statement (instead of read, lease, start): when its session's lease
    * is free and no earlier-accepted run of the session is unfinished (DurableRuns.tryLease's rule), it is not
    * cancelled, not due later (`start_at`) and has attempts left. Null otherwise — the caller then takes the
-   * long way, which tells those cases apart. `hasCheckpoint`: whether the session's thread has a checkpoint yet
-   * (a run that started its session has none to read).
+   * long way, which tells those cases apart. `hasCheckpoint`: whether the session's thread (`tenant:session`, as
+   * threadIdOf names it) has a checkpoint yet — a run that started its session has none to read.
    */
   async leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<{ run: RunEntity; hasCheckpoint: boolean } | null> {
     const rows = rowsOf<Record<string, unknown>>(
