@@ -17,8 +17,10 @@ import { percentile, round } from '../lib';
 
 const ROOT = join(__dirname, '..', '..');
 const SEQ_RUNS = Number(process.env.COMPARE_SEQ_RUNS ?? 100);
-const TP_RUNS = Number(process.env.COMPARE_TP_RUNS ?? 200);
-const TP_CLIENTS = Number(process.env.COMPARE_TP_CLIENTS ?? 10);
+const TP_RUNS = Number(process.env.COMPARE_TP_RUNS ?? 500);
+/** client counts of the throughput rows; the goal is at GOAL_CLIENTS */
+const TP_CLIENTS = (process.env.COMPARE_TP_CLIENTS ?? '1,5,10,25,50').split(',').map(Number);
+const GOAL_CLIENTS = 10;
 const STREAM_RUNS = Number(process.env.COMPARE_STREAM_RUNS ?? 50);
 const WARMUP = Number(process.env.COMPARE_WARMUP ?? 100);
 const MODEL_LATENCY_MS = Number(process.env.COMPARE_MODEL_LATENCY_MS ?? 0);
@@ -33,7 +35,8 @@ const INPUT = { messages: [{ type: 'human', content: 'What is 6*7?' }] };
 interface Result {
   name: string;
   seq: number[];
-  tpRunsPerS: number;
+  /** runs/s by number of concurrent clients */
+  tp: Map<number, number>;
   ttfe: number[];
   streamTotal: number[];
   failures: number;
@@ -108,7 +111,21 @@ async function measure(name: string, client: Client, model: ScriptedModelServer)
       if (failures <= 3) console.error(`[${name}] unexpected result: ${JSON.stringify(state).slice(0, 400)}`);
     }
   };
+  /** `runs` runs.wait on pre-created threads by `clients` concurrent clients: runs/s */
+  const concurrently = async (clients: number, runs: number): Promise<number> => {
+    const threads = await Promise.all(Array.from({ length: runs }, () => client.threads.create()));
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (next < threads.length) await oneRun(threads[next++].thread_id);
+      }),
+    );
+    return runs / ((performance.now() - t0) / 1000);
+  };
+  // warm-up: one client, then GOAL_CLIENTS at once (a server's first concurrent runs open its pool's connections)
   for (let i = 0; i < WARMUP; i++) await oneRun((await client.threads.create()).thread_id);
+  await concurrently(GOAL_CLIENTS, WARMUP);
   const callsBefore = model.callCount;
 
   // 1. sequential latency, one client (runs.wait on a fresh thread; the thread is created before the clock starts)
@@ -120,16 +137,9 @@ async function measure(name: string, client: Client, model: ScriptedModelServer)
     seq.push(performance.now() - t0);
   }
 
-  // 2. throughput: TP_CLIENTS concurrent clients, TP_RUNS runs in all (threads created beforehand)
-  const threads = await Promise.all(Array.from({ length: TP_RUNS }, () => client.threads.create()));
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: TP_CLIENTS }, async () => {
-      while (next < threads.length) await oneRun(threads[next++].thread_id);
-    }),
-  );
-  const tpRunsPerS = TP_RUNS / ((performance.now() - t0) / 1000);
+  // 2. throughput: TP_RUNS runs at each number of concurrent clients (threads created beforehand)
+  const tp = new Map<number, number>();
+  for (const clients of TP_CLIENTS) tp.set(clients, await concurrently(clients, TP_RUNS));
 
   // 3. time to the first streamed event that is not `metadata` (runs.stream, stream mode `values`), and to the end
   const ttfe: number[] = [];
@@ -148,10 +158,10 @@ async function measure(name: string, client: Client, model: ScriptedModelServer)
     ttfe.push(first);
     if (answerOf(last) !== 'The answer is 42.') failures++;
   }
-  const expectedCalls = 2 * (SEQ_RUNS + TP_RUNS + STREAM_RUNS);
+  const expectedCalls = 2 * (SEQ_RUNS + TP_RUNS * TP_CLIENTS.length + STREAM_RUNS);
   const calls = model.callCount - callsBefore;
   const note = calls !== expectedCalls ? `model calls ${calls}, expected ${expectedCalls}` : undefined;
-  return { name, seq, tpRunsPerS, ttfe, streamTotal, failures, note };
+  return { name, seq, tp, ttfe, streamTotal, failures, note };
 }
 
 interface Started {
@@ -319,7 +329,12 @@ function report(results: Result[], errors: string[]): string {
   const rows: Array<[string, (r: Result) => number, string, boolean]> = [
     [`sequential runs.wait latency p50 (${SEQ_RUNS} runs, 1 client)`, (r) => percentile(r.seq, 50), 'ms', true],
     ['sequential runs.wait latency p99', (r) => percentile(r.seq, 99), 'ms', true],
-    [`throughput, ${TP_CLIENTS} clients (${TP_RUNS} runs)`, (r) => r.tpRunsPerS, 'runs/s', false],
+    ...TP_CLIENTS.map((c): [string, (r: Result) => number, string, boolean] => [
+      `throughput, ${c} client${c === 1 ? '' : 's'} (${TP_RUNS} runs)${c === GOAL_CLIENTS ? ' — the goal' : ''}`,
+      (r) => r.tp.get(c) ?? NaN,
+      'runs/s',
+      false,
+    ]),
     [`runs.stream: first non-metadata event p50 (${STREAM_RUNS} runs)`, (r) => percentile(r.ttfe, 50), 'ms', true],
     ['runs.stream: first non-metadata event p99', (r) => percentile(r.ttfe, 99), 'ms', true],
     ['runs.stream: whole run p50', (r) => percentile(r.streamTotal, 50), 'ms', true],
