@@ -130,7 +130,7 @@ export interface SequentialResult {
   requests: number;
 }
 
-export async function sequential(api: ApiProcess, model: StreamingModelServer, turns: number, warmup = 30): Promise<SequentialResult> {
+export async function sequential(api: ApiProcess, model: StreamingModelServer, turns: number, warmup = 100): Promise<SequentialResult> {
   for (let i = 0; i < warmup; i++) await turn(api.url, model);
   const servedBefore = model.served.length;
   const cpu0 = cpuSecondsOf(api.pid);

@@ -644,9 +644,13 @@ export class AgentOrchestrator {
     return state.next.length > 0;
   }
 
-  /** Queued runs checkpoint after every step (RUN_CHECKPOINTS=step), so a crash resumes mid-turn. */
+  /**
+   * Queued runs checkpoint after every step (RUN_CHECKPOINTS=step), so a crash resumes mid-turn. `async`: a step's
+   * checkpoint is written while the next step starts (its model request is on the wire before the write returns);
+   * a crash in that millisecond re-runs the step, as a crash before a `sync` write returns does.
+   */
   private durabilityOf(agent: AgentDefinition, run: RunEntity): 'exit' | 'async' | 'sync' {
-    if (this.config.durability.checkpoints === 'step' && run.mode === 'async') return 'sync';
+    if (this.config.durability.checkpoints === 'step' && run.mode === 'async') return 'async';
     return agent.durability ?? 'async';
   }
 
