@@ -7,6 +7,10 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { Queue } from 'bullmq';
+
+import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '../test/support/infra';
 import { percentile, round } from './lib';
 import { StreamingModelServer } from './support/streaming-model-server';
 
@@ -81,4 +85,60 @@ export async function benchFloor(dbUrl: string): Promise<Row[]> {
     await model.stop();
   }
   return rows;
+}
+
+/**
+ * The queued runs of run.ts's `queued` section on the bare stack (bench/support/floor-queue.ts): `workers` BullMQ
+ * worker processes × `concurrency`, `count` jobs added in batches of 50 as fast as they go (the same burst as the
+ * API's `POST /v1/jobs`), after a warm-up of two jobs per slot. Runs/s from the first add to the last completion.
+ */
+export async function floorQueued(modelUrl: string, count: number, workers: number, concurrency: number): Promise<number> {
+  const db = await createTestDatabase('floorq');
+  const saver = PostgresSaver.fromConnString(db.url);
+  await saver.setup();
+  await saver.end();
+  const prefix = uniqueQueuePrefix('floorq');
+  const url = new URL(TEST_REDIS_URL);
+  const queue = new Queue('floor', { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix });
+  const env = { PATH: process.env.PATH ?? '', MODEL_URL: modelUrl, DB_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix };
+  const procs = Array.from({ length: workers }, () =>
+    spawn(process.execPath, [join(__dirname, 'support', 'floor-queue.js')], {
+      env: { ...env, CONCURRENCY: String(concurrency) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
+  const drained = async (total: number) => {
+    for (;;) {
+      const c = await queue.getJobCounts('completed', 'failed');
+      if (c.completed + c.failed >= total) return c.failed;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  const add = async (n: number) => {
+    for (let i = 0; i < n; i += 50) await Promise.all(Array.from({ length: Math.min(50, n - i) }, () => queue.add('run', {})));
+  };
+  try {
+    await Promise.all(
+      procs.map(
+        (p) =>
+          new Promise((resolve, reject) => {
+            p.stdout!.once('data', resolve);
+            p.once('exit', (code) => reject(new Error(`floor-queue exited with ${code}`)));
+          }),
+      ),
+    );
+    const warm = workers * concurrency * 2;
+    await add(warm);
+    await drained(warm);
+    const t0 = Date.now();
+    await add(count);
+    const failed = await drained(warm + count);
+    if (failed) throw new Error(`${failed} floor jobs failed`);
+    return count / ((Date.now() - t0) / 1000);
+  } finally {
+    for (const p of procs) p.kill('SIGTERM');
+    await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));
+    await queue.close();
+    await db.drop();
+  }
 }

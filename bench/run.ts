@@ -8,6 +8,7 @@ import { Client } from 'pg';
 import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '../test/support/infra';
 import { ScriptedModelServer } from '../test/support/model-server';
 import { startApp } from '../test/support/test-app';
+import { floorQueued } from './floor.bench';
 import { cpuSecondsOf, get, percentile, post, round, startWorkerProcess, table } from './lib';
 import { startApi } from './turn.bench';
 
@@ -179,17 +180,20 @@ async function waitDoneInDb(dbUrl: string, ids: string[], timeoutMs: number): Pr
 }
 
 /** p50 of a run's execution (started → finished) and of its wait in the queue (created → started), ms */
-async function runTimes(dbUrl: string, ids: string[]): Promise<{ execP50: number; waitP50: number }> {
+async function runTimes(dbUrl: string, ids: string[]): Promise<{ execP50: number; waitP50: number; graphP50: number; modelP50: number }> {
   const c = new Client({ connectionString: dbUrl });
   await c.connect();
   const { rows } = await c.query(
     `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - started_at)) * 1000 AS exec,
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - created_at)) * 1000 AS wait
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - created_at)) * 1000 AS wait,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY (SELECT sum((t->>'ms')::float) FROM jsonb_array_elements(trace->'node_timings') t)) AS graph,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY (SELECT sum((c->>'ms')::float) FROM jsonb_array_elements(trace->'model_calls') c)) AS model
        FROM runs WHERE id = ANY($1)`,
     [ids],
   );
   await c.end();
-  return { execP50: Number(rows[0].exec), waitP50: Number(rows[0].wait) };
+  const r = rows[0];
+  return { execP50: Number(r.exec), waitP50: Number(r.wait), graphP50: Number(r.graph), modelP50: Number(r.model) };
 }
 
 async function statusCounts(dbUrl: string, ids: string[]): Promise<Record<string, number>> {
@@ -245,14 +249,26 @@ async function main(): Promise<void> {
       rows.push(['queued run pickup p99', `${round(percentile(p, 99))} ms`, '—']);
     }
     if (want('queued')) {
-      const q = await queued(model, db.url, 200, QUEUED, 2, 10);
+      const workers = Number(process.env.BENCH_QUEUED_WORKERS ?? 2);
+      const q = await queued(model, db.url, 200, QUEUED, workers, 20 / workers);
       const lost = QUEUED - (q.counts.completed ?? 0);
       rows.push([
-        `${QUEUED} queued runs, model 200 ms ×2, concurrency 20 (2 workers × 10)`,
+        `${QUEUED} queued runs, model 200 ms ×2, concurrency 20 (${workers} workers × ${20 / workers})`,
         `${round(q.rate)} runs/s (${round((q.rate / 50) * 100, 0)} % of 50)`,
         '≥ 45 runs/s (90 %)',
       ]);
       rows.push(['… runs not completed / left running', `${lost} / ${q.counts.running ?? 0}`, '0 / 0']);
+      const floor = await floorQueued(model.baseUrl, QUEUED, workers, 20 / workers);
+      rows.push([
+        '… floor: the same jobs on a bare BullMQ worker running the bare graph with the official PostgresSaver (checkpoint per step)',
+        `${round(floor)} runs/s (${round((floor / 50) * 100, 0)} % of 50)`,
+        'reference for the row above',
+      ]);
+      rows.push([
+        '… a run, p50: graph (its steps) / model calls inside it (client side)',
+        `${round(q.split.graphP50)} / ${round(q.split.modelP50)} ms`,
+        'report',
+      ]);
       rows.push([
         '… a run: started → finished p50 / waiting in the queue p50; CPU per run: workers / API',
         `${round(q.split.execP50)} / ${round(q.split.waitP50)} ms; ${round((q.workerCpu / QUEUED) * 1000)} / ${round((q.apiCpu / QUEUED) * 1000)} ms`,

@@ -7,39 +7,13 @@
  * client of a streamed turn gets it, token by token). Prints one JSON line: latencies (ms) of sequential turns, CPU
  * per turn, streamed chunks per turn, turns/s at CLIENTS.
  */
-import { tool } from '@langchain/core/tools';
-import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { ToolNode } from '@langchain/langgraph/prebuilt';
-import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
-import { ChatOpenAI } from '@langchain/openai';
-import { evaluate } from 'mathjs';
-import { z } from 'zod';
+import { floorGraph } from './floor-stack';
+
+/** as many warm-up turns as the service gets in turn.bench.ts */
+const WARMUP = 100;
 
 async function main(): Promise<void> {
-  const calculator = tool(async ({ expression }: { expression: string }) => String(evaluate(expression)), {
-    name: 'calculator',
-    description: 'Evaluates an arithmetic expression',
-    schema: z.object({ expression: z.string() }),
-  });
-  const model = new ChatOpenAI({
-    model: 'bench',
-    apiKey: 'bench',
-    configuration: { baseURL: process.env.MODEL_URL },
-    maxRetries: 0,
-  }).bindTools([calculator]);
-  const kind = process.env.CHECKPOINTER ?? 'none';
-  const saver = kind === 'postgres' ? PostgresSaver.fromConnString(process.env.DB_URL!) : kind === 'memory' ? new MemorySaver() : undefined;
-  if (saver instanceof PostgresSaver) await saver.setup();
-  const graph = new StateGraph(MessagesAnnotation)
-    .addNode('agent', async (s) => ({ messages: [await model.invoke(s.messages)] }))
-    .addNode('tools', new ToolNode([calculator]))
-    .addEdge(START, 'agent')
-    .addConditionalEdges('agent', (s) => ((s.messages.at(-1) as { tool_calls?: unknown[] }).tool_calls?.length ? 'tools' : END), [
-      'tools',
-      END,
-    ])
-    .addEdge('tools', 'agent')
-    .compile({ checkpointer: saver });
+  const { graph, saver } = await floorGraph(process.env.MODEL_URL!, process.env.CHECKPOINTER ?? 'none', process.env.DB_URL);
 
   let seq = 0;
   let chunks = 0;
@@ -57,7 +31,7 @@ async function main(): Promise<void> {
     if (out.messages.length !== 4) throw new Error(`unexpected turn: ${out.messages.length} messages`);
   };
   const turns = Number(process.env.TURNS ?? 200);
-  for (let i = 0; i < 30; i++) await turn();
+  for (let i = 0; i < WARMUP; i++) await turn();
   const latencies: number[] = [];
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < turns; i++) {
@@ -66,7 +40,7 @@ async function main(): Promise<void> {
     latencies.push(performance.now() - t0);
   }
   const cpu = process.cpuUsage(cpu0);
-  const chunksPerTurn = chunks / (turns + 30);
+  const chunksPerTurn = chunks / (turns + WARMUP);
   const clients = Number(process.env.CLIENTS ?? 10);
   let done = 0;
   const end = performance.now() + (clients > 0 ? 10_000 : 0);
@@ -83,7 +57,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({ latencies, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / turns, chunksPerTurn, perSecond })}\n`,
   );
-  if (saver instanceof PostgresSaver) await saver.end();
+  await saver?.end();
 }
 
 main().then(
