@@ -11,7 +11,7 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Queue } from 'bullmq';
 
 import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '../test/support/infra';
-import { percentile, round } from './lib';
+import { cpuSecondsOf, percentile, round } from './lib';
 import { StreamingModelServer } from './support/streaming-model-server';
 
 type Row = [string, string, string, string];
@@ -92,7 +92,12 @@ export async function benchFloor(dbUrl: string): Promise<Row[]> {
  * worker processes × `concurrency`, `count` jobs added in batches of 50 as fast as they go (the same burst as the
  * API's `POST /v1/jobs`), after a warm-up of two jobs per slot. Runs/s from the first add to the last completion.
  */
-export async function floorQueued(modelUrl: string, count: number, workers: number, concurrency: number): Promise<number> {
+export async function floorQueued(
+  modelUrl: string,
+  count: number,
+  workers: number,
+  concurrency: number,
+): Promise<{ rate: number; execP50: number; cpuMsPerRun: number }> {
   const db = await createTestDatabase('floorq');
   const saver = PostgresSaver.fromConnString(db.url);
   await saver.setup();
@@ -130,11 +135,19 @@ export async function floorQueued(modelUrl: string, count: number, workers: numb
     const warm = workers * concurrency * 2;
     await add(warm);
     await drained(warm);
+    const cpu0 = procs.reduce((sum, p) => sum + cpuSecondsOf(p.pid!), 0);
     const t0 = Date.now();
     await add(count);
     const failed = await drained(warm + count);
     if (failed) throw new Error(`${failed} floor jobs failed`);
-    return count / ((Date.now() - t0) / 1000);
+    const rate = count / ((Date.now() - t0) / 1000);
+    const cpu = procs.reduce((sum, p) => sum + cpuSecondsOf(p.pid!), 0) - cpu0;
+    const jobs = await queue.getJobs(['completed'], 0, count - 1);
+    const execP50 = percentile(
+      jobs.map((j) => (j.finishedOn ?? 0) - (j.processedOn ?? 0)),
+      50,
+    );
+    return { rate, execP50, cpuMsPerRun: (cpu * 1000) / count };
   } finally {
     for (const p of procs) p.kill('SIGTERM');
     await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.once('exit', r)))));

@@ -261,8 +261,8 @@ async function main(): Promise<void> {
       const floor = await floorQueued(model.baseUrl, QUEUED, workers, 20 / workers);
       rows.push([
         '… floor: the same jobs on a bare BullMQ worker running the bare graph with the official PostgresSaver (checkpoint per step)',
-        `${round(floor)} runs/s (${round((floor / 50) * 100, 0)} % of 50)`,
-        'reference for the row above',
+        `${round(floor.rate)} runs/s (${round((floor.rate / 50) * 100, 0)} % of 50); a run ${round(floor.execP50)} ms, ${round(floor.cpuMsPerRun)} ms of worker CPU`,
+        'reference for the rows above and below',
       ]);
       rows.push([
         '… a run, p50: graph (its steps) / model calls inside it (client side)',
