@@ -1,8 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 
-import { type BaseMessage, HumanMessage, isBaseMessageChunk } from '@langchain/core/messages';
-import type { BaseStore } from '@langchain/langgraph';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 
 import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
@@ -17,16 +15,12 @@ import {
   SessionNotFoundException,
   UnknownAgentException,
 } from '../common/domain.exception';
-import { phase, phaseSince, recordingPhases } from '../common/phases';
-import { OPENING_READ_KEY, OpeningRead, PENDING_WRITES_KEY, PendingWrites } from '../common/timed-checkpointer';
+import { phase } from '../common/phases';
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode, type SessionEntity } from '../database/entities';
-import { streamWithEvents } from '../events/graph-events';
-import { eventNameOf, type GraphStreamMode, graphStreamModes, type RunStreamRequest, streamRequestOf } from '../events/graph-stream';
+import type { RunStreamRequest } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
-import { LANGGRAPH_STORE } from '../langgraph-api/store/store.module';
-import { TenantStore } from '../langgraph-api/store/tenant-store';
 import { LlmService } from '../llm/llm.service';
 import { isModelUnavailable } from '../llm/model-errors';
 import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
@@ -39,24 +33,16 @@ import type { ChatResult } from '../runs/records/chat-result';
 import { DurableRuns } from '../runs/records/durable-runs.repository';
 import { PersistentUsageCollector, type RunUsage } from '../runs/records/persistent-usage';
 import { type RunEnd, RunRecords } from '../runs/records/run-records.repository';
-import { TOOL_LEDGER_KEY } from '../runs/tool-ledger';
 import { ScopeValidator } from '../scope/scope-validator.service';
-import {
-  ApprovalPending,
-  approvalRequestOf,
-  createRunToolGuard,
-  interruptsOf,
-  pendingApprovalResult,
-  resumeAfterDecision,
-  TOOL_GUARD_KEY,
-  toPendingApproval,
-} from '../tools/tool-approval';
+import { ApprovalPending, pendingApprovalResult, toPendingApproval } from '../tools/tool-approval';
 import { ToolApprovalRepository } from '../tools/tool-approval.repository';
 import { withBudgetReport } from './budget-outcome';
 import { isTransientDbError, withDbRetry } from './db-retry';
+import { GraphInterrupted, GraphRunner, type GraphRunOptions } from './graph-runner.service';
 import { linkSignals } from './linked-signal';
 import { SessionLeaseBusy, TurnLease } from './turn-lease.service';
 
+export { clientConfigurableOf, GraphInterrupted, type ProgressEvent, type TokenEvent } from './graph-runner.service';
 export { SessionLeaseBusy } from './turn-lease.service';
 
 export interface TurnRequest {
@@ -98,22 +84,7 @@ export interface AcceptOptions {
   session?: KnownSession;
 }
 
-export interface ProgressEvent {
-  run_id: string;
-  node: string;
-  step: number;
-}
-
-export interface TokenEvent {
-  node: string;
-  content: string;
-}
-
-export interface ExecuteOptions {
-  signal?: AbortSignal;
-  onProgress?: (e: ProgressEvent) => void;
-  /** model tokens as they arrive (graph stream mode `messages`) */
-  onToken?: (e: TokenEvent) => void;
+export interface ExecuteOptions extends GraphRunOptions {
   /**
    * `block` (default): wait in this call until the session's earlier turns are done (sync requests).
    * `defer`: when the session is busy, throw SessionLeaseBusy at once, so a queue can park the job without
@@ -124,8 +95,6 @@ export interface ExecuteOptions {
   handBack?: AbortSignal;
   /** the run is `running` already, holding its session's lease (RunRecords.createStarted / leaseAndStart) */
   startedAtAccept?: boolean;
-  /** its thread has no checkpoint to read (a session created with the run, or none found when it was started) */
-  newThread?: boolean;
 }
 
 /** The turn was stopped at a step boundary and queued again (shutdown, database outage); not an end. */
@@ -176,7 +145,7 @@ export class AgentOrchestrator {
     private readonly lease: TurnLease,
     private readonly events: RunEventBus,
     private readonly observer: RunObserver,
-    @Inject(LANGGRAPH_STORE) private readonly store: BaseStore,
+    private readonly graphs: GraphRunner,
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
@@ -429,7 +398,7 @@ export class AgentOrchestrator {
       if (!agent) throw new Error(`agent ${run.agent} is no longer registered`);
       const refusal = await runInTenant(run.tenantId, () => this.checkScope(agent, turn, { signal, usage, budget }));
       if (refusal) return await this.end(run, started, usage, { status: 'completed', outcome: refusal }, { log, turn });
-      const values = await runInTenant(run.tenantId, () => this.runGraph(agent, run, turn, opts, usage, budget));
+      const values = await runInTenant(run.tenantId, () => this.graphs.run(agent, run, turn, opts, usage, budget));
       budget.throwIfExceeded(); // a node that swallowed the budget's error in the graph's last step
       const outcome = agent.toOutcome(values, turn);
       return await this.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
@@ -467,151 +436,6 @@ export class AgentOrchestrator {
     }
   }
 
-  private async runGraph(
-    agent: AgentDefinition,
-    run: RunEntity,
-    turn: TurnContext,
-    opts: ExecuteOptions,
-    usage: PersistentUsageCollector,
-    budget: RunBudget,
-  ): Promise<Record<string, unknown>> {
-    const configurable = {
-      thread_id: threadIdOf(run.tenantId, run.sessionId),
-      tenant_id: run.tenantId,
-      run_id: run.id,
-      [USAGE_KEY]: usage,
-      [BUDGET_KEY]: budget,
-      [TOOL_LEDGER_KEY]: this.durable.toolLedger(run.id, run.attempts),
-    };
-    const resume = run.attempts > 1 && (await this.checkpointOfThisRun(agent, configurable, run.id));
-    // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
-    const approval = resumeAfterDecision(run);
-    if (approval) await this.approvals.consume(run.id); // a decision answers one pause, never a later one
-    const from = !resume && !approval && run.input.checkpoint_id ? { checkpoint_id: run.input.checkpoint_id } : {};
-    // a turn starting from the thread's latest checkpoint reads it once, for the guard and the graph
-    const opening = resume || approval || from.checkpoint_id ? undefined : await this.openingRead(agent, configurable, opts.newThread);
-    const guard = await createRunToolGuard(agent.graph, configurable, {
-      message: turn.message,
-      approvalTools: this.config.toolApproval,
-      resumed: resume || Boolean(approval),
-      ...(opening ? { state: opening.tuple?.checkpoint.channel_values ?? {} } : {}),
-    });
-    // the run's events: its requested stream modes, and tokens (from `messages`) when asked for
-    const request = streamRequestOf(run.input.stream);
-    const tokens = Boolean(opts.onToken || request?.tokens);
-    const publishModes = new Set(request?.modes ?? []);
-    const subgraphs = Boolean(request?.subgraphs);
-    const own: GraphStreamMode[] = tokens ? ['updates', 'values', 'messages'] : ['updates', 'values'];
-    // a LangGraph API run's config.tags / recursion_limit and durability (validated by its API)
-    const lgOptions = (run.input.lg?.graph_options ?? {}) as {
-      tags?: string[];
-      recursion_limit?: number;
-      durability?: 'exit' | 'async' | 'sync';
-    };
-    const input = approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id));
-    const pending = new PendingWrites(); // the run's pending writes go with its next checkpoint; flushed as the stream ends
-    const graphOptions = {
-      configurable: {
-        ...clientConfigurableOf(run.input.configurable),
-        ...configurable,
-        ...from,
-        [TOOL_GUARD_KEY]: guard,
-        ...(opening ? { [OPENING_READ_KEY]: opening } : {}),
-        [PENDING_WRITES_KEY]: pending,
-      },
-      ...(run.input.context ? { context: run.input.context } : {}),
-      ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
-      ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
-      signal: opts.signal,
-      // the tenant's view of the LangGraph store: `config.store` / `getStore()` in the graph's nodes
-      store: new TenantStore(this.store, run.tenantId),
-      streamMode: graphStreamModes(own, request),
-      subgraphs,
-      durability: lgOptions.durability ?? this.durabilityOf(agent, run),
-      recursionLimit: lgOptions.recursion_limit ?? 100,
-      ...(lgOptions.tags ? { tags: lgOptions.tags } : {}),
-      runName: `${agent.name}:${run.id}`,
-      metadata: { run_id: run.id, session_id: run.sessionId },
-    };
-    // LangGraph Server's `events` mode needs LangChain's callbacks: only for the runs that ask for it
-    const stream = request?.events
-      ? streamWithEvents(agent.graph, input, graphOptions, (e) => this.events.publish(run.id, 'events', toWire(e)))
-      : await agent.graph.stream(input, graphOptions);
-    let step = 0;
-    const observed = currentRun();
-    observed?.graphStarted();
-    let values: Record<string, unknown> | undefined;
-    let stepStarted = recordingPhases() ? performance.now() : 0;
-    let interrupts: unknown[] | undefined;
-    const streamedAt = new Set<string>(); // `step:node` whose model call streamed its tokens
-    // the pending writes are flushed before the run's outcome is read or thrown, however the stream ends
-    try {
-      for await (const part of stream as AsyncIterable<unknown[]>) {
-        const [namespace, mode, chunk] = (subgraphs ? part : [[], ...part]) as [string[], string, Record<string, unknown>];
-        if (publishModes.has(mode)) this.events.publish(run.id, eventNameOf(mode, namespace), toWire(chunk));
-        if (namespace.length > 0 && mode !== 'messages') continue; // progress and state are the root graph's
-        if (mode === 'messages' && !tokens) continue;
-        if (mode !== 'messages' && interruptsOf(chunk)) {
-          interrupts = interruptsOf(chunk);
-          continue;
-        }
-        if (mode === 'values') {
-          values = chunk;
-          continue;
-        }
-        if (mode === 'messages') {
-          const [message, meta] = chunk as unknown as [BaseMessage, { langgraph_node?: string; langgraph_step?: number }];
-          const text = typeof message?.content === 'string' ? message.content : '';
-          if (!text || message.getType?.() === 'tool') continue;
-          // a node that streamed its model's answer and then returns it as a new message: the tokens are sent once
-          const at = `${meta?.langgraph_step}:${meta?.langgraph_node}`;
-          if (isBaseMessageChunk(message)) streamedAt.add(at);
-          else if (streamedAt.has(at)) continue;
-          const token = { node: meta?.langgraph_node ?? 'unknown', content: text };
-          this.events.publish(run.id, 'token', token);
-          opts.onToken?.(token);
-          continue;
-        }
-        step += 1;
-        observed?.nodesEnded(Object.keys(chunk));
-        const progress = { run_id: run.id, node: Object.keys(chunk)[0] ?? 'unknown', step };
-        if (stepStarted) {
-          phaseSince(`step:${progress.node}`, stepStarted); // the node, and LangGraph's work around it
-          stepStarted = performance.now();
-        }
-        this.events.publish(run.id, 'progress', progress);
-        opts.onProgress?.(progress);
-      }
-    } finally {
-      await pending.flush();
-    }
-    if (stepStarted) phaseSince('graph_exit', stepStarted); // the checkpoint at the end of the turn
-    if (interrupts && isApprovalRequest(interrupts)) throw new ApprovalPending(approvalRequestOf(interrupts));
-    // the graph's own interrupt() (or interrupt_before / interrupt_after): the run ends, a `command` resumes it
-    if (interrupts) throw new GraphInterrupted(interrupts);
-    if (run.input.interrupt_before || run.input.interrupt_after) {
-      const state = await agent.graph.getState({ configurable });
-      if (state.next.length > 0) throw new GraphInterrupted([]);
-    }
-    // the last `values` chunk is the final state: no need to read the checkpoint back
-    return values ?? ((await agent.graph.getState({ configurable })).values as Record<string, unknown>);
-  }
-
-  /**
-   * The thread's root checkpoint for the run's start (none to read for a thread created by the run), when the
-   * agent's graph keeps its checkpoints in the service's checkpointer; otherwise undefined (each reads its own).
-   */
-  private async openingRead(
-    agent: AgentDefinition,
-    configurable: { thread_id: string },
-    newThread?: boolean,
-  ): Promise<OpeningRead | undefined> {
-    const saver = this.agents.checkpointer;
-    if ((agent.graph as { checkpointer?: unknown }).checkpointer !== saver) return undefined;
-    if (newThread) return new OpeningRead(undefined);
-    return new OpeningRead(await saver.getTuple({ configurable: { thread_id: configurable.thread_id, checkpoint_ns: '' } }));
-  }
-
   /** A tool call waits for an operator (TOOL_APPROVAL): `interrupted` until approve/reject re-queues the run. */
   private async pause(
     run: RunEntity,
@@ -629,29 +453,6 @@ export class AgentOrchestrator {
     const result = pendingApprovalResult(run, pending, { ms, llmCalls: usage.totals.calls, model: this.llm.modelName });
     this.events.publish(run.id, 'interrupt', result); // not an end: the run goes on after the decision
     return result;
-  }
-
-  /**
-   * A retried run (worker crash, hand-back) resumes from its last checkpoint when the thread's latest
-   * checkpoint already holds this turn — its user message carries the run id as its message id — so the
-   * history gets no second copy of the message; a turn whose graph had finished just returns its final state.
-   * Agents without a `messages` channel resume when the checkpoint has steps left.
-   */
-  private async checkpointOfThisRun(agent: AgentDefinition, configurable: Record<string, unknown>, runId: string): Promise<boolean> {
-    const state = await agent.graph.getState({ configurable });
-    const messages = (state.values as { messages?: unknown } | undefined)?.messages;
-    if (Array.isArray(messages)) return messages.some((m: { id?: string }) => m?.id === runId);
-    return state.next.length > 0;
-  }
-
-  /**
-   * Queued runs checkpoint after every step (RUN_CHECKPOINTS=step), so a crash resumes mid-turn. `async`: a step's
-   * checkpoint is written while the next step starts (its model request is on the wire before the write returns);
-   * a crash in that millisecond re-runs the step, as a crash before a `sync` write returns does.
-   */
-  private durabilityOf(agent: AgentDefinition, run: RunEntity): 'exit' | 'async' | 'sync' {
-    if (this.config.durability.checkpoints === 'step' && run.mode === 'async') return 'async';
-    return agent.durability ?? 'async';
   }
 
   /** Out-of-scope messages get the agent's polite refusal without running the graph. */
@@ -754,18 +555,6 @@ export class AgentOrchestrator {
   }
 }
 
-/** The graph stopped on an interrupt that is not a tool approval: the run ends `interrupted`. */
-export class GraphInterrupted extends Error {
-  constructor(readonly interrupts: unknown[]) {
-    super('the graph was interrupted');
-    this.name = 'GraphInterrupted';
-  }
-}
-
-function isApprovalRequest(interrupts: unknown[]): boolean {
-  return interrupts.some((i) => (i as { value?: { type?: unknown } } | null)?.value?.type === 'tool_approval');
-}
-
 function interruptedEnd(err: GraphInterrupted): { status: 'interrupted'; outcome: AgentOutcome } {
   return {
     status: 'interrupted',
@@ -794,39 +583,6 @@ function lgInputOf(req: TurnRequest): Partial<RunInput> {
   if (req.start_at) out.start_at = req.start_at;
   if (req.lg) out.lg = req.lg;
   return out;
-}
-
-/** Keys of `configurable` a client never sets: the service's own, LangGraph's checkpoint keys and internals (`__…`). */
-const RESERVED_CONFIGURABLE = new Set([
-  'thread_id',
-  'tenant_id',
-  'run_id',
-  USAGE_KEY,
-  BUDGET_KEY,
-  TOOL_LEDGER_KEY,
-  TOOL_GUARD_KEY,
-  OPENING_READ_KEY,
-  PENDING_WRITES_KEY,
-]);
-
-/** A LangGraph API run's `configurable` without the keys the service sets itself (which win anyway). */
-export function clientConfigurableOf(configurable: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (!configurable) return {};
-  return Object.fromEntries(
-    Object.entries(configurable).filter(([k]) => !RESERVED_CONFIGURABLE.has(k) && !k.startsWith('__') && !k.startsWith('checkpoint')),
-  );
-}
-
-/** The turn's user message gets the run id as its id: a resumed run can find out that its turn is in the checkpoint. */
-function tagTurnInput(input: Record<string, unknown>, runId: string): Record<string, unknown> {
-  const messages = input.messages;
-  if (!Array.isArray(messages)) return input;
-  const human = messages.filter((m): m is HumanMessage => m instanceof HumanMessage && !m.id);
-  if (human.length !== 1) return input;
-  const [m] = human;
-  // a new message, not an assignment: checkpoints serialize the constructor's fields
-  const tagged = new HumanMessage({ content: m.content, name: m.name, additional_kwargs: m.additional_kwargs, id: runId });
-  return { ...input, messages: messages.map((x) => (x === m ? tagged : x)) };
 }
 
 /** What makes two requests under one idempotency key the same request. */
