@@ -23,9 +23,21 @@ export function bareExpression(message: string): string | null {
 let counter = 0;
 const callId = () => `rule_${Date.now().toString(36)}_${(counter++).toString(36)}`;
 
+/** Operators said in words between two numbers ("12 times 7", "20 나누기 4"), as symbols. */
+const WORD_OPERATORS: Array<[RegExp, string]> = [
+  [/(?<=\d)\s*(?:times|multiplied\s+by|곱하기)\s*(?=[\d(])/gi, ' * '],
+  [/(?<=\d)\s*(?:divided\s+by|나누기)\s*(?=[\d(])/gi, ' / '],
+  [/(?<=\d)\s*(?:plus|더하기)\s*(?=[\d(])/gi, ' + '],
+  [/(?<=\d)\s*(?:minus|빼기)\s*(?=[\d(])/gi, ' - '],
+];
+
+function withSymbols(message: string): string {
+  return WORD_OPERATORS.reduce((text, [words, symbol]) => text.replace(words, symbol), message);
+}
+
 /** A tool call the rules are sure of, or null. */
 export function ruleToolCall(message: string): ToolCall | null {
-  const expr = bareExpression(message) ?? message.match(EXPRESSION_IN_TEXT)?.[0] ?? null;
+  const expr = bareExpression(message) ?? withSymbols(message).match(EXPRESSION_IN_TEXT)?.[0] ?? null;
   if (expr) return { id: callId(), name: 'calculator', args: { expression: expr.trim() }, type: 'tool_call' };
   if (TIME_WORDS.test(message)) {
     const timezone = message.match(ZONE)?.[1] ?? DEFAULT_TIME_ZONE;

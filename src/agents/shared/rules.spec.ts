@@ -1,0 +1,25 @@
+import { bareExpression, ruleToolCall } from './rules';
+
+describe('rules', () => {
+  const expressionOf = (message: string) => ruleToolCall(message)?.args.expression;
+
+  it('finds an expression written with symbols or with operator words', () => {
+    expect(expressionOf('what is 15 * 3 please')).toBe('15 * 3');
+    expect(expressionOf('What is 12 times 7?')).toBe('12 * 7');
+    expect(expressionOf('20 divided by 4')).toBe('20 / 4');
+    expect(expressionOf('3 plus 4 minus 2')).toBe('3 + 4 - 2');
+    expect(expressionOf('12 곱하기 7은?')).toBe('12 * 7');
+    expect(expressionOf('100 나누기 8')).toBe('100 / 8');
+  });
+
+  it('leaves words that are not between numbers alone', () => {
+    expect(ruleToolCall('three times a day')).toBeNull();
+    expect(ruleToolCall('plus one for this idea')).toBeNull();
+    expect(ruleToolCall('tell me a joke')).toBeNull();
+  });
+
+  it('keeps a bare expression for the calculator alone; words are not bare', () => {
+    expect(bareExpression('(12 + 3) * 4 =')).toBe('(12 + 3) * 4');
+    expect(bareExpression('12 times 7')).toBeNull();
+  });
+});
