@@ -1,10 +1,12 @@
 import { Logger } from '@nestjs/common';
 
 import { runApiProcesses } from './cluster';
+import { poolRandomValues } from './common/pooled-random';
 import { AppConfig } from './config/app-config';
 import { logStartupFailure } from './observability/logger';
 
 async function main(): Promise<void> {
+  poolRandomValues();
   const config = new AppConfig(process.env);
   await runApiProcesses(config, (processes) => serve(config, processes));
 }

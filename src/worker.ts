@@ -5,11 +5,13 @@ import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 
 import { WorkerModule } from './app.module';
+import { poolRandomValues } from './common/pooled-random';
 import { AppConfig } from './config/app-config';
 import { logStartupFailure } from './observability/logger';
 
 /** Worker only: scale run execution over processes and machines (same Redis and Postgres as the API). */
 async function main(): Promise<void> {
+  poolRandomValues();
   const config = new AppConfig(process.env);
   if (!config.redisUrl || !config.databaseUrl) {
     throw new Error('worker.ts needs REDIS_URL and DATABASE_URL (shared with the API)');
