@@ -42,7 +42,6 @@ import { GraphInterrupted, GraphRunner, type GraphRunOptions } from './graph-run
 import { linkSignals } from './linked-signal';
 import { SessionLeaseBusy, TurnLease } from './turn-lease.service';
 
-export { clientConfigurableOf, GraphInterrupted, type ProgressEvent, type TokenEvent } from './graph-runner.service';
 export { SessionLeaseBusy } from './turn-lease.service';
 
 export interface TurnRequest {

@@ -1,4 +1,4 @@
-import { clientConfigurableOf } from './agent-orchestrator.service';
+import { clientConfigurableOf } from './graph-runner.service';
 
 describe('clientConfigurableOf', () => {
   it("drops the keys the service sets itself (a client must not pick another tenant's thread or skip its history)", () => {

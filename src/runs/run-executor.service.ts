@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 
 import type { RunEntity } from '../database/entities';
-import { AgentOrchestrator, type ExecuteOptions, type ProgressEvent } from '../orchestrator/agent-orchestrator.service';
+import { AgentOrchestrator, type ExecuteOptions } from '../orchestrator/agent-orchestrator.service';
+import type { ProgressEvent } from '../orchestrator/graph-runner.service';
 import type { ChatResult } from './records/chat-result';
 import { RunRecords } from './records/run-records.repository';
 import { RunCancellation } from './run-cancellation.service';
