@@ -51,3 +51,17 @@ export function table(rows: string[][], head = ['measure', 'result', 'target']):
   const line = (r: string[]) => `| ${w.map((n, i) => (r[i] ?? '').padEnd(n)).join(' | ')} |`;
   return [line(head), `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
+
+/** The scripted model server in a process of its own (support/model-process.ts): its base URL, and a stop. */
+export async function startModelProcess(latencyMs: number): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [join(__dirname, 'support', 'model-process.js')], {
+    env: { ...process.env, LATENCY_MS: String(latencyMs) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`model process exited with ${code}`)));
+  });
+  const stop = () => new Promise<void>((r) => (child.exitCode !== null ? r() : (child.once('exit', () => r()), child.kill('SIGTERM'))));
+  return { url, pid: child.pid!, stop };
+}

@@ -9,7 +9,7 @@ import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '../test/s
 import { ScriptedModelServer } from '../test/support/model-server';
 import { startApp } from '../test/support/test-app';
 import { floorQueued } from './floor.bench';
-import { cpuSecondsOf, get, percentile, post, round, startWorkerProcess, table } from './lib';
+import { cpuSecondsOf, get, percentile, post, round, startModelProcess, startWorkerProcess, table } from './lib';
 import { startApi } from './turn.bench';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
@@ -56,13 +56,14 @@ async function overhead(model: ScriptedModelServer, dbUrl: string) {
   return { overheads, totals };
 }
 
-async function queued(model: ScriptedModelServer, dbUrl: string, latencyMs: number, count: number, workers: number, concurrency: number) {
+async function queued(dbUrl: string, latencyMs: number, count: number, workers: number, concurrency: number) {
+  const model = await startModelProcess(latencyMs);
   const prefix = uniqueQueuePrefix('bench');
   const env = {
     DATABASE_URL: dbUrl,
     REDIS_URL: TEST_REDIS_URL,
     QUEUE_PREFIX: prefix,
-    LLM_BASE_URL: model.baseUrl,
+    LLM_BASE_URL: model.url,
     LLM_MODEL: 'bench',
     LLM_MAX_RETRIES: '0',
     LOG_LEVEL: 'error',
@@ -72,8 +73,6 @@ async function queued(model: ScriptedModelServer, dbUrl: string, latencyMs: numb
   // the shipped command in a process of its own: the API's accept burst does not delay the model server's replies
   const api = await startApi({ ...env, RUN_WORKER: 'false' });
   const procs = Array.from({ length: workers }, () => startWorkerProcess(env));
-  toolThenAnswer(model);
-  model.latencyMs = latencyMs;
   try {
     await new Promise((r) => setTimeout(r, 3000)); // workers boot
     // warm-up: every slot runs a job (the workers' first concurrent runs open their pools' connections)
@@ -86,6 +85,7 @@ async function queued(model: ScriptedModelServer, dbUrl: string, latencyMs: numb
     );
     const cpu0 = procs.map((p) => cpuSecondsOf(p.pid!));
     const api0 = cpuSecondsOf(api.pid);
+    const model0 = cpuSecondsOf(model.pid);
     const main0 = process.cpuUsage();
     const t0 = Date.now();
     const ids: string[] = [];
@@ -99,13 +99,24 @@ async function queued(model: ScriptedModelServer, dbUrl: string, latencyMs: numb
     const seconds = (Date.now() - t0) / 1000;
     const workerCpu = procs.reduce((s, p, i) => s + cpuSecondsOf(p.pid!) - cpu0[i], 0);
     const apiCpu = cpuSecondsOf(api.pid) - api0;
+    const modelCpu = cpuSecondsOf(model.pid) - model0;
     const mainUsage = process.cpuUsage(main0);
     const counts = await statusCounts(dbUrl, ids);
     const split = await runTimes(dbUrl, ids);
-    return { seconds, rate: count / seconds, counts, split, workerCpu, apiCpu, mainCpu: (mainUsage.user + mainUsage.system) / 1e6 };
+    return {
+      seconds,
+      rate: count / seconds,
+      counts,
+      split,
+      workerCpu,
+      apiCpu,
+      modelCpu,
+      mainCpu: (mainUsage.user + mainUsage.system) / 1e6,
+    };
   } finally {
     for (const p of procs) p.kill('SIGTERM');
     await api.stop();
+    await model.stop();
   }
 }
 
@@ -250,7 +261,7 @@ async function main(): Promise<void> {
     }
     if (want('queued')) {
       const workers = Number(process.env.BENCH_QUEUED_WORKERS ?? 2);
-      const q = await queued(model, db.url, 200, QUEUED, workers, 20 / workers);
+      const q = await queued(db.url, 200, QUEUED, workers, 20 / workers);
       const lost = QUEUED - (q.counts.completed ?? 0);
       rows.push([
         `${QUEUED} queued runs, model 200 ms ×2, concurrency 20 (${workers} workers × ${20 / workers})`,
@@ -258,7 +269,8 @@ async function main(): Promise<void> {
         '≥ 45 runs/s (90 %)',
       ]);
       rows.push(['… runs not completed / left running', `${lost} / ${q.counts.running ?? 0}`, '0 / 0']);
-      const floor = await floorQueued(model.baseUrl, QUEUED, workers, 20 / workers);
+      const floorModel = await startModelProcess(200);
+      const floor = await floorQueued(floorModel.url, QUEUED, workers, 20 / workers).finally(() => floorModel.stop());
       rows.push([
         '… floor: the same jobs on a bare BullMQ worker running the bare graph with the official PostgresSaver (checkpoint per step)',
         `${round(floor.rate)} runs/s (${round((floor.rate / 50) * 100, 0)} % of 50); a run ${round(floor.execP50)} ms, ${round(floor.cpuMsPerRun)} ms of worker CPU`,
@@ -296,11 +308,11 @@ async function main(): Promise<void> {
       rows.push(...(await benchAgentMatrix()));
     }
     if (want('peak')) {
-      const peak = await queued(model, db.url, 0, QUEUED, 2, 20);
+      const peak = await queued(db.url, 0, QUEUED, 2, 20);
       rows.push([`peak: ${QUEUED} queued runs, model 0 ms, 2 workers × 20`, `${round(peak.rate)} runs/s`, 'report']);
       rows.push([
-        '… CPU used (workers / API / model server + client)',
-        `${round(peak.workerCpu)} s / ${round(peak.apiCpu)} s / ${round(peak.mainCpu)} s over ${round(peak.seconds)} s`,
+        '… CPU used (workers / API / model server / client)',
+        `${round(peak.workerCpu)} s / ${round(peak.apiCpu)} s / ${round(peak.modelCpu)} s / ${round(peak.mainCpu)} s over ${round(peak.seconds)} s`,
         'report',
       ]);
       rows.push(['… runs not completed / left running', `${QUEUED - (peak.counts.completed ?? 0)} / ${peak.counts.running ?? 0}`, '0 / 0']);

@@ -29,6 +29,18 @@ type PutWrites = PostgresSaver['putWrites'];
 
 /** A pending write's row (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob) and its conflict rule */
 type WriteRow = [string, string, string, string, number, string, string, Uint8Array, upsert: boolean];
+/** A checkpoint's blob rows (thread_id, checkpoint_ns, channel, version, type, blob) and its own row */
+interface PutRows {
+  blobs: unknown[][];
+  checkpoint: [
+    thread_id: string,
+    checkpoint_ns: string,
+    checkpoint_id: string,
+    parent: string | undefined,
+    checkpoint: unknown,
+    metadata: unknown,
+  ];
+}
 
 /** `configurable` key of a run's PendingWrites */
 export const PENDING_WRITES_KEY = 'pending_writes';
@@ -40,16 +52,26 @@ export const PENDING_WRITES_KEY = 'pending_writes';
  * parent, or in another namespace). What no put takes within `windowMs` of the last put's end is written on its
  * own (the loop chains its puts: one under way is followed by the next), and the run calls `flush()` when its
  * graph ends: nothing stays held once a run is over, and a write's failure is not lost.
+ *
+ * `holdPuts` (a run with durability `async`, which does not wait for its checkpoints): the checkpoints are held
+ * too, and what a run puts within `windowMs` goes out in one statement — the steps between two model calls
+ * (a react turn's input and InputNode, or ToolNode after LlmNode) cost one round trip instead of one each. A
+ * read through the run's config writes what is held first; a crash loses at most that window, which re-runs
+ * its steps as a crash before an `async` write returns does.
  */
 export class PendingWrites {
   private held: Promise<WriteRow[]>[] = [];
+  private puts: Promise<PutRows>[] = [];
   private saver?: TimedPostgresSaver;
   private putting = 0;
   private timer?: NodeJS.Timeout;
   private readonly writing = new Set<Promise<unknown>>();
   private failure?: { error: unknown };
 
-  constructor(private readonly windowMs = 20) {}
+  constructor(
+    private readonly windowMs = 20,
+    readonly holdPuts = false,
+  ) {}
 
   /** Holds a batch for the first saver that uses this buffer; false for another saver (it writes at once). */
   hold(saver: TimedPostgresSaver, rows: Promise<WriteRow[]>): boolean {
@@ -59,45 +81,63 @@ export class PendingWrites {
     return true;
   }
 
+  /** Holds a checkpoint (holdPuts) for the first saver that uses this buffer; false otherwise (it is written at once). */
+  holdPut(saver: TimedPostgresSaver, rows: Promise<PutRows>): boolean {
+    if (!this.holdPuts || (this.saver ??= saver) !== saver) return false;
+    this.puts.push(rows);
+    this.arm();
+    return true;
+  }
+
   /** Runs `saver`'s put with what is held, to write in its statement. */
   async carrying<T>(saver: TimedPostgresSaver, put: (held: Promise<WriteRow[]>[]) => Promise<T>): Promise<T> {
     if ((this.saver ??= saver) !== saver) return put([]);
     this.putting += 1;
     try {
-      return await put(this.take());
+      return await put(this.take().writes);
     } finally {
       this.putting -= 1;
       this.arm();
     }
   }
 
-  /** Writes what is held, waits for the writes under way, and throws the first of their failures. */
-  async flush(): Promise<void> {
+  /** Writes what is held and waits for the writes under way (a read sees them); failures stay for `flush`. */
+  async settle(): Promise<void> {
     this.writeHeld();
     await Promise.all(this.writing);
+  }
+
+  /** Writes what is held, waits for the writes under way, and throws the first of their failures. */
+  async flush(): Promise<void> {
+    await this.settle();
     const failure = this.failure;
     this.failure = undefined;
     if (failure) throw failure.error;
   }
 
   private arm(): void {
-    if (this.held.length > 0 && this.putting === 0) this.timer ??= setTimeout(() => this.writeHeld(), this.windowMs).unref();
+    if ((this.held.length > 0 || this.puts.length > 0) && this.putting === 0) {
+      this.timer ??= setTimeout(() => this.writeHeld(), this.windowMs).unref();
+    }
   }
 
-  private take(): Promise<WriteRow[]>[] {
+  private take(): { writes: Promise<WriteRow[]>[]; puts: Promise<PutRows>[] } {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const held = this.held;
+    const taken = { writes: this.held, puts: this.puts };
     this.held = [];
-    return held;
+    this.puts = [];
+    return taken;
   }
 
   private writeHeld(): void {
     const { saver } = this;
-    const held = this.take();
-    if (!saver || held.length === 0) return;
-    const write: Promise<unknown> = Promise.all(held)
-      .then((rows) => saver.writePending(rows.flat()))
+    const { writes, puts } = this.take();
+    if (!saver || (writes.length === 0 && puts.length === 0)) return;
+    // one statement at a time per run, in order: a later one never lands before an earlier one
+    const previous = Promise.all(this.writing);
+    const write: Promise<unknown> = Promise.all([Promise.all(puts), Promise.all(writes), previous])
+      .then(([p, w]) => (p.length > 0 ? saver.writePuts(p, w.flat()) : saver.writePending(w.flat())))
       .catch((error: unknown) => (this.failure ??= { error }))
       .finally(() => this.writing.delete(write));
     this.writing.add(write);
@@ -120,8 +160,8 @@ function columnsOf(rows: WriteRow[]): unknown[][] {
  * changed channel, the checkpoint and COMMIT one after another (a react turn: ~14 round trips); `putWrites`
  * likewise per write. Here each is one statement with the same upserts (rows passed as arrays, `unnest`), which
  * Postgres applies atomically — the same rows and conflict rules, read back unchanged by the official reader.
- * A run's pending writes ride along with its next checkpoint (PendingWrites).
- * Reads and writes are timed into the request's phases (PHASE_TIMINGS).
+ * A run's pending writes ride along with its next checkpoint, and an `async` run's checkpoints with each other
+ * (PendingWrites). Reads and writes are timed into the request's phases (PHASE_TIMINGS).
  */
 export class TimedPostgresSaver extends PostgresSaver {
   private readonly putSql: string;
@@ -147,56 +187,65 @@ export class TimedPostgresSaver extends PostgresSaver {
         INSERT INTO ${t('checkpoint_writes')} (${cols}) SELECT ${cols} FROM w WHERE NOT upsert
         ${key} DO NOTHING
       )`;
-    this.putSql = `WITH ${writes($(11))}, blobs AS (
+    this.putSql = `WITH ${writes($(13))}, blobs AS (
         INSERT INTO ${t('checkpoint_blobs')} (thread_id, checkpoint_ns, channel, version, type, blob)
-        SELECT $1, $2, b.channel, b.version, b.type, b.blob
-        FROM unnest($3::text[], $4::text[], $5::text[], $6::bytea[]) AS b(channel, version, type, blob)
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[])
         ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING
       )
       INSERT INTO ${t('checkpoints')} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-      VALUES ($1, $2, $7, $8, $9, $10)
+      SELECT * FROM unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::jsonb[])
       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
     // data-modifying CTEs run to completion whether or not the query reads them
     this.writesSql = `WITH ${writes($(1))} SELECT 1`;
   }
 
-  override getTuple(config: RunnableConfig): ReturnType<PostgresSaver['getTuple']> {
+  override async getTuple(config: RunnableConfig): ReturnType<PostgresSaver['getTuple']> {
     const c = config.configurable;
     const opening = c?.[OPENING_READ_KEY];
-    if (opening instanceof OpeningRead && !c?.checkpoint_ns && !c?.checkpoint_id && opening.claim()) return Promise.resolve(opening.tuple);
+    if (opening instanceof OpeningRead && !c?.checkpoint_ns && !c?.checkpoint_id && opening.claim()) return opening.tuple;
+    const pending: unknown = c?.[PENDING_WRITES_KEY];
+    if (pending instanceof PendingWrites && pending.holdPuts) await pending.settle(); // what the run holds is read back
     return phase('checkpoint_read', () => super.getTuple(config));
   }
 
   override put(...args: Parameters<Put>): ReturnType<Put> {
-    const pending: unknown = args[0].configurable?.[PENDING_WRITES_KEY];
-    return phase('checkpoint_write', () =>
-      pending instanceof PendingWrites ? pending.carrying(this, (held) => this.putWith(held, ...args)) : this.putWith([], ...args),
-    );
+    const [config, checkpoint] = args;
+    if (config.configurable === undefined) return Promise.reject(new Error('Missing "configurable" field in "config" param'));
+    const { thread_id, checkpoint_ns = '' } = config.configurable as Record<string, string | undefined>;
+    const saved = { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+    const pending: unknown = config.configurable[PENDING_WRITES_KEY];
+    if (!(pending instanceof PendingWrites)) return phase('checkpoint_write', () => this.putWith([], ...args));
+    if (pending.holdPut(this, this.putRows(...args))) return Promise.resolve(saved);
+    return phase('checkpoint_write', () => pending.carrying(this, (held) => this.putWith(held, ...args)));
   }
 
   /** The checkpoint, its new channel values and the pending writes `held` for it, in one statement. */
-  private async putWith(held: Promise<WriteRow[]>[], ...[config, checkpoint, metadata, newVersions]: Parameters<Put>): ReturnType<Put> {
-    if (config.configurable === undefined) throw new Error('Missing "configurable" field in "config" param');
+  private async putWith(held: Promise<WriteRow[]>[], ...args: Parameters<Put>): ReturnType<Put> {
+    const [rows, writes] = await Promise.all([this.putRows(...args), Promise.all(held)]);
+    await this.writePuts([rows], writes.flat());
+    const [thread_id, checkpoint_ns, checkpoint_id] = rows.checkpoint;
+    return { configurable: { thread_id, checkpoint_ns, checkpoint_id } };
+  }
+
+  private async putRows(...[config, checkpoint, metadata, newVersions]: Parameters<Put>): Promise<PutRows> {
     const { thread_id, checkpoint_ns = '', checkpoint_id } = config.configurable as Record<string, string | undefined>;
-    const [blobs, meta, writes] = await Promise.all([
+    const [blobs, meta] = await Promise.all([
       this._dumpBlobs(thread_id!, checkpoint_ns, checkpoint.channel_values, newVersions),
       this._dumpMetadata(metadata),
-      Promise.all(held),
     ]);
+    return { blobs, checkpoint: [thread_id!, checkpoint_ns, checkpoint.id, checkpoint_id, this._dumpCheckpoint(checkpoint), meta] };
+  }
+
+  /** Checkpoints (the last of each id wins), their blobs and pending writes, in one statement. */
+  async writePuts(puts: PutRows[], writes: WriteRow[]): Promise<void> {
+    const checkpoints = [...new Map(puts.map((p) => [p.checkpoint.slice(0, 3).join('\0'), p.checkpoint])).values()];
+    const blobs = puts.flatMap((p) => p.blobs);
+    const column = (rows: unknown[][], i: number) => rows.map((r) => r[i] ?? null);
     await this.db.query(this.putSql, [
-      thread_id,
-      checkpoint_ns,
-      blobs.map((b) => b[2]),
-      blobs.map((b) => b[3]),
-      blobs.map((b) => b[4]),
-      blobs.map((b) => b[5] ?? null),
-      checkpoint.id,
-      checkpoint_id,
-      this._dumpCheckpoint(checkpoint),
-      meta,
-      ...columnsOf(writes.flat()),
+      ...Array.from({ length: 6 }, (_, i) => column(blobs, i)),
+      ...Array.from({ length: 6 }, (_, i) => column(checkpoints, i)),
+      ...columnsOf(writes),
     ]);
-    return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
   /** Held for the next put when the run has a PendingWrites, else written at once. */
@@ -212,7 +261,7 @@ export class TimedPostgresSaver extends PostgresSaver {
     return rows.then((r) => this.writePending(r));
   }
 
-  /** Writes pending writes on their own (one statement). */
+  /** Pending writes on their own (one statement). */
   async writePending(rows: WriteRow[]): Promise<void> {
     if (rows.length === 0) return;
     await phase('checkpoint_write_pending', () => this.db.query(this.writesSql, columnsOf(rows)));

@@ -122,7 +122,9 @@ export class GraphRunner {
       durability?: 'exit' | 'async' | 'sync';
     };
     const input = approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id));
-    const pending = new PendingWrites(); // the run's pending writes go with its next checkpoint; flushed as the stream ends
+    const durability = lgOptions.durability ?? this.durabilityOf(agent, run);
+    // the run's pending writes go with its next checkpoint (an `async` run's checkpoints with each other); flushed as the stream ends
+    const pending = new PendingWrites(20, durability === 'async');
     const graphOptions = {
       configurable: {
         ...clientConfigurableOf(run.input.configurable),
@@ -140,7 +142,7 @@ export class GraphRunner {
       store: new TenantStore(this.store, run.tenantId),
       streamMode: graphStreamModes(own, request),
       subgraphs,
-      durability: lgOptions.durability ?? this.durabilityOf(agent, run),
+      durability,
       recursionLimit: lgOptions.recursion_limit ?? 100,
       ...(lgOptions.tags ? { tags: lgOptions.tags } : {}),
       runName: `${agent.name}:${run.id}`,

@@ -96,14 +96,12 @@ describe('PendingWrites', () => {
   function countStatements() {
     const query = jest.spyOn(pool, 'query');
     const texts = () => query.mock.calls.map(([sql]) => String(sql));
+    const isPut = (sql: unknown) => /^WITH w AS[\s\S]*INSERT INTO "langgraph".checkpoints /.test(String(sql));
     return {
-      puts: () => texts().filter((sql) => sql.includes('"langgraph".checkpoints ')).length,
+      puts: () => texts().filter(isPut).length,
       writes: () => texts().filter((sql) => /^WITH w AS[\s\S]*SELECT 1$/.test(sql)).length,
       /** write rows each put carried (its last parameters are the rows' columns) */
-      carried: () =>
-        query.mock.calls
-          .filter(([sql]) => String(sql).includes('"langgraph".checkpoints '))
-          .map(([, p]) => (p as unknown[][]).at(-1)!.length),
+      carried: () => query.mock.calls.filter(([sql]) => isPut(sql)).map(([, p]) => (p as unknown[][]).at(-1)!.length),
     };
   }
 
@@ -154,30 +152,86 @@ describe('PendingWrites', () => {
     },
   );
 
-  it('reaches puts and writes in a subgraph: nested writes and an interrupt stored as the official saver does', async () => {
-    const configs: RunnableConfig[] = [];
-    const put = timed.put.bind(timed);
-    const putWrites = timed.putWrites.bind(timed);
-    jest.spyOn(timed, 'put').mockImplementation((config, ...rest) => (configs.push(config), put(config, ...rest)));
-    jest.spyOn(timed, 'putWrites').mockImplementation((config, ...rest) => (configs.push(config), putWrites(config, ...rest)));
-    const first = new PendingWrites(60_000); // only the flush writes what no put took
-    await run(nested(timed), { messages: [new HumanMessage('hi')] }, 'nested-held', first);
-    await run(nested(official), { messages: [new HumanMessage('hi')] }, 'nested-official');
+  it('an async run holding its checkpoints (holdPuts) sends what it puts within the window in one statement, the same rows', async () => {
+    const input = () => ({ messages: [new HumanMessage('hi')] });
+    await run(react(official), input(), 'react-official-puts');
 
-    expect(configs.some((c) => c.configurable?.checkpoint_ns)).toBe(true);
-    expect(configs.every((c) => c.configurable?.[PENDING_WRITES_KEY] === first)).toBe(true);
-    const paused = await nested(timed).getState({ configurable: { thread_id: 'nested-held' } });
-    expect(paused.next).toEqual(['sub']);
-    expect(paused.tasks[0].interrupts.map((i) => i.value)).toEqual(['approve?']);
+    const alone = countStatements();
+    await run(react(timed), input(), 'react-alone-puts', new PendingWrites());
+    const statements = alone.puts() + alone.writes();
+    expect(statements).toBeGreaterThanOrEqual(4); // input, agent, tools, agent
+    jest.restoreAllMocks();
 
-    await run(nested(timed), new Command({ resume: 'yes' }), 'nested-held', new PendingWrites(60_000));
-    await run(nested(official), new Command({ resume: 'yes' }), 'nested-official');
-    const rows = await rowsOf('nested-official');
-    expect(rows.writes.some((w: { nested: boolean; channel: string }) => w.nested && w.channel === '__interrupt__')).toBe(true);
-    expect(await rowsOf('nested-held')).toEqual(rows);
-    const done = await nested(timed).getState({ configurable: { thread_id: 'nested-held' } });
-    expect(done.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', 'draft', 'approved: yes']);
+    const held = countStatements();
+    await run(react(timed), input(), 'react-held-puts', new PendingWrites(60_000, true));
+    expect(held.puts() + held.writes()).toBe(1); // a turn without waits: all of it at the flush
+    expect(await rowsOf('react-held-puts')).toEqual(await rowsOf('react-official-puts'));
+    jest.restoreAllMocks();
+
+    // a step that waits (a model call) splits the turn: the steps before it go out once the window has passed
+    const slow = new StateGraph(State)
+      .addNode('input', () => ({ count: 1 }))
+      .addNode('model', async () => {
+        await new Promise((r) => setTimeout(r, 150));
+        return { messages: [new AIMessage('done')] };
+      })
+      .addNode('response', () => ({ count: 1 }))
+      .addEdge(START, 'input')
+      .addEdge('input', 'model')
+      .addEdge('model', 'response')
+      .addEdge('response', END)
+      .compile({ checkpointer: timed });
+    const windowed = countStatements();
+    await run(slow, input(), 'slow-held-puts', new PendingWrites(20, true));
+    expect(windowed.puts()).toBe(2); // (input, its step) · (model, response, the end)
+    const state = await slow.getState({ configurable: { thread_id: 'slow-held-puts' } });
+    expect(state.values.count).toBe(2);
+    expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', 'done']);
   });
+
+  it('holdPuts: a read through the run writes what is held first; a held checkpoint that fails surfaces at the flush', async () => {
+    const pending = new PendingWrites(60_000, true);
+    const config = { configurable: { thread_id: 'read-held', checkpoint_ns: '', [PENDING_WRITES_KEY]: pending } };
+    await expect(timed.put(config, emptyCheckpoint('1'), meta, {})).resolves.toEqual({
+      configurable: { thread_id: 'read-held', checkpoint_ns: '', checkpoint_id: '1' },
+    });
+    expect(await timed.getTuple({ configurable: { thread_id: 'read-held', checkpoint_ns: '' } })).toBeUndefined(); // not yet written
+    expect((await timed.getTuple(config))?.checkpoint.id).toBe('1');
+
+    const failing = new PendingWrites(60_000, true);
+    const bad = { configurable: { thread_id: null as unknown as string, checkpoint_ns: '', [PENDING_WRITES_KEY]: failing } };
+    await timed.put(bad, emptyCheckpoint('2'), meta, {}); // resolves: the run does not wait for it
+    await expect(failing.flush()).rejects.toThrow(/null value/);
+    await expect(failing.flush()).resolves.toBeUndefined();
+  });
+
+  it.each([false, true])(
+    'reaches puts and writes in a subgraph (holdPuts %s): nested writes and an interrupt stored as the official saver does',
+    async (holdPuts) => {
+      const configs: RunnableConfig[] = [];
+      const put = timed.put.bind(timed);
+      const putWrites = timed.putWrites.bind(timed);
+      jest.spyOn(timed, 'put').mockImplementation((config, ...rest) => (configs.push(config), put(config, ...rest)));
+      jest.spyOn(timed, 'putWrites').mockImplementation((config, ...rest) => (configs.push(config), putWrites(config, ...rest)));
+      const first = new PendingWrites(60_000, holdPuts); // only the flush writes what no put took
+      await run(nested(timed), { messages: [new HumanMessage('hi')] }, `nested-held-${holdPuts}`, first);
+      await run(nested(official), { messages: [new HumanMessage('hi')] }, `nested-official-${holdPuts}`);
+
+      expect(configs.some((c) => c.configurable?.checkpoint_ns)).toBe(true);
+      expect(configs.every((c) => c.configurable?.[PENDING_WRITES_KEY] === first)).toBe(true);
+      const paused = await nested(timed).getState({ configurable: { thread_id: `nested-held-${holdPuts}` } });
+      expect(paused.next).toEqual(['sub']);
+      expect(paused.tasks[0].interrupts.map((i) => i.value)).toEqual(['approve?']);
+
+      await run(nested(timed), new Command({ resume: 'yes' }), `nested-held-${holdPuts}`, new PendingWrites(60_000, holdPuts));
+      await run(nested(official), new Command({ resume: 'yes' }), `nested-official-${holdPuts}`);
+      const rows = await rowsOf(`nested-official-${holdPuts}`);
+      expect(rows.writes.some((w: { nested: boolean; channel: string }) => w.nested && w.channel === '__interrupt__')).toBe(true);
+      expect(await rowsOf(`nested-held-${holdPuts}`)).toEqual(rows);
+      const done = await nested(timed).getState({ configurable: { thread_id: `nested-held-${holdPuts}` } });
+      expect(done.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', 'draft', 'approved: yes']);
+    },
+  );
 
   it("a node's error is stored once the run has flushed, as the official saver stores it", async () => {
     const pending = new PendingWrites(60_000);
