@@ -57,7 +57,23 @@ function failing(checkpointer: PostgresSaver) {
     .compile({ checkpointer });
 }
 
-type Graph = ReturnType<typeof react> | ReturnType<typeof nested> | ReturnType<typeof failing>;
+/** input → model (a 150 ms call) → response */
+function slow(checkpointer: PostgresSaver) {
+  return new StateGraph(State)
+    .addNode('input', () => ({ count: 1 }))
+    .addNode('model', async () => {
+      await new Promise((r) => setTimeout(r, 150));
+      return { messages: [new AIMessage('done')] };
+    })
+    .addNode('response', () => ({ count: 1 }))
+    .addEdge(START, 'input')
+    .addEdge('input', 'model')
+    .addEdge('model', 'response')
+    .addEdge('response', END)
+    .compile({ checkpointer });
+}
+
+type Graph = ReturnType<typeof react> | ReturnType<typeof nested> | ReturnType<typeof failing> | ReturnType<typeof slow>;
 
 describe('PendingWrites', () => {
   let db: TestDatabase;
@@ -169,22 +185,11 @@ describe('PendingWrites', () => {
     jest.restoreAllMocks();
 
     // a step that waits (a model call) splits the turn: the steps before it go out once the window has passed
-    const slow = new StateGraph(State)
-      .addNode('input', () => ({ count: 1 }))
-      .addNode('model', async () => {
-        await new Promise((r) => setTimeout(r, 150));
-        return { messages: [new AIMessage('done')] };
-      })
-      .addNode('response', () => ({ count: 1 }))
-      .addEdge(START, 'input')
-      .addEdge('input', 'model')
-      .addEdge('model', 'response')
-      .addEdge('response', END)
-      .compile({ checkpointer: timed });
+    const slowGraph = slow(timed);
     const windowed = countStatements();
-    await run(slow, input(), 'slow-held-puts', new PendingWrites(20, true));
+    await run(slowGraph, input(), 'slow-held-puts', new PendingWrites(20, true));
     expect(windowed.puts()).toBe(2); // (input, its step) · (model, response, the end)
-    const state = await slow.getState({ configurable: { thread_id: 'slow-held-puts' } });
+    const state = await slowGraph.getState({ configurable: { thread_id: 'slow-held-puts' } });
     expect(state.values.count).toBe(2);
     expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', 'done']);
   });

@@ -3,6 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
 import { RunNotFoundException } from '../../common/domain.exception';
+import { GroupCommit } from '../../common/group-commit';
 import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
@@ -54,18 +55,40 @@ export class RunRecords {
     return entity;
   }
 
-  /** A queued run with the new session it starts, in one statement. */
-  async createInNewSession(run: NewRun): Promise<RunEntity> {
+  /**
+   * A queued run with the new session it starts, in one statement; runs accepted while one is being written go
+   * in the next statement together (GroupCommit: a burst of submissions shares its round trips and commits).
+   */
+  createInNewSession(run: NewRun): Promise<RunEntity> {
+    return this.newSessionRuns.submit(run);
+  }
+
+  private readonly newSessionRuns = new GroupCommit<NewRun, RunEntity>(async (runs) => {
+    const column = (f: (r: NewRun) => unknown) => runs.map(f);
     const rows = rowsOf<Record<string, unknown>>(
       await this.dataSource.query(
-        `WITH s AS (INSERT INTO sessions (id, tenant_id, agent, metadata) VALUES ($2, $3, $4, '{}'::jsonb))
-         INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, status, attempts) VALUES ($1, $2, $3, $4, $5, $6, 'queued', 0)
+        `WITH n AS (
+           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[])
+             AS n(id, session_id, tenant_id, agent, mode, input)
+         ), s AS (
+           INSERT INTO sessions (id, tenant_id, agent, metadata) SELECT session_id, tenant_id, agent, '{}'::jsonb FROM n
+         )
+         INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, status, attempts)
+         SELECT id, session_id, tenant_id, agent, mode, input, 'queued', 0 FROM n
          RETURNING *`,
-        [run.id, run.sessionId, run.tenantId, run.agent, run.mode, pgSafeJson(run.input)],
+        [
+          column((r) => r.id),
+          column((r) => r.sessionId),
+          column((r) => r.tenantId),
+          column((r) => r.agent),
+          column((r) => r.mode),
+          column((r) => pgSafeJson(r.input)),
+        ],
       ),
     );
-    return this.runs.create(fromRow(rows[0]));
-  }
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return runs.map((r) => this.runs.create(fromRow(byId.get(r.id)!)));
+  });
 
   /**
    * A sync turn's run, accepted and started in one statement (the separate insert, lease and start cost three
