@@ -23,7 +23,7 @@ describe('a burst of POST /v1/jobs', () => {
     // the first insert is slow (a busy database): the submissions that arrive meanwhile wait for the next statement
     const original = db.query.bind(db);
     let slowed = false;
-    const query = jest.spyOn(db, 'query').mockImplementation(async (sql: string, params?: unknown[]) => {
+    const query = jest.spyOn(db, 'query').mockImplementation(async (sql: string, params?: Parameters<DataSource['query']>[1]) => {
       if (!slowed && sql.includes('INSERT INTO runs') && sql.includes('unnest')) {
         slowed = true;
         await new Promise((r) => setTimeout(r, 300));
