@@ -33,7 +33,11 @@ describe('a burst of POST /v1/jobs', () => {
     const addBulk = jest.spyOn(queue, 'addBulk');
 
     const n = 40;
-    const accepted = await Promise.all(Array.from({ length: n }, (_, i) => svc.http('POST', '/v1/jobs', { message: `hello ${i}` })));
+    // text that an array literal must escape ({ } , " \\ NULL), and more: each message must come back as sent
+    const message = (i: number) => `hello ${i} {"a": [1, 2]}, "quoted" \\ back\\slash NULL 'single' ü 日本\nline ${'}'.repeat(i % 3)}`;
+    const accepted = await Promise.all(
+      Array.from({ length: n }, (_, i) => svc.http('POST', '/v1/jobs', { message: message(i), metadata: { i, tag: `t"${i}\\` } })),
+    );
     expect(accepted.map((r) => r.status)).toEqual(Array(n).fill(202));
 
     const inserts = query.mock.calls.filter(([sql]) => String(sql).includes('INSERT INTO runs') && String(sql).includes('unnest'));
@@ -53,7 +57,7 @@ describe('a burst of POST /v1/jobs', () => {
     );
     done.forEach((job, i) => {
       expect(job.session_id).toBe(accepted[i].body.session_id);
-      expect(job.result.response).toBe(`echo: hello ${i}`);
+      expect(job.result.response).toBe(`echo: ${message(i)}`);
     });
   });
 });
