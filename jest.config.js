@@ -1,6 +1,8 @@
 /** Three tiers: unit tests beside the code, integration against the real local Postgres/Redis, e2e over HTTP. */
 const transform = { '^.+\\.ts$': ['@swc/jest'] };
 const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+/** the service as `main.ts` starts it (test/support/shipped-process.ts) */
+const shipped = { ...common, setupFiles: ['<rootDir>/test/support/shipped-process.ts'] };
 module.exports = {
   testTimeout: 60000,
   // One worker process, replaced once it holds more than this after a file. Left to itself jest runs every file
@@ -12,10 +14,11 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts', '<rootDir>/test/embed/**/*.e2e-spec.ts'] },
-    { ...common, displayName: 'security', testMatch: ['<rootDir>/test/security/**/*.spec.ts'] },
-    { ...common, displayName: 'reliability', testMatch: ['<rootDir>/test/reliability/**/*.spec.ts'] },
-    { ...common, displayName: 'langgraph-api', testMatch: ['<rootDir>/test/langgraph-api/**/*.spec.ts'] },
+    { ...shipped, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    { ...common, displayName: 'embed', testMatch: ['<rootDir>/test/embed/**/*.e2e-spec.ts'] },
+    { ...shipped, displayName: 'security', testMatch: ['<rootDir>/test/security/**/*.spec.ts'] },
+    { ...shipped, displayName: 'reliability', testMatch: ['<rootDir>/test/reliability/**/*.spec.ts'] },
+    { ...shipped, displayName: 'langgraph-api', testMatch: ['<rootDir>/test/langgraph-api/**/*.spec.ts'] },
     // the web console in a real browser (playwright-core driving /usr/bin/chromium)
     { ...common, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'] },
   ],

@@ -2,11 +2,13 @@ import { Logger } from '@nestjs/common';
 
 import { runApiProcesses } from './cluster';
 import { poolRandomValues } from './common/pooled-random';
+import { fastRunnableContext } from './common/runnable-context';
 import { AppConfig } from './config/app-config';
 import { logStartupFailure } from './observability/logger';
 
 async function main(): Promise<void> {
   poolRandomValues();
+  fastRunnableContext();
   const config = new AppConfig(process.env);
   await runApiProcesses(config, (processes) => serve(config, processes));
 }

@@ -6,12 +6,14 @@ import { Logger as PinoLogger } from 'nestjs-pino';
 
 import { WorkerModule } from './app.module';
 import { poolRandomValues } from './common/pooled-random';
+import { fastRunnableContext } from './common/runnable-context';
 import { AppConfig } from './config/app-config';
 import { logStartupFailure } from './observability/logger';
 
 /** Worker only: scale run execution over processes and machines (same Redis and Postgres as the API). */
 async function main(): Promise<void> {
   poolRandomValues();
+  fastRunnableContext();
   const config = new AppConfig(process.env);
   if (!config.redisUrl || !config.databaseUrl) {
     throw new Error('worker.ts needs REDIS_URL and DATABASE_URL (shared with the API)');
