@@ -31,14 +31,18 @@ export function fastRunnableContext(provider = AsyncLocalStorageProviderSingleto
   if (TRACING_ENV.some((name) => ['true', '1'].includes(getEnvironmentVariable(name) ?? ''))) return false;
   const original = provider.runWithConfig.bind(provider);
   let template: Store | undefined;
+  let templateOf: unknown;
   provider.runWithConfig = (config, callback, avoidCreatingRootRunTree) => {
     const storage = provider.getInstance();
     const previous = storage.getStore();
     if (avoidCreatingRootRunTree || config?.callbacks || previous?.tracingEnabled)
       return original(config, callback, avoidCreatingRootRunTree);
-    // the first call builds the template the original way, outside any store (no context variables in it), once
-    // LangChain has set its storage up
-    template ??= storage.run(undefined, () => original({}, () => storage.getStore())) as Store | undefined;
+    // built once per storage, the original way and outside any store (no context variables in it); none while
+    // LangChain's storage is its no-op stand-in
+    if (templateOf !== storage) {
+      templateOf = storage;
+      template = storage.run(undefined, () => original({}, () => storage.getStore())) as Store | undefined;
+    }
     if (!template?.extra) return original(config, callback, avoidCreatingRootRunTree);
     const carrier = Object.create(template) as Store;
     carrier.extra = { ...template.extra, [LC_CHILD_KEY]: config };
