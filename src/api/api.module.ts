@@ -12,9 +12,9 @@ import { HEALTH_INDICATORS, type HealthIndicator } from '../observability/health
 import { HttpMetricsMiddleware } from '../observability/http-metrics.middleware';
 import { MetricsController } from '../observability/metrics.controller';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
-import { RunRecordsModule } from '../runs/records/run-records.module';
 import { RunQueueHealthIndicator } from '../runs/run-queue.health';
 import { RunsModule } from '../runs/runs.module';
+import { RunStoreModule } from '../runs/store/run-store.module';
 import { ToolApprovalService } from '../tools/tool-approval.service';
 import { ToolsModule } from '../tools/tools.module';
 import { ApprovalsController } from './controllers/approvals.controller';
@@ -49,7 +49,7 @@ export class ApiModule implements NestModule {
         AuthModule,
         OrchestratorModule,
         MemoryModule,
-        RunRecordsModule,
+        RunStoreModule,
         RunsModule.register(config),
         ToolsModule,
         DocumentsModule,

@@ -3,9 +3,9 @@ import { Injectable } from '@nestjs/common';
 import { DEFAULT_TENANT } from '../auth/tenant';
 import { FINAL_STATUSES } from '../database/entities';
 import { AgentOrchestrator as TurnOrchestrator } from '../orchestrator/agent-orchestrator.service';
-import type { ChatResult } from '../runs/records/chat-result';
-import { RunRecords } from '../runs/records/run-records.repository';
 import { type JobView, RunsService } from '../runs/runs.service';
+import type { ChatResult } from '../runs/store/chat-result';
+import { RunStore } from '../runs/store/run-store';
 
 /** One turn asked for in-process (the body of `POST /v1/chat` and `/v1/jobs`, in camelCase). */
 export interface TurnInput {
@@ -29,7 +29,7 @@ export class AgentOrchestratorFacade {
   constructor(
     private readonly turns: TurnOrchestrator,
     private readonly jobs: RunsService,
-    private readonly runs: RunRecords,
+    private readonly runs: RunStore,
   ) {}
 
   /** One turn, answered when it has finished. */

@@ -21,8 +21,8 @@ import { DatabaseModule } from '../database/database.module';
 import { LANGGRAPH_API_CONTROLLERS, LangGraphApiModule } from '../langgraph-api/langgraph-api.module';
 import { ObservabilityModule } from '../observability/observability.module';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
-import { RunRecordsModule } from '../runs/records/run-records.module';
 import { RunsModule } from '../runs/runs.module';
+import { RunStoreModule } from '../runs/store/run-store.module';
 import { AgentOrchestratorFacade } from './agent-orchestrator.facade';
 import { HOST_EXTENSIONS, HostCatalog } from './host-catalog';
 import { type AgentOrchestratorLayout, type AgentOrchestratorOptions, configOf } from './orchestrator-options';
@@ -112,7 +112,7 @@ export class AgentOrchestratorModule {
         ObservabilityModule.forHost(),
         DatabaseModule,
         OrchestratorModule,
-        RunRecordsModule,
+        RunStoreModule,
         RunsModule.register(shape),
         ...http,
       ],

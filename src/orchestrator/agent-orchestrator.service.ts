@@ -25,17 +25,16 @@ import { LlmService } from '../llm/llm.service';
 import { isModelUnavailable } from '../llm/model-errors';
 import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
 import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
-import { ConversationRepository } from '../memory/conversation.repository';
 import { currentRun } from '../observability/log-context';
 import { MetricsService } from '../observability/metrics.service';
 import { RunObserver } from '../observability/run-observer.service';
-import type { ChatResult } from '../runs/records/chat-result';
-import { DurableRuns } from '../runs/records/durable-runs.repository';
-import { PersistentUsageCollector, type RunUsage } from '../runs/records/persistent-usage';
-import { type RunEnd, RunRecords } from '../runs/records/run-records.repository';
+import { PersistentUsageCollector, type RunUsage } from '../runs/persistent-usage';
+import type { ChatResult } from '../runs/store/chat-result';
+import { RunLedger } from '../runs/store/run-ledger';
+import { type RunEnd, RunStore } from '../runs/store/run-store';
+import { SessionStore } from '../runs/store/session-store';
 import { ScopeValidator } from '../scope/scope-validator.service';
 import { ApprovalPending, pendingApprovalResult, toPendingApproval } from '../tools/tool-approval';
-import { ToolApprovalRepository } from '../tools/tool-approval.repository';
 import { withBudgetReport } from './budget-outcome';
 import { isTransientDbError, withDbRetry } from './db-retry';
 import { GraphInterrupted, GraphRunner, type GraphRunOptions } from './graph-runner.service';
@@ -92,7 +91,7 @@ export interface ExecuteOptions extends GraphRunOptions {
   leaseWait?: 'block' | 'defer';
   /** aborted → the turn stops and is handed back (status `queued`, resumes from its last checkpoint) */
   handBack?: AbortSignal;
-  /** the run is `running` already, holding its session's lease (RunRecords.createStarted / leaseAndStart) */
+  /** the run is `running` already, holding its session's lease (RunStore.createStarted / leaseAndStart) */
   startedAtAccept?: boolean;
 }
 
@@ -133,14 +132,13 @@ export class AgentOrchestrator {
 
   constructor(
     private readonly agents: AgentRegistry,
-    private readonly sessions: ConversationRepository,
-    private readonly runs: RunRecords,
+    private readonly sessions: SessionStore,
+    private readonly runs: RunStore,
     private readonly llm: LlmService,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
     private readonly scope: ScopeValidator,
-    private readonly approvals: ToolApprovalRepository,
-    private readonly durable: DurableRuns,
+    private readonly ledger: RunLedger,
     private readonly lease: TurnLease,
     private readonly events: RunEventBus,
     private readonly observer: RunObserver,
@@ -186,12 +184,12 @@ export class AgentOrchestrator {
     // a repeat returns the first run; a different request under the same key is refused
     const tenantId = req.tenant_id ?? 'default';
     const hash = requestHash(req, mode);
-    const first = await this.durable.findByIdempotencyKey(tenantId, key);
+    const first = await this.ledger.findByIdempotencyKey(tenantId, key);
     if (first) return this.repeatOf(first, hash, key);
     const run = await this.acceptNew(req, mode);
-    if (await this.durable.claimIdempotencyKey(run.id, key, hash)) return run;
-    await this.durable.discard(run.id, req.session_id ? null : { id: run.sessionId, tenantId: run.tenantId });
-    const winner = await this.durable.findByIdempotencyKey(tenantId, key);
+    if (await this.ledger.claimIdempotencyKey(run.id, key, hash)) return run;
+    await this.runs.discard(run.id, req.session_id ? null : { id: run.sessionId, tenantId: run.tenantId });
+    const winner = await this.ledger.findByIdempotencyKey(tenantId, key);
     if (!winner) throw new Error('idempotency key lost and not found');
     return this.repeatOf(winner, hash, key);
   }
@@ -212,7 +210,7 @@ export class AgentOrchestrator {
     }
   }
 
-  /** `start`: inserted already running when its session is free (RunRecords.createStarted) */
+  /** `start`: inserted already running when its session is free (RunStore.createStarted) */
   private async acceptNew(req: TurnRequest, mode: RunMode, start = false, known?: KnownSession): Promise<RunEntity> {
     if (req.message.length > this.config.maxMessageChars) {
       throw new MessageTooLargeException(this.config.maxMessageChars, req.message.length);
@@ -324,7 +322,7 @@ export class AgentOrchestrator {
       const usage = new PersistentUsageCollector(
         await this.usageOf(run),
         run.attempts,
-        (u) => this.durable.saveUsage(run.id, u),
+        (u) => this.ledger.saveUsage(run.id, u),
         USAGE_WRITE_DELAY_MS,
       );
       return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log, budget });
@@ -356,7 +354,7 @@ export class AgentOrchestrator {
   private async usageOf(run: RunEntity): Promise<RunUsage> {
     const totals = { calls: run.llmCalls ?? 0, promptTokens: run.promptTokens ?? 0, completionTokens: run.completionTokens ?? 0 };
     if (run.attempts <= 1 && totals.calls === 0) return { totals, calls: [] };
-    return { totals, calls: await this.durable.modelCalls(run.id).catch(() => []) };
+    return { totals, calls: await this.ledger.modelCalls(run.id).catch(() => []) };
   }
 
   /**
@@ -411,7 +409,7 @@ export class AgentOrchestrator {
         opts.handBack?.aborted && !ctx.timer.aborted ? 'shutdown' : queued && isTransientDbError(err) ? 'database unavailable' : null;
       if (handBack) {
         await usage.flushed(); // the attempt that resumes adds to what this one counted
-        await withDbRetry('hand back', this.config.durability.dbWriteRetries, () => this.durable.handBack(run.sessionId, run.id));
+        await withDbRetry('hand back', this.config.durability.dbWriteRetries, () => this.runs.handBack(run.sessionId, run.id));
         this.logger.warn({ msg: 'run handed back', ...log, reason: handBack });
         this.metrics.runRecoveries.inc({ event: 'handed_back' });
         throw new RunHandedBack(run.id, handBack);
@@ -445,7 +443,7 @@ export class AgentOrchestrator {
   ): Promise<ChatResult> {
     await usage.flushed(); // the attempt resumed after the decision adds to what this one counted
     const pending = toPendingApproval(request, usage.calls);
-    const paused = await this.approvals.pause(run.id, pending, { waiting_for: 'approval', tool: pending.tool });
+    const paused = await this.runs.pause(run.id, pending, { waiting_for: 'approval', tool: pending.tool });
     this.logger.log({ msg: 'run waits for tool approval', ...log, tool: pending.tool, tool_call_id: pending.tool_call_id });
     if (!paused) return this.storedResult(run.id);
     const ms = Date.now() - started;

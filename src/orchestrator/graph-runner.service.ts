@@ -19,8 +19,9 @@ import { TenantStore } from '../langgraph-api/store/tenant-store';
 import { BUDGET_KEY, type RunBudget } from '../llm/run-budget';
 import { USAGE_KEY } from '../llm/usage-collector';
 import { currentRun } from '../observability/log-context';
-import { DurableRuns } from '../runs/records/durable-runs.repository';
-import type { PersistentUsageCollector } from '../runs/records/persistent-usage';
+import type { PersistentUsageCollector } from '../runs/persistent-usage';
+import { RunLedger } from '../runs/store/run-ledger';
+import { RunStore } from '../runs/store/run-store';
 import { TOOL_LEDGER_KEY } from '../runs/tool-ledger';
 import {
   ApprovalPending,
@@ -30,7 +31,6 @@ import {
   resumeAfterDecision,
   TOOL_GUARD_KEY,
 } from '../tools/tool-approval';
-import { ToolApprovalRepository } from '../tools/tool-approval.repository';
 
 export interface ProgressEvent {
   run_id: string;
@@ -73,9 +73,9 @@ function isApprovalRequest(interrupts: unknown[]): boolean {
 export class GraphRunner {
   constructor(
     private readonly agents: AgentRegistry,
-    private readonly approvals: ToolApprovalRepository,
     private readonly config: AppConfig,
-    private readonly durable: DurableRuns,
+    private readonly ledger: RunLedger,
+    private readonly runs: RunStore,
     private readonly events: RunEventBus,
     @Inject(LANGGRAPH_STORE) private readonly store: BaseStore,
   ) {}
@@ -94,12 +94,12 @@ export class GraphRunner {
       run_id: run.id,
       [USAGE_KEY]: usage,
       [BUDGET_KEY]: budget,
-      [TOOL_LEDGER_KEY]: this.durable.toolLedger(run.id, run.attempts),
+      [TOOL_LEDGER_KEY]: this.ledger.toolLedger(run.id, run.attempts),
     };
     const resume = run.attempts > 1 && (await this.checkpointOfThisRun(agent, configurable, run.id));
     // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
     const approval = resumeAfterDecision(run);
-    if (approval) await this.approvals.consume(run.id); // a decision answers one pause, never a later one
+    if (approval) await this.runs.consumeDecision(run.id); // a decision answers one pause, never a later one
     const from = !resume && !approval && run.input.checkpoint_id ? { checkpoint_id: run.input.checkpoint_id } : {};
     // a turn starting from the thread's latest checkpoint reads it once, for the guard and the graph
     const opening = resume || approval || from.checkpoint_id ? undefined : await this.openingRead(agent, configurable, opts.newThread);

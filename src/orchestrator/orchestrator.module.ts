@@ -5,16 +5,15 @@ import { EventsModule } from '../events/events.module';
 import { StoreModule } from '../langgraph-api/store/store.module';
 import { LlmModule } from '../llm/llm.module';
 import { MemoryModule } from '../memory/memory.module';
-import { RunRecordsModule } from '../runs/records/run-records.module';
+import { RunStoreModule } from '../runs/store/run-store.module';
 import { ScopeModule } from '../scope/scope.module';
-import { ToolApprovalRepository } from '../tools/tool-approval.repository';
 import { AgentOrchestrator } from './agent-orchestrator.service';
 import { GraphRunner } from './graph-runner.service';
 import { TurnLease } from './turn-lease.service';
 
 @Module({
-  imports: [AgentsModule, LlmModule, MemoryModule, ScopeModule, RunRecordsModule, EventsModule, StoreModule],
-  providers: [AgentOrchestrator, GraphRunner, ToolApprovalRepository, TurnLease],
-  exports: [AgentOrchestrator, AgentsModule, ToolApprovalRepository, EventsModule],
+  imports: [AgentsModule, LlmModule, MemoryModule, ScopeModule, RunStoreModule, EventsModule, StoreModule],
+  providers: [AgentOrchestrator, GraphRunner, TurnLease],
+  exports: [AgentOrchestrator, AgentsModule, EventsModule, RunStoreModule],
 })
 export class OrchestratorModule {}

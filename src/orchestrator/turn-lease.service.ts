@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity } from '../database/entities';
-import { DurableRuns } from '../runs/records/durable-runs.repository';
-import { RunRecords } from '../runs/records/run-records.repository';
+import { RunStore } from '../runs/store/run-store';
+import { SessionStore } from '../runs/store/session-store';
 import { withDbRetry } from './db-retry';
 
 const LEASE_POLL_MS = 50;
@@ -29,8 +29,8 @@ export class TurnLease {
   private readonly logger = new Logger(TurnLease.name);
 
   constructor(
-    private readonly durable: DurableRuns,
-    private readonly runs: RunRecords,
+    private readonly sessions: SessionStore,
+    private readonly runs: RunStore,
     private readonly config: AppConfig,
   ) {}
 
@@ -41,12 +41,12 @@ export class TurnLease {
   async take(run: RunEntity, deadline: number, signal: AbortSignal, mode: 'block' | 'defer'): Promise<boolean> {
     const retries = this.config.durability.dbWriteRetries;
     for (;;) {
-      if (await withDbRetry('take lease', retries, () => this.durable.tryLease(run.sessionId, run.id, this.config.runLockMs))) return true;
+      if (await withDbRetry('take lease', retries, () => this.sessions.tryLease(run.sessionId, run.id, this.config.runLockMs))) return true;
       // ended or cancelled meanwhile (e.g. by another executor of an idempotent repeat): its stored result answers
       const now = await this.runs.get(run.id);
       if (FINAL_STATUSES.includes(now.status) || now.cancelRequested) return false;
       if (mode === 'defer') {
-        const holder = await this.durable.leaseHolder(run.sessionId, run.tenantId);
+        const holder = await this.sessions.leaseHolder(run.sessionId, run.tenantId);
         throw new SessionLeaseBusy(run.sessionId, holder?.runId === run.id ? Math.min(holder.remainingMs + 50, 1000) : undefined);
       }
       if (Date.now() >= deadline || signal.aborted) return false;
@@ -62,12 +62,12 @@ export class TurnLease {
   }
 
   release(run: RunEntity): Promise<void> {
-    return this.durable.releaseLease(run.sessionId, run.id);
+    return this.sessions.releaseLease(run.sessionId, run.id);
   }
 
   private async renew(run: RunEntity, leaseMs: number): Promise<void> {
     try {
-      if (!(await this.durable.renewLease(run.sessionId, run.id, leaseMs))) {
+      if (!(await this.sessions.renewLease(run.sessionId, run.id, leaseMs))) {
         this.logger.warn({ msg: 'session lease lost while running', run_id: run.id });
       }
     } catch (err) {

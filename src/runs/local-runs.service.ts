@@ -6,9 +6,9 @@ import { AppConfig } from '../config/app-config';
 import type { RunEntity } from '../database/entities';
 import { inQueuedRunContext, queuedRunContext } from '../observability/queued-run-context';
 import { RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
-import { DurableRuns } from './records/durable-runs.repository';
 import { RunExecutor } from './run-executor.service';
 import { RunQueue } from './run-queue';
+import { RunStore } from './store/run-store';
 
 /** A run handed back for a database outage is queued again after this long (as RunProcessor parks it). */
 const HANDED_BACK_MS = 2000;
@@ -38,7 +38,7 @@ export class LocalRuns implements BeforeApplicationShutdown {
   constructor(
     private readonly executor: RunExecutor,
     private readonly queue: RunQueue,
-    private readonly durable: DurableRuns,
+    private readonly records: RunStore,
     private readonly config: AppConfig,
   ) {}
 
@@ -110,7 +110,7 @@ export class LocalRuns implements BeforeApplicationShutdown {
     try {
       // usually no job is parked at all: one Redis read instead of a statement after every run
       if (!(await this.queue.anyParked())) return;
-      const next = await this.durable.nextOfSession(run.sessionId, run.tenantId);
+      const next = await this.records.nextOfSession(run.sessionId, run.tenantId);
       if (next) await this.queue.wake(next);
     } catch (err) {
       this.logger.debug?.({ msg: 'next turn not woken', run_id: run.id, err: (err as Error).message });

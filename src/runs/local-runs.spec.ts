@@ -1,9 +1,9 @@
 import type { AppConfig } from '../config/app-config';
 import type { RunEntity } from '../database/entities';
 import { LocalRuns } from './local-runs.service';
-import type { DurableRuns } from './records/durable-runs.repository';
 import type { RunExecutor } from './run-executor.service';
 import type { RunQueue } from './run-queue';
+import type { RunStore } from './store/run-store';
 
 function run(id: string, status: RunEntity['status']): RunEntity {
   return { id, status, sessionId: `s-${id}`, tenantId: 't', input: { message: 'x' } } as RunEntity;
@@ -22,7 +22,7 @@ describe('LocalRuns', () => {
   const config = { localRunConcurrency: 1, durability: { shutdownGraceMs: 1000 } } as AppConfig;
 
   it('executes up to LOCAL_RUN_CONCURRENCY queued runs, and always a run accepted already started', async () => {
-    const local = new LocalRuns(executor, queue, {} as DurableRuns, config);
+    const local = new LocalRuns(executor, queue, {} as RunStore, config);
     expect(local.hasRoom()).toBe(true);
     expect(local.start(run('a', 'queued'))).toBe(true);
     expect(local.hasRoom()).toBe(false);
@@ -45,7 +45,7 @@ describe('LocalRuns', () => {
   });
 
   it('LOCAL_RUN_CONCURRENCY=0: every run goes to the queue', () => {
-    const local = new LocalRuns(executor, queue, {} as DurableRuns, { ...config, localRunConcurrency: 0 } as AppConfig);
+    const local = new LocalRuns(executor, queue, {} as RunStore, { ...config, localRunConcurrency: 0 } as AppConfig);
     expect(local.hasRoom()).toBe(false);
     expect(local.start(run('d', 'queued'))).toBe(false);
   });

@@ -3,9 +3,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { RunEntity } from '../database/entities';
 import { AgentOrchestrator, type ExecuteOptions } from '../orchestrator/agent-orchestrator.service';
 import type { ProgressEvent } from '../orchestrator/graph-runner.service';
-import type { ChatResult } from './records/chat-result';
-import { RunRecords } from './records/run-records.repository';
 import { RunCancellation } from './run-cancellation.service';
+import type { ChatResult } from './store/chat-result';
+import { RunStore } from './store/run-store';
 
 /**
  * A run's progress row is written at most this often, the first time this long after it starts: a statement
@@ -21,7 +21,7 @@ export class RunExecutor {
 
   constructor(
     private readonly orchestrator: AgentOrchestrator,
-    private readonly runs: RunRecords,
+    private readonly runs: RunStore,
     private readonly cancellation: RunCancellation,
   ) {}
 

@@ -4,9 +4,8 @@ import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../observability/metrics.service';
 import { AgentOrchestrator } from '../orchestrator/agent-orchestrator.service';
 import { BullRunQueue } from './bull-run-queue';
-import { DurableRuns } from './records/durable-runs.repository';
-import { RunRecords } from './records/run-records.repository';
 import { RunQueue } from './run-queue';
+import { RunStore } from './store/run-store';
 
 const INLINE_ORPHAN_AFTER_MS = 60_000;
 /** a run accepted this recently may still be on its way into the queue */
@@ -26,8 +25,7 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
   private busy = false;
 
   constructor(
-    private readonly records: RunRecords,
-    private readonly durable: DurableRuns,
+    private readonly records: RunStore,
     private readonly orchestrator: AgentOrchestrator,
     private readonly queue: RunQueue,
     private readonly config: AppConfig,
@@ -56,7 +54,7 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
     let fixed = 0;
     try {
       const grace = Math.max(MIN_GRACE_MS, this.config.durability.reconcileMs);
-      const runs = await this.durable.unfinished(grace, this.config.runTimeoutMs * 2);
+      const runs = await this.records.unfinished(grace, this.config.runTimeoutMs * 2);
       const states = await this.queue.jobStates(runs.map((r) => r.id));
       for (const run of runs) {
         const state = states.get(run.id) ?? 'missing';

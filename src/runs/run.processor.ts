@@ -6,10 +6,10 @@ import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
 import { inQueuedRunContext } from '../observability/queued-run-context';
 import { AgentOrchestrator, RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
-import { DurableRuns } from './records/durable-runs.repository';
 import { type RunJobData, RUNS_QUEUE } from './run.job';
 import { RunExecutor } from './run-executor.service';
 import { RunQueue } from './run-queue';
+import { RunStore } from './store/run-store';
 
 /** A job whose session is busy is parked this long (or until the session's running turn ends and wakes it). */
 const PARKED_MS = 1000;
@@ -32,8 +32,8 @@ export class RunProcessor implements OnApplicationBootstrap, BeforeApplicationSh
   constructor(
     private readonly executor: RunExecutor,
     private readonly orchestrator: AgentOrchestrator,
-    private readonly durable: DurableRuns,
     private readonly queue: RunQueue,
+    private readonly records: RunStore,
     private readonly config: AppConfig,
   ) {}
 
@@ -95,7 +95,7 @@ export class RunProcessor implements OnApplicationBootstrap, BeforeApplicationSh
       if (!(await this.queue.anyParked())) return;
       const run = await this.orchestrator.peek(runId);
       if (!run || !['completed', 'failed', 'cancelled', 'interrupted'].includes(run.status)) return;
-      const next = await this.durable.nextOfSession(run.sessionId, run.tenantId);
+      const next = await this.records.nextOfSession(run.sessionId, run.tenantId);
       if (next) await this.queue.wake(next);
     } catch (err) {
       this.logger.debug?.({ msg: 'next turn not woken', run_id: runId, err: (err as Error).message });

@@ -8,7 +8,6 @@ import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { BullRunQueue } from './bull-run-queue';
 import { InlineRunQueue } from './inline-run-queue';
 import { LocalRuns } from './local-runs.service';
-import { RunRecordsModule } from './records/run-records.module';
 import { RUNS_QUEUE } from './run.job';
 import { RunProcessor } from './run.processor';
 import { CANCEL_CHANNEL_REDIS, RunCancellation } from './run-cancellation.service';
@@ -17,6 +16,7 @@ import { RunQueue } from './run-queue';
 import { RunQueueHealthIndicator } from './run-queue.health';
 import { RunRecovery } from './run-recovery.service';
 import { RunsService } from './runs.service';
+import { RunStoreModule } from './store/run-store.module';
 
 const registered = new WeakMap<AppConfig, Map<boolean, DynamicModule>>();
 
@@ -43,7 +43,7 @@ export class RunsModule {
     if (!config.redisUrl) {
       return {
         module: RunsModule,
-        imports: [OrchestratorModule, RunRecordsModule],
+        imports: [OrchestratorModule, RunStoreModule],
         providers: [...common, InlineRunQueue, { provide: RunQueue, useExisting: InlineRunQueue }, RunRecovery],
         exports: [RunsService, RunQueue, RunQueueHealthIndicator],
       };
@@ -54,7 +54,7 @@ export class RunsModule {
       module: RunsModule,
       imports: [
         OrchestratorModule,
-        RunRecordsModule,
+        RunStoreModule,
         BullModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (c: AppConfig) => ({ connection: connectionOf(c), prefix: c.queuePrefix }),

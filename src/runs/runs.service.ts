@@ -6,10 +6,10 @@ import { RunEventBus } from '../events/run-event-bus';
 import { AgentOrchestrator, type KnownSession, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
 import { pendingCallView } from '../tools/tool-approval';
 import { LocalRuns } from './local-runs.service';
-import { DurableRuns } from './records/durable-runs.repository';
-import { RunRecords } from './records/run-records.repository';
 import { RunCancellation } from './run-cancellation.service';
 import { RunQueue } from './run-queue';
+import { RunLedger } from './store/run-ledger';
+import { RunStore } from './store/run-store';
 
 export interface JobView {
   job_id: string;
@@ -50,10 +50,10 @@ export class RunsService {
 
   constructor(
     private readonly orchestrator: AgentOrchestrator,
-    private readonly records: RunRecords,
+    private readonly records: RunStore,
     private readonly queue: RunQueue,
     private readonly cancellation: RunCancellation,
-    private readonly durable: DurableRuns,
+    private readonly ledger: RunLedger,
     private readonly events: RunEventBus,
     @Optional() private readonly local?: LocalRuns,
   ) {}
@@ -89,7 +89,7 @@ export class RunsService {
         })
         .catch((e: Error) => this.logger.error({ msg: 'could not record the refused run', run_id: run.id, err: e.message }));
       // a retry with the same Idempotency-Key gets a new chance instead of this refusal
-      await this.durable.releaseIdempotencyKey(run.id).catch(() => undefined);
+      await this.ledger.releaseIdempotencyKey(run.id).catch(() => undefined);
       throw err;
     }
     return run;

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 
 import { RunNotInterruptedException } from '../common/domain.exception';
-import { RunRecords } from '../runs/records/run-records.repository';
 import { RunQueue } from '../runs/run-queue';
 import { type JobView, toJobView } from '../runs/runs.service';
-import { ToolApprovalRepository } from './tool-approval.repository';
+import { RunStore } from '../runs/store/run-store';
 
 const HANDOFF_MS = 5_000;
 const HANDOFF_CHECK_MS = 200;
@@ -17,14 +16,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 @Injectable()
 export class ToolApprovalService {
   constructor(
-    private readonly records: RunRecords,
-    private readonly store: ToolApprovalRepository,
+    private readonly records: RunStore,
     private readonly queue: RunQueue,
   ) {}
 
   async decide(id: string, approved: boolean, tenantId: string): Promise<JobView> {
     await this.records.getForTenant(id, tenantId); // 404 first, also for another tenant's run
-    if (!(await this.store.decide(id, approved))) throw new RunNotInterruptedException(id, (await this.records.get(id)).status);
+    if (!(await this.records.decide(id, approved))) throw new RunNotInterruptedException(id, (await this.records.get(id)).status);
     await this.handOff(id);
     return toJobView(await this.records.get(id));
   }

@@ -6,7 +6,7 @@ import { Tenant } from '../../auth/tenant.guard';
 import { RunEventBus } from '../../events/run-event-bus';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { idempotencyKey } from '../../runs/idempotency-key';
-import type { ChatResult } from '../../runs/records/chat-result';
+import type { ChatResult } from '../../runs/store/chat-result';
 import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { ChatResultDto } from '../dto/chat-result.dto';

@@ -5,8 +5,8 @@ import type { Response } from 'express';
 import { Tenant } from '../../auth/tenant.guard';
 import { RunNotFoundException } from '../../common/domain.exception';
 import { idempotencyKey } from '../../runs/idempotency-key';
-import { RunRecords } from '../../runs/records/run-records.repository';
 import { JobView, RunsService } from '../../runs/runs.service';
+import { RunStore } from '../../runs/store/run-store';
 import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { JobAcceptedDto, JobDto } from '../dto/job.dto';
@@ -19,7 +19,7 @@ import { isUuid } from './ids';
 export class JobsController {
   constructor(
     private readonly runs: RunsService,
-    private readonly records: RunRecords,
+    private readonly records: RunStore,
     private readonly gate: TurnGate,
   ) {}
 

@@ -6,7 +6,8 @@ import { Tenant } from '../../auth/tenant.guard';
 import { NoResultException, RunNotFoundException, SessionNotFoundException } from '../../common/domain.exception';
 import { ConversationRepository } from '../../memory/conversation.repository';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
-import { RunRecords } from '../../runs/records/run-records.repository';
+import { RunStore } from '../../runs/store/run-store';
+import { SessionStore } from '../../runs/store/session-store';
 import { ApiErrors } from '../dto/api-docs';
 import { ChatResultDto } from '../dto/chat-result.dto';
 import { RunTraceDto, toRunTrace } from '../dto/run-trace.dto';
@@ -18,8 +19,9 @@ import { isUuid } from './ids';
 @Controller('v1/sessions')
 export class SessionsController {
   constructor(
-    private readonly sessions: ConversationRepository,
-    private readonly runs: RunRecords,
+    private readonly conversations: ConversationRepository,
+    private readonly sessions: SessionStore,
+    private readonly runs: RunStore,
     private readonly orchestrator: AgentOrchestrator,
   ) {}
 
@@ -27,7 +29,7 @@ export class SessionsController {
   @Get()
   @ApiOkResponse({ type: SessionListDto })
   async list(@Query() query: SessionListQueryDto, @Tenant() tenantId: string): Promise<SessionListDto> {
-    const sessions = await this.sessions.list(tenantId, query.limit ?? 20, query.agent);
+    const sessions = await this.conversations.list(tenantId, query.limit ?? 20, query.agent);
     return {
       sessions: sessions.map((s) => ({
         session_id: s.id,
@@ -44,7 +46,7 @@ export class SessionsController {
   @ApiOkResponse({ type: SessionDto })
   async get(@Param('id') id: string, @Tenant() tenantId: string): Promise<SessionDto> {
     const session = await this.sessions.get(this.known(id), tenantId);
-    const [messages, runs] = await Promise.all([this.sessions.history(id, tenantId), this.runs.listBySession(id, tenantId)]);
+    const [messages, runs] = await Promise.all([this.conversations.history(id, tenantId), this.runs.listBySession(id, tenantId)]);
     return {
       session_id: session.id,
       agent: session.agent,

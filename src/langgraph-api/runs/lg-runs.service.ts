@@ -7,8 +7,9 @@ import { RunAlreadyFinishedException, RunNotFoundException } from '../../common/
 import type { RunEntity } from '../../database/entities';
 import { RunEventBus } from '../../events/run-event-bus';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
-import { RunRecords } from '../../runs/records/run-records.repository';
 import { RunsService } from '../../runs/runs.service';
+import { RunStore } from '../../runs/store/run-store';
+import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';
 import { InvalidRequestException, ThreadBusyException, ThreadNotFoundException } from '../errors';
 import { ThreadsRepository } from '../threads/threads.repository';
@@ -90,9 +91,10 @@ export class LangGraphRunsService {
 
   constructor(
     private readonly runs: RunsService,
-    private readonly records: RunRecords,
+    private readonly records: RunStore,
     private readonly repo: LgRunsRepository,
     private readonly threads: ThreadsRepository,
+    private readonly sessions: SessionStore,
     private readonly threadsService: ThreadsService,
     private readonly assistants: AssistantsService,
     private readonly orchestrator: AgentOrchestrator,
@@ -115,11 +117,11 @@ export class LangGraphRunsService {
     const temporary = threadId === null && (body.on_completion ?? 'delete') === 'delete';
     const id = threadId ?? randomUUID();
     let inflight = known?.inflight ?? [];
-    if (threadId === null) await this.threads.insert(tenantId, id, {});
+    if (threadId === null) await this.sessions.insert(tenantId, id, {});
     else if (!known) {
       if (body.if_not_exists !== 'create') throw new ThreadNotFoundException(id);
       // created by another request meanwhile: its runs count
-      if (!(await this.threads.insert(tenantId, id, {}))) inflight = await this.repo.inflight(tenantId, id);
+      if (!(await this.sessions.insert(tenantId, id, {}))) inflight = await this.sessions.inflight(tenantId, id);
     }
     const strategy = body.multitask_strategy ?? 'reject';
     if (threadId !== null) await this.applyMultitask(tenantId, id, strategy, inflight);
@@ -175,7 +177,7 @@ export class LangGraphRunsService {
       { here: opts.waited, session },
     );
     const recordedWithLease = session && run.status === 'running' && run.attempts === 1;
-    if (!same && !recordedWithLease) await this.threads.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
+    if (!same && !recordedWithLease) await this.sessions.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
     if (body.webhook) void this.webhookWhenEnded(id, run.id);
     if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
     return { run, threadId: id, temporary, modes };
@@ -209,7 +211,7 @@ export class LangGraphRunsService {
     } else if (action === 'interrupt') throw new RunAlreadyFinishedException(runId, run.status);
     if (action === 'rollback') {
       await this.ended(runId, AbortSignal.timeout(STOP_TIMEOUT_MS));
-      await this.repo.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
+      await this.records.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
     } else if (wait) await this.ended(runId);
   }
 
@@ -238,7 +240,7 @@ export class LangGraphRunsService {
   async delete(tenantId: string, threadId: string, runId: string): Promise<void> {
     const run = await this.row(tenantId, threadId, runId);
     if (!hasEnded(run)) throw new ThreadBusyException(threadId);
-    await this.repo.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
+    await this.records.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
   }
 
   /** Waits for the run's end; the thread's final values (with `__interrupt__` when interrupted), or `{ __error__ }`. */

@@ -6,6 +6,7 @@ import { threadIdOf } from '../../auth/tenant';
 import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
+import { unfinished } from '../../runs/store/run-rules';
 
 export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
 
@@ -61,21 +62,13 @@ function threadRow(r: Row): ThreadRow {
   };
 }
 
-/** The LangGraph API's SQL on sessions (threads) and their checkpoints; every query is per tenant. */
+/**
+ * The LangGraph API's reads of sessions (threads) and its copies of their checkpoints; every query is per tenant.
+ * Sessions are written by the run store's SessionStore.
+ */
 @Injectable()
 export class ThreadsRepository {
   constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource) {}
-
-  /** A new session without agent; false when the tenant already has one with this id. */
-  async insert(tenantId: string, id: string, metadata: Record<string, unknown>, agent: string | null = null): Promise<boolean> {
-    const rows = rowsOf(
-      await this.dataSource.query(
-        `INSERT INTO sessions (tenant_id, id, agent, metadata) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
-        [tenantId, id, agent, JSON.stringify(metadata)],
-      ),
-    );
-    return rows.length > 0;
-  }
 
   async get(tenantId: string, id: string): Promise<ThreadRow | null> {
     const rows = rowsOf<Row>(await this.dataSource.query(`${THREADS} AND s.id = $2`, [tenantId, id]));
@@ -91,8 +84,7 @@ export class ThreadsRepository {
     const rows = rowsOf<Row>(
       await this.dataSource.query(
         `SELECT t.*, ARRAY(
-            SELECT r.id::text FROM runs r WHERE r.tenant_id = $1 AND r.session_id = $2
-               AND (r.status IN ('queued', 'running') OR (r.status = 'interrupted' AND r.finished_at IS NULL))
+            SELECT r.id::text FROM runs r WHERE r.tenant_id = $1 AND r.session_id = $2 AND ${unfinished('r')}
              ORDER BY r.created_at, r.id) AS inflight,
            EXISTS (SELECT 1 FROM "${CHECKPOINT_SCHEMA}".checkpoints c WHERE c.thread_id = $3) AS has_checkpoint
            FROM (${THREADS} AND s.id = $2) t`,
@@ -101,45 +93,6 @@ export class ThreadsRepository {
     );
     const r = rows[0];
     return r ? { row: threadRow(r), inflight: (r.inflight as string[] | null) ?? [], hasCheckpoint: r.has_checkpoint === true } : null;
-  }
-
-  /** Merges `metadata` into the thread's; false when there is no such thread. */
-  async patchMetadata(tenantId: string, id: string, metadata: Record<string, unknown>): Promise<boolean> {
-    const rows = rowsOf(
-      await this.dataSource.query(
-        `UPDATE sessions SET metadata = COALESCE(metadata, '{}'::jsonb) || $3::jsonb, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING id`,
-        [tenantId, id, JSON.stringify(metadata)],
-      ),
-    );
-    return rows.length > 0;
-  }
-
-  /**
-   * For the runs part: a run records its assistant and graph in the thread's metadata, as LangGraph Server
-   * does (`metadata.assistant_id`, `metadata.graph_id`), and the thread adopts the graph when it has none.
-   */
-  async recordRunAssistant(tenantId: string, id: string, assistantId: string, graphId: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE sessions SET metadata = COALESCE(metadata, '{}'::jsonb) || jsonb_build_object('assistant_id', $3::text, 'graph_id', $4::text),
-              agent = COALESCE(agent, $4), updated_at = now()
-        WHERE tenant_id = $1 AND id = $2`,
-      [tenantId, id, assistantId, graphId],
-    );
-  }
-
-  /** Binds a thread without agent to `agent` (a state update through that graph); returns the thread's agent. */
-  async adoptAgent(tenantId: string, id: string, agent: string): Promise<string | null> {
-    const rows = rowsOf<{ agent: string | null }>(
-      await this.dataSource.query(
-        `UPDATE sessions SET agent = COALESCE(agent, $3), updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING agent`,
-        [tenantId, id, agent],
-      ),
-    );
-    return rows[0]?.agent ?? null;
-  }
-
-  async touch(tenantId: string, id: string): Promise<void> {
-    await this.dataSource.query(`UPDATE sessions SET updated_at = now() WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
   }
 
   /** Threads matching the filter, sorted; `limit` null → all (bounded by `cap`). */

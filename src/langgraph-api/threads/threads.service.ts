@@ -7,6 +7,7 @@ import { Injectable } from '@nestjs/common';
 import { AgentRegistry } from '../../agents/agent-registry.service';
 import { threadIdOf } from '../../auth/tenant';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
+import { SessionStore } from '../../runs/store/session-store';
 import {
   CheckpointNotFoundException,
   InvalidRequestException,
@@ -45,13 +46,14 @@ function contains(haystack: unknown, needle: unknown): boolean {
 export class ThreadsService {
   constructor(
     private readonly repo: ThreadsRepository,
+    private readonly sessions: SessionStore,
     private readonly registry: AgentRegistry,
     private readonly orchestrator: AgentOrchestrator,
   ) {}
 
   async create(tenantId: string, body: ThreadCreateBody): Promise<Record<string, unknown>> {
     const id = body.thread_id ?? randomUUID();
-    const created = await this.repo.insert(tenantId, id, body.metadata ?? {});
+    const created = await this.sessions.insert(tenantId, id, body.metadata ?? {});
     if (!created && body.if_exists !== 'do_nothing') throw new ThreadExistsException(id);
     return this.get(tenantId, id);
   }
@@ -61,7 +63,7 @@ export class ThreadsService {
   }
 
   async patch(tenantId: string, id: string, metadata: Record<string, unknown> | null | undefined): Promise<Record<string, unknown>> {
-    if (!(await this.repo.patchMetadata(tenantId, id, metadata ?? {}))) throw new ThreadNotFoundException(id);
+    if (!(await this.sessions.patchMetadata(tenantId, id, metadata ?? {}))) throw new ThreadNotFoundException(id);
     return this.get(tenantId, id);
   }
 
@@ -75,7 +77,7 @@ export class ThreadsService {
   async copy(tenantId: string, id: string): Promise<Record<string, unknown>> {
     const from = await this.row(tenantId, id);
     const newId = randomUUID();
-    await this.repo.insert(tenantId, newId, { ...from.metadata, thread_id: newId }, from.agent);
+    await this.sessions.insert(tenantId, newId, { ...from.metadata, thread_id: newId }, from.agent);
     await this.repo.copyCheckpoints(threadIdOf(tenantId, id), threadIdOf(tenantId, newId));
     return this.get(tenantId, newId);
   }
@@ -143,7 +145,7 @@ export class ThreadsService {
     const name = this.graphName(row);
     const def = name ? this.registry.get(name) : undefined;
     if (!name || !def) throw new ThreadWithoutGraphException(id);
-    if (!row.agent) await this.repo.adoptAgent(tenantId, id, name);
+    if (!row.agent) await this.sessions.adoptAgent(tenantId, id, name);
     const at: CheckpointRef = { ...(body.checkpoint ?? {}), ...(body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : {}) };
     let next: RunnableConfig;
     try {
@@ -155,7 +157,7 @@ export class ThreadsService {
       }
       throw e;
     }
-    await this.repo.touch(tenantId, id);
+    await this.sessions.touch(tenantId, id);
     const checkpoint = checkpointOf(next, id);
     return { checkpoint: checkpoint ? { ...checkpoint } : null };
   }

@@ -6,10 +6,11 @@ import { RunNotFoundException } from '../../common/domain.exception';
 import { GroupCommit } from '../../common/group-commit';
 import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
-import { RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
+import { PendingApproval, RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
 import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
 import { insertable, rowsOf } from '../../database/query-rows';
 import type { ChatResult } from './chat-result';
+import { due, firstInLine, holdsLease, leaseFree, startable, takeLease } from './run-rules';
 
 export interface NewRun {
   id: string;
@@ -32,9 +33,20 @@ export interface RunEnd {
   summary?: string | null;
 }
 
-/** Run rows: written before a run starts, updated as it runs, finished together with its messages. */
+export interface ReconcileCandidate {
+  id: string;
+  status: 'queued' | 'running';
+  attempts: number;
+}
+
+/**
+ * The run store: the only writer of a run's state. Each transition — accept, lease + start, start, hand back,
+ * pause, decide, finish (completed, failed, interrupted), cancel — is one statement, with the session's lease
+ * and messages it carries; the rules they decide on are written once (run-rules.ts). Usage, idempotency keys and
+ * the tool ledger are in RunLedger, session rows and the lease itself in SessionStore, all beside this file.
+ */
 @Injectable()
-export class RunRecords {
+export class RunStore {
   constructor(
     @InjectRepository(RunEntity, ORCHESTRATOR_DATA_SOURCE) private readonly runs: Repository<RunEntity>,
     @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource,
@@ -93,7 +105,7 @@ export class RunRecords {
   /**
    * A sync turn's run, accepted and started in one statement (the separate insert, lease and start cost three
    * round trips more): inserted `running` (attempt 1) holding its session's lease when the session is free and
-   * none of its runs is unfinished — the same rule as DurableRuns.tryLease, every other run being older —
+   * none of its runs is unfinished (run-rules.ts: every other run is older) —
    * otherwise `queued`, to wait for the lease as any run does. `newSession` inserts the session too, already
    * leased to the run. `sessionMetadata` is merged into the session's metadata by the same update, when the
    * lease is taken (the caller writes it itself otherwise), and a session without agent adopts the run's.
@@ -110,14 +122,10 @@ export class RunRecords {
          ${insertRun(`'running', 1, now()`)}
          RETURNING *`
       : `WITH lease AS (
-           UPDATE sessions s SET active_run_id = $1, lease_expires_at = now() + ($7 || ' milliseconds')::interval, updated_at = now(),
+           UPDATE sessions s SET ${takeLease('$1', '$7')},
                   metadata = CASE WHEN $8::jsonb IS NULL THEN s.metadata ELSE COALESCE(s.metadata, '{}'::jsonb) || $8::jsonb END,
                   agent = COALESCE(s.agent, $4)
-            WHERE s.id = $2 AND s.tenant_id = $3
-              AND (s.active_run_id IS NULL OR s.lease_expires_at IS NULL OR s.lease_expires_at < now())
-              AND NOT EXISTS (
-                SELECT 1 FROM runs r
-                 WHERE r.session_id = $2 AND r.tenant_id = $3 AND (r.status IN ('queued', 'running') OR (r.status = 'interrupted' AND r.finished_at IS NULL)))
+            WHERE s.id = $2 AND s.tenant_id = $3 AND ${leaseFree('s')} AND ${firstInLine({ id: '$2', tenant: '$3' })}
            RETURNING s.id
          )
          ${insertRun(`CASE WHEN l.id IS NULL THEN 'queued' ELSE 'running' END, CASE WHEN l.id IS NULL THEN 0 ELSE 1 END, CASE WHEN l.id IS NULL THEN NULL ELSE now() END`)}
@@ -140,7 +148,7 @@ export class RunRecords {
 
   /**
    * A queued run, leased and started in one statement (instead of read, lease, start): when its session's lease
-   * is free and no earlier-accepted run of the session is unfinished (DurableRuns.tryLease's rule), it is not
+   * is free and no earlier-accepted run of the session is unfinished (run-rules.ts), it is not
    * cancelled, not due later (`start_at`) and has attempts left. Null otherwise — the caller then takes the
    * long way, which tells those cases apart. `hasCheckpoint`: whether the session's thread (`tenant:session`, as
    * threadIdOf names it) has a checkpoint yet — a run that started its session has none to read.
@@ -149,17 +157,11 @@ export class RunRecords {
     const rows = rowsOf<Record<string, unknown>>(
       await this.dataSource.query(
         `WITH lease AS (
-           UPDATE sessions s SET active_run_id = me.id, lease_expires_at = now() + ($2 || ' milliseconds')::interval, updated_at = now()
+           UPDATE sessions s SET ${takeLease('me.id', '$2')}
              FROM runs me
-            WHERE me.id = $1 AND s.id = me.session_id AND s.tenant_id = me.tenant_id
-              AND (s.active_run_id IS NULL OR s.lease_expires_at IS NULL OR s.lease_expires_at < now())
-              AND me.status IN ('queued', 'running') AND NOT me.cancel_requested AND me.attempts < $3
-              AND COALESCE((me.input ->> 'start_at')::timestamptz, '-infinity') <= now()
-              AND NOT EXISTS (
-                SELECT 1 FROM runs r
-                 WHERE r.session_id = me.session_id AND r.tenant_id = me.tenant_id AND r.id <> me.id
-                   AND (r.status IN ('queued', 'running') OR (r.status = 'interrupted' AND r.finished_at IS NULL))
-                   AND (r.created_at, r.id) < (me.created_at, me.id))
+            WHERE me.id = $1 AND s.id = me.session_id AND s.tenant_id = me.tenant_id AND ${leaseFree('s')}
+              AND ${startable('me')} AND me.attempts < $3 AND ${due('me')}
+              AND ${firstInLine({ id: 'me.session_id', tenant: 'me.tenant_id' }, 'me')}
            RETURNING me.id)
          UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
           WHERE id = (SELECT id FROM lease)
@@ -273,15 +275,133 @@ export class RunRecords {
     return { outcome: 'ended', status: (await this.get(id)).status };
   }
 
+  /** A turn stopped at a step boundary (shutdown, database outage): queued again, the attempt not counted. */
+  async handBack(sessionId: string, runId: string): Promise<void> {
+    await this.dataSource.query(
+      `WITH back AS (
+         UPDATE runs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), updated_at = now()
+          WHERE id = $2 AND status = 'running' RETURNING id)
+       UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL WHERE id = $1 AND active_run_id = $2`,
+      [sessionId, runId],
+    );
+  }
+
+  /**
+   * A tool call waits for an operator (TOOL_APPROVAL): running → interrupted with the pending call, the session
+   * lease released — one statement. False when the run was no longer running.
+   */
+  async pause(runId: string, pending: PendingApproval, progress: Record<string, unknown>): Promise<boolean> {
+    const rows = rowsOf<{ id: string }>(
+      await this.dataSource.query(
+        `WITH paused AS (
+           UPDATE runs SET status = 'interrupted', pending_approval = $2, progress = $3, updated_at = now()
+            WHERE id = $1 AND status = 'running'
+            RETURNING id, session_id),
+         released AS (
+           UPDATE sessions s SET active_run_id = NULL, lease_expires_at = NULL, updated_at = now()
+             FROM paused p WHERE s.id = p.session_id AND s.active_run_id = p.id)
+         SELECT id FROM paused`,
+        [runId, JSON.stringify(pending), JSON.stringify(progress)],
+      ),
+    );
+    return rows.length === 1;
+  }
+
+  /** The operator's decision is being acted on: drop it, so a retried attempt asks again instead of reusing it. */
+  async consumeDecision(runId: string): Promise<void> {
+    await this.dataSource.query(`UPDATE runs SET pending_approval = NULL WHERE id = $1 AND status = 'running'`, [runId]);
+  }
+
+  /** interrupted → queued with the decision, exactly once; false when the run is not waiting for one (already decided, ended …). */
+  async decide(runId: string, approved: boolean): Promise<boolean> {
+    const decision = JSON.stringify({ approved, at: new Date().toISOString() });
+    const rows = rowsOf<{ id: string }>(
+      await this.dataSource.query(
+        `UPDATE runs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), updated_at = now(),
+                pending_approval = jsonb_set(pending_approval, '{decision}', $2::jsonb)
+          WHERE id = $1 AND status = 'interrupted' AND pending_approval IS NOT NULL
+          RETURNING id`,
+        [runId, decision],
+      ),
+    );
+    return rows.length === 1;
+  }
+
+  /** Undo an acceptance that lost an idempotency race (never enqueued), and the new session it started. */
+  async discard(runId: string, session: { id: string; tenantId: string } | null): Promise<void> {
+    await this.dataSource.query(`DELETE FROM runs WHERE id = $1`, [runId]);
+    if (session)
+      await this.dataSource.query(
+        `DELETE FROM sessions s WHERE s.id = $1 AND s.tenant_id = $2
+            AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.tenant_id = s.tenant_id)`,
+        [session.id, session.tenantId],
+      );
+  }
+
+  /**
+   * Deletes an ended run: its row, its messages, and the checkpoints of the thread it wrote (their metadata
+   * carries its run id; blobs shared with other checkpoints stay). Returns false when nothing was deleted.
+   */
+  async deleteRun(tenantId: string, checkpointThread: string, runId: string): Promise<boolean> {
+    const s = `"${CHECKPOINT_SCHEMA}"`;
+    const ids = rowsOf<{ checkpoint_id: string }>(
+      await this.dataSource.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND metadata->>'run_id' = $2`, [
+        checkpointThread,
+        runId,
+      ]),
+    ).map((r) => r.checkpoint_id);
+    if (ids.length) {
+      await this.dataSource.query(`DELETE FROM ${s}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_id = ANY($2::text[])`, [
+        checkpointThread,
+        ids,
+      ]);
+      await this.dataSource.query(`DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_id = ANY($2::text[])`, [
+        checkpointThread,
+        ids,
+      ]);
+    }
+    await this.dataSource.query(`DELETE FROM messages WHERE tenant_id = $1 AND run_id = $2`, [tenantId, runId]);
+    const rows = rowsOf(await this.dataSource.query(`DELETE FROM runs WHERE tenant_id = $1 AND id = $2 RETURNING id`, [tenantId, runId]));
+    return rows.length > 0;
+  }
+
+  /**
+   * Accepted runs nobody is executing: queued for more than `graceMs`, or running without a live session lease
+   * (its worker died or lost its job). A sync run is left to its request until `syncGraceMs` (its client may
+   * still be waiting for the lease). The reconciler checks each against the queue.
+   */
+  async unfinished(graceMs: number, syncGraceMs: number, limit = 500): Promise<ReconcileCandidate[]> {
+    return rowsOf<ReconcileCandidate>(
+      await this.dataSource.query(
+        `SELECT r.id, r.status, r.attempts FROM runs r
+          WHERE r.status IN ('queued', 'running') AND r.created_at < now() - ($1 || ' milliseconds')::interval
+            AND (r.mode = 'async' OR r.created_at < now() - ($3 || ' milliseconds')::interval)
+            AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id AND s.tenant_id = r.tenant_id AND ${holdsLease('s', 'r')})
+          ORDER BY r.created_at ASC LIMIT $2`,
+        [String(graceMs), limit, String(syncGraceMs)],
+      ),
+    );
+  }
+
+  /** The run of the session that takes the lease next (the earliest accepted unfinished one). */
+  async nextOfSession(sessionId: string, tenantId: string): Promise<string | null> {
+    const rows = rowsOf<{ id: string }>(
+      await this.dataSource.query(
+        `SELECT id FROM runs WHERE session_id = $1 AND tenant_id = $2 AND status = 'queued' AND NOT cancel_requested
+          ORDER BY created_at, id LIMIT 1`,
+        [sessionId, tenantId],
+      ),
+    );
+    return rows[0]?.id ?? null;
+  }
+
   /** Runs that should be executing but nobody holds: for re-queueing after a crash. */
   async orphans(olderThanMs: number): Promise<RunEntity[]> {
     return this.runs
       .createQueryBuilder('r')
       .where(`r.status IN ('queued', 'running')`)
       .andWhere(`r.updated_at < now() - (:ms || ' milliseconds')::interval`, { ms: String(olderThanMs) })
-      .andWhere(
-        `NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id AND s.tenant_id = r.tenant_id AND s.active_run_id = r.id AND s.lease_expires_at > now())`,
-      )
+      .andWhere(`NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id AND s.tenant_id = r.tenant_id AND ${holdsLease('s', 'r')})`)
       .orderBy('r.created_at', 'ASC')
       .limit(500)
       .getMany();

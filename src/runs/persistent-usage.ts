@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 
-import { type ModelCallRecord, UsageCollector } from '../../llm/usage-collector';
-import type { UsageTotals } from './durable-runs.repository';
+import { type ModelCallRecord, UsageCollector } from '../llm/usage-collector';
+import type { UsageTotals } from './store/run-ledger';
 
 /** A model call as kept on the run: which attempt made it. */
 export type AttemptCallRecord = ModelCallRecord & { attempt: number };
