@@ -8,7 +8,7 @@ import { ConsoleModule } from './console/console.module';
 import { DatabaseModule } from './database/database.module';
 import { LangGraphApiModule } from './langgraph-api/langgraph-api.module';
 import { ObservabilityModule } from './observability/observability.module';
-import { RunsModule } from './runs/runs.module';
+import { RunServiceModule } from './orchestrator/run-service.module';
 
 @Module({})
 export class AppModule {
@@ -36,7 +36,7 @@ export class WorkerModule {
     const config = resolveConfig(source);
     return {
       module: WorkerModule,
-      imports: [ConfigModule.forRoot(config), ObservabilityModule.forRoot(config), DatabaseModule, RunsModule.register(config, true)],
+      imports: [ConfigModule.forRoot(config), ObservabilityModule.forRoot(config), DatabaseModule, RunServiceModule.register(config, true)],
     };
   }
 }

@@ -12,10 +12,9 @@ import { HEALTH_INDICATORS, type HealthIndicator } from '../observability/health
 import { HttpMetricsMiddleware } from '../observability/http-metrics.middleware';
 import { MetricsController } from '../observability/metrics.controller';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
+import { RunServiceModule } from '../orchestrator/run-service.module';
 import { RunQueueHealthIndicator } from '../runs/run-queue.health';
-import { RunsModule } from '../runs/runs.module';
 import { RunStoreModule } from '../runs/store/run-store.module';
-import { ToolApprovalService } from '../tools/tool-approval.service';
 import { ToolsModule } from '../tools/tools.module';
 import { ApprovalsController } from './controllers/approvals.controller';
 import { CatalogController } from './controllers/catalog.controller';
@@ -50,7 +49,7 @@ export class ApiModule implements NestModule {
         OrchestratorModule,
         MemoryModule,
         RunStoreModule,
-        RunsModule.register(config),
+        RunServiceModule.register(config),
         ToolsModule,
         DocumentsModule,
         ContractsModule,
@@ -59,7 +58,6 @@ export class ApiModule implements NestModule {
       providers: [
         HttpMetricsMiddleware,
         TurnGate,
-        ToolApprovalService,
         // readiness: each module provides the indicator of what it owns; observability imports none of them
         {
           provide: HEALTH_INDICATORS,

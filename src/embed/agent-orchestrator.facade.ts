@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 
 import { DEFAULT_TENANT } from '../auth/tenant';
 import { FINAL_STATUSES } from '../database/entities';
-import { AgentOrchestrator as TurnOrchestrator } from '../orchestrator/agent-orchestrator.service';
-import { type JobView, RunsService } from '../runs/runs.service';
+import { type JobView, RunsService } from '../orchestrator/runs.service';
 import type { ChatResult } from '../runs/store/chat-result';
 import { RunStore } from '../runs/store/run-store';
 
@@ -27,14 +26,13 @@ export type { ChatResult, JobView };
 @Injectable()
 export class AgentOrchestratorFacade {
   constructor(
-    private readonly turns: TurnOrchestrator,
     private readonly jobs: RunsService,
     private readonly runs: RunStore,
   ) {}
 
   /** One turn, answered when it has finished. */
   chat(input: TurnInput): Promise<ChatResult> {
-    return this.turns.chat(requestOf(input));
+    return this.jobs.chat(requestOf(input));
   }
 
   /** The turn queued; a worker (this process unless `worker: false`) runs it. */

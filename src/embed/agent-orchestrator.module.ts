@@ -21,7 +21,7 @@ import { DatabaseModule } from '../database/database.module';
 import { LANGGRAPH_API_CONTROLLERS, LangGraphApiModule } from '../langgraph-api/langgraph-api.module';
 import { ObservabilityModule } from '../observability/observability.module';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
-import { RunsModule } from '../runs/runs.module';
+import { RunServiceModule } from '../orchestrator/run-service.module';
 import { RunStoreModule } from '../runs/store/run-store.module';
 import { AgentOrchestratorFacade } from './agent-orchestrator.facade';
 import { HOST_EXTENSIONS, HostCatalog } from './host-catalog';
@@ -113,7 +113,7 @@ export class AgentOrchestratorModule {
         DatabaseModule,
         OrchestratorModule,
         RunStoreModule,
-        RunsModule.register(shape),
+        RunServiceModule.register(shape),
         ...http,
       ],
       providers: [AgentOrchestratorFacade],

@@ -4,7 +4,7 @@ import { AuthModule } from '../auth/auth.module';
 import { markServiceControllers } from '../auth/tenant.guard';
 import type { AppConfig } from '../config/app-config';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
-import { RunsModule } from '../runs/runs.module';
+import { RunServiceModule } from '../orchestrator/run-service.module';
 import { RunStoreModule } from '../runs/store/run-store.module';
 import { AssistantsController } from './assistants/assistants.controller';
 import { AssistantsRepository } from './assistants/assistants.repository';
@@ -40,7 +40,7 @@ export class LangGraphApiModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: LangGraphApiModule,
-      imports: [AuthModule, OrchestratorModule, RunStoreModule, RunsModule.register(config), StoreModule],
+      imports: [AuthModule, OrchestratorModule, RunStoreModule, RunServiceModule.register(config), StoreModule],
       controllers: LANGGRAPH_API_CONTROLLERS,
       providers: [
         AssistantsRepository,

@@ -77,6 +77,14 @@ export interface KnownSession {
   noCheckpoint?: boolean;
 }
 
+/** A sync turn as accepted: the row, whether it holds its session's lease already, whether its thread is new. */
+export interface AcceptedTurn {
+  run: RunEntity;
+  leased: boolean;
+  newThread: boolean;
+  repeat: boolean;
+}
+
 export interface AcceptOptions {
   start?: boolean;
   session?: KnownSession;
@@ -155,18 +163,20 @@ export class AgentOrchestrator {
     await this.sessions.delete(id, tenantId);
   }
 
-  /** A sync turn: accept, then execute in the request. */
-  async chat(req: TurnRequest): Promise<ChatResult> {
+  /**
+   * A sync turn's acceptance. Without an idempotency key it is accepted and, when its session is free, started
+   * in the same statement (`leased`). `repeat`: an idempotent repeat of a run that has started already — its
+   * result is awaited, not executed again.
+   */
+  async acceptTurn(req: TurnRequest): Promise<AcceptedTurn> {
     if (!req.idempotency_key) {
-      // accepted and, when its session is free, started in the same statement
       const run = await phase('run_record', () =>
         withDbRetry('accept run', this.config.durability.dbWriteRetries, () => this.acceptNew(req, 'sync', true)),
       );
-      return this.execute(run.id, { startedAtAccept: run.status === 'running', newThread: !req.session_id }, run);
+      return { run, leased: run.status === 'running', newThread: !req.session_id, repeat: false };
     }
     const run = await phase('run_record', () => this.accept(req, 'sync'));
-    if (run.status !== 'queued') return this.resultOf(run.id); // an idempotent repeat of a started run
-    return this.execute(run.id, {}, run);
+    return { run, leased: false, newThread: false, repeat: run.status !== 'queued' };
   }
 
   /**

@@ -1,16 +1,19 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable } from '@nestjs/common';
-import type { Queue } from 'bullmq';
+import { Injectable, Logger } from '@nestjs/common';
+import { DelayedError, type Job, type Queue, Worker } from 'bullmq';
 
 import { QueueUnavailableException } from '../common/domain.exception';
 import { GroupCommit } from '../common/group-commit';
 import { AppConfig } from '../config/app-config';
+import { redisOptions } from '../config/redis-options';
 import { MetricsService, type QueueState } from '../observability/metrics.service';
-import { queuedRunContext } from '../observability/queued-run-context';
+import { inQueuedRunContext, queuedRunContext } from '../observability/queued-run-context';
 import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData, RUNS_QUEUE } from './run.job';
-import { type JobState, RunQueue } from './run-queue';
+import { type JobState, type RunHandler, RunQueue } from './run-queue';
 
 const ENQUEUE_TIMEOUT_MS = 3000;
+/** A job whose session is busy is parked this long (or until the session's running turn ends and wakes it). */
+const PARKED_MS = 1000;
 
 /** The part of the queue's ioredis client the bulk job-state check uses. */
 interface RedisPipelining {
@@ -21,10 +24,18 @@ interface RedisPipelining {
   };
 }
 
-/** The producer: the only place that calls `queue.add`. The job id is the run id, so re-adding is harmless. */
+/**
+ * The BullMQ driver. Producer: the only place that calls `queue.add`; the job id is the run id, so re-adding is
+ * harmless. Worker (`work`, in processes that run one): thin — the run driver executes the run; a job whose run
+ * is parked (busy session, not due, handed back) goes back to the delayed set without counting an attempt or
+ * holding a slot. A worker that dies stops renewing its job lock; after RUN_LOCK_MS + RUN_STALLED_CHECK_MS another
+ * worker takes the job over and the run resumes from its last checkpoint.
+ */
 @Injectable()
 export class BullRunQueue extends RunQueue {
   readonly kind = 'bullmq' as const;
+  private readonly logger = new Logger(BullRunQueue.name);
+  private worker?: Worker<RunJobData>;
 
   constructor(
     @InjectQueue(RUNS_QUEUE) private readonly queue: Queue<RunJobData>,
@@ -68,8 +79,41 @@ export class BullRunQueue extends RunQueue {
     }
   }
 
-  async remove(runId: string): Promise<void> {
+  async cancel(runId: string): Promise<void> {
     await this.queue.remove(runId).catch(() => 0);
+  }
+
+  work(handler: RunHandler): void {
+    this.worker = new Worker<RunJobData>(RUNS_QUEUE, (job, token) => this.process(handler, job, token), {
+      connection: redisOptions(this.config.redisUrl!),
+      prefix: this.config.queuePrefix,
+      concurrency: this.config.workerConcurrency,
+      lockDuration: this.config.runLockMs,
+      stalledInterval: this.config.runStalledCheckMs,
+      // the run row counts starts (RUN_MAX_ATTEMPTS) and ends a crashing run; BullMQ's limit is the backstop
+      maxStalledCount: this.config.durability.maxAttempts,
+    });
+    this.worker.on('error', (err) => this.logger.warn({ msg: 'worker error', err: err.message }));
+    this.worker.on('failed', (job, err) => {
+      // a job that used up its attempts: its run ends `failed` with the error (the job stays for inspection)
+      if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+      handler
+        .abandon(job.data.runId, err.message)
+        .catch((e: Error) => this.logger.warn({ msg: 'failed run not recorded', run_id: job.data.runId, err: e.message }));
+    });
+  }
+
+  /** Stops taking jobs and waits for the active ones (the run driver hands them back when its grace is over). */
+  async close(): Promise<void> {
+    await this.worker?.close();
+  }
+
+  private async process(handler: RunHandler, job: Job<RunJobData>, token?: string): Promise<{ status: string }> {
+    // the run's span continues the trace of the request that queued it, its lines carry that request's id
+    const outcome = await inQueuedRunContext(job.data.context, () => handler.execute(job.data.runId));
+    if (outcome.kind !== 'parked') return { status: outcome.kind };
+    await job.moveToDelayed(Date.now() + (outcome.retryInMs ?? PARKED_MS), token);
+    throw new DelayedError();
   }
 
   async wake(runId: string): Promise<void> {
@@ -119,7 +163,6 @@ export class BullRunQueue extends RunQueue {
     return 'pending';
   }
 
-  /** Drop a finished job so the run can be enqueued again under its id. */
   async forget(runId: string): Promise<void> {
     await this.queue.remove(runId).catch(() => 0);
   }

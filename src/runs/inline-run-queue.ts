@@ -1,31 +1,31 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../observability/metrics.service';
 import { inQueuedRunContext, type QueuedRunContext, queuedRunContext } from '../observability/queued-run-context';
-import { RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
-import { RunExecutor } from './run-executor.service';
-import { type JobState, RunQueue } from './run-queue';
+import { type JobState, type RunHandler, RunQueue } from './run-queue';
 
+/** A run whose session is busy tries again after this long, unless the session's turn ends first and wakes it. */
 const PARKED_MS = 100;
 
 /**
- * No Redis: queued runs execute in this process, at most WORKER_CONCURRENCY at a time, with the same
- * records and API as the BullMQ path. Runs left unfinished by a crash are picked up again by RunRecovery.
+ * The in-process driver (no Redis): queued runs execute in this process, at most WORKER_CONCURRENCY at a time,
+ * with the same records and API as the BullMQ driver. A parked run waits in a timer, not in a slot. Runs left
+ * unfinished by a crash are picked up again by the recovery sweep.
  */
 @Injectable()
-export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdown {
+export class InlineRunQueue extends RunQueue {
   readonly kind = 'inline' as const;
   private readonly logger = new Logger(InlineRunQueue.name);
   private readonly waiting: string[] = [];
   private readonly active = new Set<string>();
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** runs whose session is busy: they wait here, not in a slot, and try again shortly */
+  /** runs whose session is busy (or that are not due yet): they wait here, not in a slot */
   private readonly parked = new Map<string, NodeJS.Timeout>();
   private closed = false;
-  private readonly handBack = new AbortController();
+  private handler?: RunHandler;
   /** the request each queued run came from (its id and trace), like a BullMQ job's data */
   private readonly contexts = new Map<string, QueuedRunContext>();
   /**
@@ -35,12 +35,16 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
   private readonly detached = AsyncLocalStorage.snapshot();
 
   constructor(
-    private readonly executor: RunExecutor,
     private readonly config: AppConfig,
     metrics: MetricsService,
   ) {
     super();
     metrics.watchQueue(async () => ({ waiting: this.waiting.length, active: this.active.size, delayed: this.parked.size, failed: 0 }));
+  }
+
+  work(handler: RunHandler): void {
+    this.handler = handler;
+    this.pump();
   }
 
   async enqueue(runId: string, opts: { delayMs?: number } = {}): Promise<void> {
@@ -52,10 +56,16 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
     setImmediate(() => this.pump());
   }
 
-  async remove(runId: string): Promise<void> {
+  async cancel(runId: string): Promise<void> {
     const i = this.waiting.indexOf(runId);
     if (i >= 0) this.waiting.splice(i, 1);
+    clearTimeout(this.parked.get(runId));
+    this.parked.delete(runId);
     this.contexts.delete(runId);
+  }
+
+  async forget(): Promise<void> {
+    /* no finished jobs are kept */
   }
 
   isLocal(runId: string): boolean {
@@ -66,8 +76,13 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
     return !this.closed;
   }
 
-  async wake(): Promise<void> {
-    /* inline runs wait for their session inside the executor */
+  async wake(runId: string): Promise<void> {
+    const timer = this.parked.get(runId);
+    if (!timer) return;
+    clearTimeout(timer);
+    this.parked.delete(runId);
+    this.waiting.push(runId);
+    setImmediate(() => this.pump());
   }
 
   async anyParked(): Promise<boolean> {
@@ -78,24 +93,16 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
     return new Map(runIds.map((id) => [id, this.isLocal(id) ? 'pending' : 'missing']));
   }
 
-  /**
-   * Let running turns finish for RUN_SHUTDOWN_GRACE_MS, then hand the rest back (`queued`, resumed from their
-   * last checkpoint at the next start); unstarted ones stay queued in Postgres.
-   */
-  async beforeApplicationShutdown(): Promise<void> {
+  /** Unstarted runs stay queued in Postgres (the next process's sweep takes them); running ones are waited for. */
+  async close(): Promise<void> {
     this.closed = true;
     this.waiting.length = 0;
     for (const t of this.parked.values()) clearTimeout(t);
     this.parked.clear();
-    const grace = setTimeout(() => this.handBack.abort(new Error('shutdown')), this.config.durability.shutdownGraceMs);
-    try {
-      await Promise.allSettled([...this.inFlight]);
-    } finally {
-      clearTimeout(grace);
-    }
+    await Promise.allSettled([...this.inFlight]);
   }
 
-  private park(runId: string, ms = PARKED_MS): void {
+  private park(runId: string, ms: number): void {
     const timer = setTimeout(() => {
       this.parked.delete(runId);
       if (this.closed) return;
@@ -106,18 +113,18 @@ export class InlineRunQueue extends RunQueue implements BeforeApplicationShutdow
   }
 
   private pump(): void {
+    const handler = this.handler;
+    if (!handler) return;
     while (!this.closed && this.active.size < this.config.workerConcurrency && this.waiting.length > 0) {
       const runId = this.waiting.shift()!;
       this.active.add(runId);
-      const execution = () =>
-        inQueuedRunContext(this.contexts.get(runId), () =>
-          this.executor.execute(runId, { leaseWait: 'defer', handBack: this.handBack.signal }),
-        );
+      const execution = () => inQueuedRunContext(this.contexts.get(runId), () => handler.execute(runId));
       const p = this.detached(execution)
-        .then(() => this.contexts.delete(runId))
+        .then((outcome) => {
+          if (outcome.kind === 'parked' && !this.closed) return this.park(runId, outcome.retryInMs ?? PARKED_MS);
+          this.contexts.delete(runId);
+        })
         .catch((err: Error) => {
-          if (err instanceof SessionLeaseBusy) return this.park(runId, err.retryInMs ?? PARKED_MS);
-          if (err instanceof RunHandedBack) return this.closed ? undefined : this.park(runId);
           this.contexts.delete(runId);
           this.logger.error({ msg: 'queued run could not be executed', run_id: runId, err: err.message });
         })

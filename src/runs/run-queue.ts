@@ -1,13 +1,38 @@
+/** Whether this process runs a worker (RUN_WORKER; always in `worker.ts`): provided by RunsModule.register. */
+export const RUN_WORKER = Symbol('RUN_WORKER');
+
 export type JobState = 'missing' | 'pending' | 'failed' | 'completed';
 
-/** Where accepted async runs go: BullMQ on Redis, or this process when no Redis is configured. */
+/**
+ * What executing a queued run came to, as the run driver reports it to the queue: `ended` (a final state is
+ * recorded, or the run paused for an approval), `parked` (not started or handed back: its session is busy, it
+ * is not due yet, the process is shutting down, the database is out — try again after `retryInMs` (the
+ * driver's own short wait when absent) without counting an attempt or holding a slot), `gone` (its session was deleted: nothing to run).
+ */
+export type RunOutcome = { kind: 'ended' } | { kind: 'parked'; retryInMs?: number } | { kind: 'gone' };
+
+/** The run driver, as the queue's worker loop calls it: the queue never knows what executing a run means. */
+export interface RunHandler {
+  execute(runId: string): Promise<RunOutcome>;
+  /** the queue gave up on the run (its job failed every attempt, or crashed every worker): end it */
+  abandon(runId: string, reason: string): Promise<void>;
+}
+
+/**
+ * The queue port: where accepted runs wait for a worker — BullMQ on Redis, or this process when no Redis is
+ * configured. The worker loop lives in the driver (`work`); the run driver hands it a RunHandler.
+ */
 export abstract class RunQueue {
   abstract readonly kind: 'bullmq' | 'inline';
-  /** `delayMs`: the run's job is not taken before then (`after_seconds`; the executor checks it too). */
+  /** `delayMs`: the run's job is not taken before then (`after_seconds`, a parked run). */
   abstract enqueue(runId: string, opts?: { delayMs?: number }): Promise<void>;
   /** Drop a run that has not started (after cancellation). */
-  abstract remove(runId: string): Promise<void>;
-  /** Runs this process is executing right now (for recovery: they are not orphans). */
+  abstract cancel(runId: string): Promise<void>;
+  /** Start this process's worker loop: runs taken from the queue go to `handler` (at most WORKER_CONCURRENCY at once). */
+  abstract work(handler: RunHandler): void;
+  /** Stop taking runs and wait for the ones being executed here (their handler sees the shutdown and hands them back). */
+  abstract close(): Promise<void>;
+  /** Runs this process is executing or holding right now (for recovery: they are not orphans). */
   abstract isLocal(runId: string): boolean;
   abstract ready(): Promise<boolean>;
   /** A parked run (waiting for its session) should try again now. */
@@ -16,4 +41,6 @@ export abstract class RunQueue {
   abstract anyParked(): Promise<boolean>;
   /** The queue's view of runs' jobs, for the reconciler: `missing` when the queue has no job for a run. */
   abstract jobStates(runIds: string[]): Promise<Map<string, JobState>>;
+  /** Drop a finished job so the run can be enqueued again under its id. */
+  abstract forget(runId: string): Promise<void>;
 }

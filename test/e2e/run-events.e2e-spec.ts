@@ -1,5 +1,6 @@
 import { type RunEvent, RunEventBus } from '../../src/events/run-event-bus';
 import { AgentOrchestrator } from '../../src/orchestrator/agent-orchestrator.service';
+import { RunDriver } from '../../src/orchestrator/run-driver.service';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
 import { type RunningApp, startApp } from '../support/test-app';
@@ -31,7 +32,7 @@ describe('run events', () => {
     const reading = (async () => {
       for await (const e of bus.subscribe(run.id)) events.push(e);
     })();
-    const result = await orchestrator.execute(run.id);
+    const result = await svc.app.get(RunDriver).runInRequest(run.id);
     await reading;
 
     const names = events.map((e) => e.event);

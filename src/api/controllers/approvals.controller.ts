@@ -3,8 +3,8 @@ import { ApiOkResponse } from '@nestjs/swagger';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { RunNotFoundException } from '../../common/domain.exception';
-import type { JobView } from '../../runs/runs.service';
-import { ToolApprovalService } from '../../tools/tool-approval.service';
+import type { JobView } from '../../orchestrator/runs.service';
+import { ToolApprovalService } from '../../orchestrator/tool-approval.service';
 import { ApiErrors } from '../dto/api-docs';
 import { JobDto } from '../dto/job.dto';
 import { isUuid } from './ids';

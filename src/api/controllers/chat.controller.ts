@@ -5,6 +5,8 @@ import type { Response } from 'express';
 import { Tenant } from '../../auth/tenant.guard';
 import { RunEventBus } from '../../events/run-event-bus';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
+import { RunDriver } from '../../orchestrator/run-driver.service';
+import { RunsService } from '../../orchestrator/runs.service';
 import { idempotencyKey } from '../../runs/idempotency-key';
 import type { ChatResult } from '../../runs/store/chat-result';
 import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';
@@ -21,6 +23,8 @@ const RESULT_GRACE_MS = 5000;
 export class ChatController {
   constructor(
     private readonly orchestrator: AgentOrchestrator,
+    private readonly runs: RunsService,
+    private readonly driver: RunDriver,
     private readonly gate: TurnGate,
     private readonly events: RunEventBus,
   ) {}
@@ -31,7 +35,7 @@ export class ChatController {
   @ApiIdempotencyKey()
   @ApiOkResponse({ type: ChatResultDto })
   async chat(@Body() body: ChatRequestDto, @Tenant() tenantId: string, @Headers('idempotency-key') key?: string): Promise<ChatResult> {
-    return this.orchestrator.chat({ ...(await this.gate.turn(body, tenantId)), idempotency_key: idempotencyKey(key) });
+    return this.runs.chat({ ...(await this.gate.turn(body, tenantId)), idempotency_key: idempotencyKey(key) });
   }
 
   /**
@@ -52,7 +56,7 @@ export class ChatController {
     res.on('close', () => stop.abort());
     let grace: NodeJS.Timeout | undefined;
     // the run's `end` closes the subscription; should it never come (a run ended elsewhere), the result still goes out
-    const done = this.orchestrator.execute(run.id).then(
+    const done = this.driver.runInRequest(run.id).then(
       (result) => {
         grace = setTimeout(() => stop.abort(), RESULT_GRACE_MS);
         return result;

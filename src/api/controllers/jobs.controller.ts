@@ -4,8 +4,8 @@ import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { RunNotFoundException } from '../../common/domain.exception';
+import { JobView, RunsService } from '../../orchestrator/runs.service';
 import { idempotencyKey } from '../../runs/idempotency-key';
-import { JobView, RunsService } from '../../runs/runs.service';
 import { RunStore } from '../../runs/store/run-store';
 import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';
 import { ChatRequestDto } from '../dto/chat-request.dto';

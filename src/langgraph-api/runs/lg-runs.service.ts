@@ -7,7 +7,7 @@ import { RunAlreadyFinishedException, RunNotFoundException } from '../../common/
 import type { RunEntity } from '../../database/entities';
 import { RunEventBus } from '../../events/run-event-bus';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
-import { RunsService } from '../../runs/runs.service';
+import { RunsService } from '../../orchestrator/runs.service';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';

@@ -1,15 +1,16 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 
 import { RunAlreadyFinishedException } from '../common/domain.exception';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { RunEventBus } from '../events/run-event-bus';
-import { AgentOrchestrator, type KnownSession, type TurnRequest } from '../orchestrator/agent-orchestrator.service';
+import { RunCancellation } from '../runs/run-cancellation.service';
+import { RunQueue } from '../runs/run-queue';
+import type { ChatResult } from '../runs/store/chat-result';
+import { RunLedger } from '../runs/store/run-ledger';
+import { RunStore } from '../runs/store/run-store';
 import { pendingCallView } from '../tools/tool-approval';
-import { LocalRuns } from './local-runs.service';
-import { RunCancellation } from './run-cancellation.service';
-import { RunQueue } from './run-queue';
-import { RunLedger } from './store/run-ledger';
-import { RunStore } from './store/run-store';
+import { AgentOrchestrator, type KnownSession, type TurnRequest } from './agent-orchestrator.service';
+import { RunDriver } from './run-driver.service';
 
 export interface JobView {
   job_id: string;
@@ -43,7 +44,11 @@ function statusOf(result: unknown): RunEntity['status'] {
   return code === 'CANCELLED' ? 'cancelled' : code ? 'failed' : 'completed';
 }
 
-/** Queued runs: submit, read, cancel, follow. */
+/**
+ * The run service, what every dialect calls (REST v1, the LangGraph API, the embed facade): `chat` (a turn
+ * answered in the request), `submit` (queued, or executed here when the caller waits), read, follow, cancel.
+ * Every run then goes through the one run driver.
+ */
 @Injectable()
 export class RunsService {
   private readonly logger = new Logger(RunsService.name);
@@ -55,8 +60,16 @@ export class RunsService {
     private readonly cancellation: RunCancellation,
     private readonly ledger: RunLedger,
     private readonly events: RunEventBus,
-    @Optional() private readonly local?: LocalRuns,
+    private readonly driver: RunDriver,
   ) {}
+
+  /** A sync turn: accepted (and, when its session is free, started in the same statement), then run in the request. */
+  async chat(req: TurnRequest, opts: { onAccepted?: (run: RunEntity) => void } = {}): Promise<ChatResult> {
+    const accepted = await this.orchestrator.acceptTurn(req);
+    if (accepted.repeat) return this.orchestrator.resultOf(accepted.run.id); // an idempotent repeat of a started run
+    opts.onAccepted?.(accepted.run);
+    return this.driver.runInRequest(accepted.run.id, { accepted: accepted.run, leased: accepted.leased, newThread: accepted.newThread });
+  }
 
   /**
    * The run row is written first; if the queue then refuses it, the run ends as failed and the caller gets 503.
@@ -65,14 +78,14 @@ export class RunsService {
    */
   async submit(req: TurnRequest, opts: { here?: boolean; session?: KnownSession } = {}): Promise<RunEntity> {
     // a run executed here at once is accepted already started (its row and its lease in one statement)
-    const start = !!opts.here && !req.idempotency_key && !req.start_at && !!this.local?.hasRoom();
+    const start = !!opts.here && !req.idempotency_key && !req.start_at && this.driver.hasRoom();
     const run = await this.orchestrator.accept(req, 'async', { start, session: opts.session });
     if (start && run.status === 'running') {
-      this.local!.start(run, { newThread: opts.session?.noCheckpoint });
+      this.driver.startHere(run, { newThread: opts.session?.noCheckpoint });
       return run;
     }
     if (run.status !== 'queued') return run; // an idempotent repeat of a run that has started or ended
-    if (opts.here && this.local?.start(run)) return run;
+    if (opts.here && this.driver.startHere(run)) return run;
     try {
       const delayMs = run.input.start_at ? Date.parse(run.input.start_at) - Date.now() : 0;
       await this.queue.enqueue(run.id, delayMs > 0 ? { delayMs } : undefined);
@@ -97,7 +110,7 @@ export class RunsService {
 
   /** This process's execution of the run (started by `submit` with `here`), until it is over; null if none. */
   localExecution(runId: string): Promise<void> | null {
-    return this.local?.execution(runId) ?? null;
+    return this.driver.execution(runId);
   }
 
   async get(id: string): Promise<JobView> {
@@ -203,7 +216,7 @@ export class RunsService {
   async cancel(id: string): Promise<JobView> {
     const { outcome, status } = await this.records.requestCancel(id);
     if (outcome === 'cancelled') {
-      await this.queue.remove(id);
+      await this.queue.cancel(id);
       this.events.end(id); // it never started: its followers read the stored run
     } else if (outcome === 'flagged') await this.cancellation.cancel(id);
     else throw new RunAlreadyFinishedException(id, status);

@@ -2,10 +2,9 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../observability/metrics.service';
-import { AgentOrchestrator } from '../orchestrator/agent-orchestrator.service';
-import { BullRunQueue } from './bull-run-queue';
-import { RunQueue } from './run-queue';
-import { RunStore } from './store/run-store';
+import { RunQueue } from '../runs/run-queue';
+import { RunStore } from '../runs/store/run-store';
+import { AgentOrchestrator } from './agent-orchestrator.service';
 
 const INLINE_ORPHAN_AFTER_MS = 60_000;
 /** a run accepted this recently may still be on its way into the queue */
@@ -62,7 +61,7 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
         if (state === 'failed') {
           await this.orchestrator.abandon(run.id, 'its job failed');
         } else {
-          if (state === 'completed' && this.queue instanceof BullRunQueue) await this.queue.forget(run.id);
+          if (state === 'completed') await this.queue.forget(run.id);
           await this.queue.enqueue(run.id);
         }
         this.metrics.runRecoveries.inc({ event: state === 'failed' ? 'exhausted' : 'reconciled' });

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 
 import { RunNotInterruptedException } from '../common/domain.exception';
 import { RunQueue } from '../runs/run-queue';
-import { type JobView, toJobView } from '../runs/runs.service';
 import { RunStore } from '../runs/store/run-store';
+import { type JobView, toJobView } from './runs.service';
 
 const HANDOFF_MS = 5_000;
 const HANDOFF_CHECK_MS = 200;
@@ -37,7 +37,7 @@ export class ToolApprovalService {
     const deadline = Date.now() + HANDOFF_MS;
     for (;;) {
       while (this.queue.isLocal(id) && Date.now() < deadline) await sleep(20);
-      await this.queue.remove(id);
+      await this.queue.cancel(id);
       await this.queue.enqueue(id);
       if (this.queue.kind === 'inline' || Date.now() >= deadline) return;
       await sleep(HANDOFF_CHECK_MS);
