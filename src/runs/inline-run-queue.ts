@@ -76,14 +76,8 @@ export class InlineRunQueue extends RunQueue {
     return !this.closed;
   }
 
-  async wake(runId: string): Promise<void> {
-    const timer = this.parked.get(runId);
-    if (!timer) return;
-    clearTimeout(timer);
-    this.parked.delete(runId);
-    this.waiting.push(runId);
-    setImmediate(() => this.pump());
-  }
+  /** Parked runs here try again after PARKED_MS (100 ms) anyway: cheap in one process, and fair to other sessions' runs. */
+  async wake(): Promise<void> {}
 
   async anyParked(): Promise<boolean> {
     return this.parked.size > 0;

@@ -1,13 +1,24 @@
 import { Module } from '@nestjs/common';
 
+import { PgRunLedger } from './pg-run-ledger';
+import { PgRunStore } from './pg-run-store';
+import { PgSessionStore } from './pg-session-store';
 import { RunLedger } from './run-ledger';
 import { RunStore } from './run-store';
 import { SessionStore } from './session-store';
 
 /**
  * The run store: the only writer of the `runs` and `sessions` tables and of what hangs on a run (lease, usage,
- * tool ledger, idempotency keys, approvals, webhook delivery). No dependency on the orchestrator, so both the
- * orchestrator and the dialects can import it; everyone else reads.
+ * tool ledger, idempotency keys, approvals, webhook delivery). Three ports (RunStore, SessionStore, RunLedger)
+ * with their Postgres implementations; an in-memory one (in-memory-run-store.ts) backs the unit tests.
+ * No dependency on the orchestrator, so both the orchestrator and the dialects can import it; everyone else reads.
  */
-@Module({ providers: [RunStore, SessionStore, RunLedger], exports: [RunStore, SessionStore, RunLedger] })
+@Module({
+  providers: [
+    { provide: RunStore, useClass: PgRunStore },
+    { provide: SessionStore, useClass: PgSessionStore },
+    { provide: RunLedger, useClass: PgRunLedger },
+  ],
+  exports: [RunStore, SessionStore, RunLedger],
+})
 export class RunStoreModule {}

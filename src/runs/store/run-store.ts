@@ -1,16 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, In, Repository } from 'typeorm';
-
-import { RunNotFoundException } from '../../common/domain.exception';
-import { GroupCommit } from '../../common/group-commit';
-import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
-import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
-import { PendingApproval, RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
-import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
-import { insertable, rowsOf } from '../../database/query-rows';
+import type { PendingApproval, RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
 import type { ChatResult } from './chat-result';
-import { due, firstInLine, holdsLease, leaseFree, startable, takeLease } from './run-rules';
 
 export interface NewRun {
   id: string;
@@ -45,62 +34,14 @@ export interface ReconcileCandidate {
  * and messages it carries; the rules they decide on are written once (run-rules.ts). Usage, idempotency keys and
  * the tool ledger are in RunLedger, session rows and the lease itself in SessionStore, all beside this file.
  */
-@Injectable()
-export class RunStore {
-  constructor(
-    @InjectRepository(RunEntity, ORCHESTRATOR_DATA_SOURCE) private readonly runs: Repository<RunEntity>,
-    @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource,
-  ) {}
-
-  async create(run: NewRun): Promise<RunEntity> {
-    const entity = this.runs.create({
-      ...run,
-      input: pgSafeJson(run.input),
-      status: 'queued',
-      attempts: 0,
-      cancelRequested: false,
-      progress: null,
-      startedAt: null,
-      finishedAt: null,
-    });
-    await this.runs.insert(insertable(entity));
-    return entity;
-  }
+export abstract class RunStore {
+  abstract create(run: NewRun): Promise<RunEntity>;
 
   /**
    * A queued run with the new session it starts, in one statement; runs accepted while one is being written go
    * in the next statement together (GroupCommit: a burst of submissions shares its round trips and commits).
    */
-  createInNewSession(run: NewRun): Promise<RunEntity> {
-    return this.newSessionRuns.submit(run);
-  }
-
-  private readonly newSessionRuns = new GroupCommit<NewRun, RunEntity>(async (runs) => {
-    const column = (f: (r: NewRun) => unknown) => runs.map(f);
-    const rows = rowsOf<Record<string, unknown>>(
-      await this.dataSource.query(
-        `WITH n AS (
-           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[])
-             AS n(id, session_id, tenant_id, agent, mode, input)
-         ), s AS (
-           INSERT INTO sessions (id, tenant_id, agent, metadata) SELECT session_id, tenant_id, agent, '{}'::jsonb FROM n
-         )
-         INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, status, attempts)
-         SELECT id, session_id, tenant_id, agent, mode, input, 'queued', 0 FROM n
-         RETURNING *`,
-        [
-          column((r) => r.id),
-          column((r) => r.sessionId),
-          column((r) => r.tenantId),
-          column((r) => r.agent),
-          column((r) => r.mode),
-          column((r) => pgSafeJson(r.input)),
-        ],
-      ),
-    );
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return runs.map((r) => this.runs.create(fromRow(byId.get(r.id)!)));
-  });
+  abstract createInNewSession(run: NewRun): Promise<RunEntity>;
 
   /**
    * A sync turn's run, accepted and started in one statement (the separate insert, lease and start cost three
@@ -110,41 +51,7 @@ export class RunStore {
    * leased to the run. `sessionMetadata` is merged into the session's metadata by the same update, when the
    * lease is taken (the caller writes it itself otherwise), and a session without agent adopts the run's.
    */
-  async createStarted(run: NewRun, leaseMs: number, newSession = false, sessionMetadata?: Record<string, unknown>): Promise<RunEntity> {
-    const insertRun = (status: string) =>
-      `INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, status, attempts, started_at)
-       SELECT $1, $2, $3, $4, $5, $6, ${status}`;
-    const sql = newSession
-      ? `WITH s AS (
-           INSERT INTO sessions (id, tenant_id, agent, metadata, active_run_id, lease_expires_at)
-           VALUES ($2, $3, $4, '{}'::jsonb, $1, now() + ($7 || ' milliseconds')::interval)
-         )
-         ${insertRun(`'running', 1, now()`)}
-         RETURNING *`
-      : `WITH lease AS (
-           UPDATE sessions s SET ${takeLease('$1', '$7')},
-                  metadata = CASE WHEN $8::jsonb IS NULL THEN s.metadata ELSE COALESCE(s.metadata, '{}'::jsonb) || $8::jsonb END,
-                  agent = COALESCE(s.agent, $4)
-            WHERE s.id = $2 AND s.tenant_id = $3 AND ${leaseFree('s')} AND ${firstInLine({ id: '$2', tenant: '$3' })}
-           RETURNING s.id
-         )
-         ${insertRun(`CASE WHEN l.id IS NULL THEN 'queued' ELSE 'running' END, CASE WHEN l.id IS NULL THEN 0 ELSE 1 END, CASE WHEN l.id IS NULL THEN NULL ELSE now() END`)}
-           FROM (SELECT 1) AS one LEFT JOIN lease l ON true
-         RETURNING *`;
-    const rows = rowsOf<Record<string, unknown>>(
-      await this.dataSource.query(sql, [
-        run.id,
-        run.sessionId,
-        run.tenantId,
-        run.agent,
-        run.mode,
-        pgSafeJson(run.input),
-        String(leaseMs),
-        ...(newSession ? [] : [sessionMetadata ? JSON.stringify(pgSafeJson(sessionMetadata)) : null]),
-      ]),
-    );
-    return this.runs.create(fromRow(rows[0]));
-  }
+  abstract createStarted(run: NewRun, leaseMs: number, newSession?: boolean, sessionMetadata?: Record<string, unknown>): Promise<RunEntity>;
 
   /**
    * A queued run, leased and started in one statement (instead of read, lease, start): when its session's lease
@@ -153,287 +60,66 @@ export class RunStore {
    * long way, which tells those cases apart. `hasCheckpoint`: whether the session's thread (`tenant:session`, as
    * threadIdOf names it) has a checkpoint yet — a run that started its session has none to read.
    */
-  async leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<{ run: RunEntity; hasCheckpoint: boolean } | null> {
-    const rows = rowsOf<Record<string, unknown>>(
-      await this.dataSource.query(
-        `WITH lease AS (
-           UPDATE sessions s SET ${takeLease('me.id', '$2')}
-             FROM runs me
-            WHERE me.id = $1 AND s.id = me.session_id AND s.tenant_id = me.tenant_id AND ${leaseFree('s')}
-              AND ${startable('me')} AND me.attempts < $3 AND ${due('me')}
-              AND ${firstInLine({ id: 'me.session_id', tenant: 'me.tenant_id' }, 'me')}
-           RETURNING me.id)
-         UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
-          WHERE id = (SELECT id FROM lease)
-          RETURNING *, EXISTS (SELECT 1 FROM "${CHECKPOINT_SCHEMA}".checkpoints c WHERE c.thread_id = tenant_id || ':' || session_id) AS has_checkpoint`,
-        [id, String(leaseMs), maxAttempts],
-      ),
-    );
-    return rows.length ? { run: this.runs.create(fromRow(rows[0])), hasCheckpoint: rows[0].has_checkpoint === true } : null;
-  }
+  abstract leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<{ run: RunEntity; hasCheckpoint: boolean } | null>;
 
-  async get(id: string, what: 'job' | 'run' = 'job'): Promise<RunEntity> {
-    const run = await this.runs.findOneBy({ id });
-    if (!run) throw new RunNotFoundException(id, what);
-    return run;
-  }
+  abstract get(id: string, what?: 'job' | 'run'): Promise<RunEntity>;
 
   /** The tenant's run; another tenant's run is not found either. */
-  async getForTenant(id: string, tenantId: string, what: 'job' | 'run' = 'job'): Promise<RunEntity> {
-    const run = await this.runs.findOneBy({ id, tenantId });
-    if (!run) throw new RunNotFoundException(id, what);
-    return run;
-  }
+  abstract getForTenant(id: string, tenantId: string, what?: 'job' | 'run'): Promise<RunEntity>;
 
-  async listBySession(sessionId: string, tenantId: string): Promise<RunEntity[]> {
-    return this.runs.find({ where: { sessionId, tenantId }, order: { createdAt: 'ASC' } });
-  }
+  abstract listBySession(sessionId: string, tenantId: string): Promise<RunEntity[]>;
 
-  async latestFinished(sessionId: string, tenantId: string): Promise<RunEntity | null> {
-    return this.runs.findOne({
-      where: { sessionId, tenantId, status: In(['completed', 'failed']) },
-      order: { finishedAt: 'DESC' },
-    });
-  }
+  abstract latestFinished(sessionId: string, tenantId: string): Promise<RunEntity | null>;
 
   /** queued|running → running (attempt counted). Null when the run already ended or was cancelled. */
-  async markRunning(id: string): Promise<RunEntity | null> {
-    const rows = rowsOf<Record<string, unknown>>(
-      await this.dataSource.query(
-        `UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
-        WHERE id = $1 AND status IN ('queued', 'running') AND cancel_requested = false
-        RETURNING *`,
-        [id],
-      ),
-    );
-    return rows.length ? this.runs.create(fromRow(rows[0])) : null;
-  }
+  abstract markRunning(id: string): Promise<RunEntity | null>;
 
-  async setProgress(id: string, progress: Record<string, unknown>): Promise<void> {
-    await this.runs.update({ id, status: 'running' }, { progress: pgSafeJson(progress) as never });
-  }
+  abstract setProgress(id: string, progress: Record<string, unknown>): Promise<void>;
 
   /**
    * Ends a run: its status, result and trace, the turn's messages and the release of the session lease —
    * in one statement, so it is atomic without holding a transaction open (which would stall the embedded
    * Postgres). Returns false (and writes nothing) when the run had already ended.
    */
-  async finish(run: RunEntity, end: RunEnd): Promise<boolean> {
-    const m = end.messages;
-    const rows = rowsOf<{ n: number }>(
-      await this.dataSource.query(
-        `WITH ended AS (
-         UPDATE runs SET status = $2, result = $3, error = $4, trace = $5, llm_calls = $6, prompt_tokens = $7,
-                completion_tokens = $8, finished_at = now(), updated_at = now()
-          WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')
-          RETURNING id, session_id, tenant_id),
-       said AS (
-         INSERT INTO messages (tenant_id, session_id, run_id, role, content, metadata)
-         SELECT e.tenant_id, e.session_id, e.id, v.role, v.content, v.metadata::jsonb
-           FROM ended e, (VALUES (1, 'user', $9::text, '{}'), (2, 'assistant', $10::text, $11)) AS v(ord, role, content, metadata)
-          WHERE $12::boolean
-          ORDER BY v.ord),
-       released AS (
-         UPDATE sessions s SET active_run_id = NULL, lease_expires_at = NULL, updated_at = now(),
-                summary = COALESCE($13, s.summary)
-           FROM ended e WHERE s.id = e.session_id AND s.tenant_id = e.tenant_id AND (s.active_run_id = e.id OR s.active_run_id IS NULL))
-       SELECT count(*)::int AS n FROM ended`,
-        [
-          run.id,
-          end.status,
-          json(end.result),
-          json(end.error),
-          json(end.trace),
-          end.usage.calls,
-          end.usage.promptTokens,
-          end.usage.completionTokens,
-          pgSafeText(m?.user ?? ''),
-          pgSafeText(m?.assistant ?? ''),
-          json(end.error ? { error: end.error } : {}),
-          Boolean(m),
-          end.summary ? pgSafeText(end.summary) : null,
-        ],
-      ),
-    );
-    return rows[0]?.n === 1;
-  }
+  abstract finish(run: RunEntity, end: RunEnd): Promise<boolean>;
 
   /** queued → cancelled at once; running → flagged, the executing worker stops it. */
-  async requestCancel(id: string): Promise<{ outcome: 'cancelled' | 'flagged' | 'ended'; status: RunStatus }> {
-    const queued = await this.runs.update(
-      { id, status: 'queued' },
-      {
-        status: 'cancelled',
-        cancelRequested: true,
-        finishedAt: new Date(),
-        error: { code: 'CANCELLED', message: 'cancelled before it started' },
-      },
-    );
-    if (queued.affected) return { outcome: 'cancelled', status: 'cancelled' };
-    const running = await this.runs.update({ id, status: 'running' }, { cancelRequested: true });
-    if (running.affected) return { outcome: 'flagged', status: 'running' };
-    return { outcome: 'ended', status: (await this.get(id)).status };
-  }
+  abstract requestCancel(id: string): Promise<{ outcome: 'cancelled' | 'flagged' | 'ended'; status: RunStatus }>;
 
   /** A turn stopped at a step boundary (shutdown, database outage): queued again, the attempt not counted. */
-  async handBack(sessionId: string, runId: string): Promise<void> {
-    await this.dataSource.query(
-      `WITH back AS (
-         UPDATE runs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), updated_at = now()
-          WHERE id = $2 AND status = 'running' RETURNING id)
-       UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL WHERE id = $1 AND active_run_id = $2`,
-      [sessionId, runId],
-    );
-  }
+  abstract handBack(sessionId: string, runId: string): Promise<void>;
 
   /**
    * A tool call waits for an operator (TOOL_APPROVAL): running → interrupted with the pending call, the session
    * lease released — one statement. False when the run was no longer running.
    */
-  async pause(runId: string, pending: PendingApproval, progress: Record<string, unknown>): Promise<boolean> {
-    const rows = rowsOf<{ id: string }>(
-      await this.dataSource.query(
-        `WITH paused AS (
-           UPDATE runs SET status = 'interrupted', pending_approval = $2, progress = $3, updated_at = now()
-            WHERE id = $1 AND status = 'running'
-            RETURNING id, session_id),
-         released AS (
-           UPDATE sessions s SET active_run_id = NULL, lease_expires_at = NULL, updated_at = now()
-             FROM paused p WHERE s.id = p.session_id AND s.active_run_id = p.id)
-         SELECT id FROM paused`,
-        [runId, JSON.stringify(pending), JSON.stringify(progress)],
-      ),
-    );
-    return rows.length === 1;
-  }
+  abstract pause(runId: string, pending: PendingApproval, progress: Record<string, unknown>): Promise<boolean>;
 
   /** The operator's decision is being acted on: drop it, so a retried attempt asks again instead of reusing it. */
-  async consumeDecision(runId: string): Promise<void> {
-    await this.dataSource.query(`UPDATE runs SET pending_approval = NULL WHERE id = $1 AND status = 'running'`, [runId]);
-  }
+  abstract consumeDecision(runId: string): Promise<void>;
 
   /** interrupted → queued with the decision, exactly once; false when the run is not waiting for one (already decided, ended …). */
-  async decide(runId: string, approved: boolean): Promise<boolean> {
-    const decision = JSON.stringify({ approved, at: new Date().toISOString() });
-    const rows = rowsOf<{ id: string }>(
-      await this.dataSource.query(
-        `UPDATE runs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), updated_at = now(),
-                pending_approval = jsonb_set(pending_approval, '{decision}', $2::jsonb)
-          WHERE id = $1 AND status = 'interrupted' AND pending_approval IS NOT NULL
-          RETURNING id`,
-        [runId, decision],
-      ),
-    );
-    return rows.length === 1;
-  }
+  abstract decide(runId: string, approved: boolean): Promise<boolean>;
 
   /** Undo an acceptance that lost an idempotency race (never enqueued), and the new session it started. */
-  async discard(runId: string, session: { id: string; tenantId: string } | null): Promise<void> {
-    await this.dataSource.query(`DELETE FROM runs WHERE id = $1`, [runId]);
-    if (session)
-      await this.dataSource.query(
-        `DELETE FROM sessions s WHERE s.id = $1 AND s.tenant_id = $2
-            AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.tenant_id = s.tenant_id)`,
-        [session.id, session.tenantId],
-      );
-  }
+  abstract discard(runId: string, session: { id: string; tenantId: string } | null): Promise<void>;
 
   /**
    * Deletes an ended run: its row, its messages, and the checkpoints of the thread it wrote (their metadata
    * carries its run id; blobs shared with other checkpoints stay). Returns false when nothing was deleted.
    */
-  async deleteRun(tenantId: string, checkpointThread: string, runId: string): Promise<boolean> {
-    const s = `"${CHECKPOINT_SCHEMA}"`;
-    const ids = rowsOf<{ checkpoint_id: string }>(
-      await this.dataSource.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND metadata->>'run_id' = $2`, [
-        checkpointThread,
-        runId,
-      ]),
-    ).map((r) => r.checkpoint_id);
-    if (ids.length) {
-      await this.dataSource.query(`DELETE FROM ${s}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_id = ANY($2::text[])`, [
-        checkpointThread,
-        ids,
-      ]);
-      await this.dataSource.query(`DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_id = ANY($2::text[])`, [
-        checkpointThread,
-        ids,
-      ]);
-    }
-    await this.dataSource.query(`DELETE FROM messages WHERE tenant_id = $1 AND run_id = $2`, [tenantId, runId]);
-    const rows = rowsOf(await this.dataSource.query(`DELETE FROM runs WHERE tenant_id = $1 AND id = $2 RETURNING id`, [tenantId, runId]));
-    return rows.length > 0;
-  }
+  abstract deleteRun(tenantId: string, checkpointThread: string, runId: string): Promise<boolean>;
 
   /**
    * Accepted runs nobody is executing: queued for more than `graceMs`, or running without a live session lease
    * (its worker died or lost its job). A sync run is left to its request until `syncGraceMs` (its client may
    * still be waiting for the lease). The reconciler checks each against the queue.
    */
-  async unfinished(graceMs: number, syncGraceMs: number, limit = 500): Promise<ReconcileCandidate[]> {
-    return rowsOf<ReconcileCandidate>(
-      await this.dataSource.query(
-        `SELECT r.id, r.status, r.attempts FROM runs r
-          WHERE r.status IN ('queued', 'running') AND r.created_at < now() - ($1 || ' milliseconds')::interval
-            AND (r.mode = 'async' OR r.created_at < now() - ($3 || ' milliseconds')::interval)
-            AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id AND s.tenant_id = r.tenant_id AND ${holdsLease('s', 'r')})
-          ORDER BY r.created_at ASC LIMIT $2`,
-        [String(graceMs), limit, String(syncGraceMs)],
-      ),
-    );
-  }
+  abstract unfinished(graceMs: number, syncGraceMs: number, limit?: number): Promise<ReconcileCandidate[]>;
 
   /** The run of the session that takes the lease next (the earliest accepted unfinished one). */
-  async nextOfSession(sessionId: string, tenantId: string): Promise<string | null> {
-    const rows = rowsOf<{ id: string }>(
-      await this.dataSource.query(
-        `SELECT id FROM runs WHERE session_id = $1 AND tenant_id = $2 AND status = 'queued' AND NOT cancel_requested
-          ORDER BY created_at, id LIMIT 1`,
-        [sessionId, tenantId],
-      ),
-    );
-    return rows[0]?.id ?? null;
-  }
+  abstract nextOfSession(sessionId: string, tenantId: string): Promise<string | null>;
 
   /** Runs that should be executing but nobody holds: for re-queueing after a crash. */
-  async orphans(olderThanMs: number): Promise<RunEntity[]> {
-    return this.runs
-      .createQueryBuilder('r')
-      .where(`r.status IN ('queued', 'running')`)
-      .andWhere(`r.updated_at < now() - (:ms || ' milliseconds')::interval`, { ms: String(olderThanMs) })
-      .andWhere(`NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id AND s.tenant_id = r.tenant_id AND ${holdsLease('s', 'r')})`)
-      .orderBy('r.created_at', 'ASC')
-      .limit(500)
-      .getMany();
-  }
-}
-
-/** jsonb parameters: what a model or tool produced may hold NUL or lone surrogates, which Postgres rejects. */
-const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(pgSafeJson(v)));
-
-/** A raw `runs` row (snake_case) as the entity's properties. */
-function fromRow(r: Record<string, unknown>): Partial<RunEntity> {
-  return {
-    id: r.id as string,
-    sessionId: r.session_id as string,
-    tenantId: r.tenant_id as string,
-    agent: r.agent as string,
-    mode: r.mode as RunEntity['mode'],
-    status: r.status as RunEntity['status'],
-    input: r.input as RunEntity['input'],
-    result: r.result as RunEntity['result'],
-    error: r.error as RunEntity['error'],
-    trace: r.trace as RunEntity['trace'],
-    progress: r.progress as RunEntity['progress'],
-    pendingApproval: (r.pending_approval ?? null) as RunEntity['pendingApproval'],
-    llmCalls: r.llm_calls as number,
-    promptTokens: r.prompt_tokens as number,
-    completionTokens: r.completion_tokens as number,
-    attempts: r.attempts as number,
-    cancelRequested: r.cancel_requested as boolean,
-    createdAt: r.created_at as Date,
-    startedAt: r.started_at as Date | null,
-    finishedAt: r.finished_at as Date | null,
-    updatedAt: r.updated_at as Date,
-  };
+  abstract orphans(olderThanMs: number): Promise<RunEntity[]>;
 }

@@ -1,0 +1,178 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+
+import { SessionNotFoundException } from '../../common/domain.exception';
+import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
+import { SessionEntity } from '../../database/entities';
+import { rowsOf } from '../../database/query-rows';
+import { firstInLine, leaseFree, startable, takeLease, unfinished } from './run-rules';
+import { SessionStore } from './session-store';
+
+/** Session rows and the turn lease in Postgres. */
+@Injectable()
+export class PgSessionStore extends SessionStore {
+  constructor(
+    @InjectRepository(SessionEntity, ORCHESTRATOR_DATA_SOURCE) private readonly sessions: Repository<SessionEntity>,
+    @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly db: DataSource,
+  ) {
+    super();
+  }
+
+  /**
+   * The tenant's session with a client-chosen id, started with `agent` when the tenant has never used the
+   * id (two concurrent first turns with the same id end up in the same session).
+   */
+  async open(tenantId: string, id: string, agent: string): Promise<{ session: SessionEntity; created: boolean }> {
+    const rows = rowsOf(
+      await this.db.query(
+        `INSERT INTO sessions (tenant_id, id, agent) VALUES ($1, $2, $3) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+        [tenantId, id, agent],
+      ),
+    );
+    return { session: await this.get(id, tenantId), created: rows.length > 0 };
+  }
+
+  /** A new session (a LangGraph thread), without agent unless given; false when the tenant already has one with this id. */
+  async insert(tenantId: string, id: string, metadata: Record<string, unknown>, agent: string | null = null): Promise<boolean> {
+    const rows = rowsOf(
+      await this.db.query(
+        `INSERT INTO sessions (tenant_id, id, agent, metadata) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+        [tenantId, id, agent, JSON.stringify(metadata)],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  /** The tenant's session; another tenant's (or no) session is SESSION_NOT_FOUND. */
+  async get(id: string, tenantId: string): Promise<SessionEntity> {
+    const s = await this.sessions.findOneBy({ id, tenantId });
+    if (!s) throw new SessionNotFoundException(id);
+    return s;
+  }
+
+  async find(id: string, tenantId: string): Promise<SessionEntity | null> {
+    return this.sessions.findOneBy({ id, tenantId });
+  }
+
+  /**
+   * The session a turn arrives for, with the run it waits on, if any (a run paused for a tool approval:
+   * `interrupted` and not finished; a new turn must not overtake it) — one statement for both.
+   */
+  async findForTurn(id: string, tenantId: string): Promise<{ session: SessionEntity; waitingRunId: string | null } | null> {
+    const { entities, raw } = await this.sessions
+      .createQueryBuilder('s')
+      .addSelect(
+        `(SELECT r.id FROM runs r WHERE r.session_id = s.id AND r.tenant_id = s.tenant_id AND r.status = 'interrupted' AND r.finished_at IS NULL LIMIT 1)`,
+        'waiting_run_id',
+      )
+      .where('s.id = :id AND s.tenant_id = :tenantId', { id, tenantId })
+      .getRawAndEntities<{ waiting_run_id: string | null }>();
+    return entities[0] ? { session: entities[0], waitingRunId: raw[0]?.waiting_run_id ?? null } : null;
+  }
+
+  /** Merges `metadata` into the session's; false when there is no such session. */
+  async patchMetadata(tenantId: string, id: string, metadata: Record<string, unknown>): Promise<boolean> {
+    const rows = rowsOf(
+      await this.db.query(
+        `UPDATE sessions SET metadata = COALESCE(metadata, '{}'::jsonb) || $3::jsonb, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING id`,
+        [tenantId, id, JSON.stringify(metadata)],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * A LangGraph API run records its assistant and graph in the thread's metadata, as LangGraph Server does
+   * (`metadata.assistant_id`, `metadata.graph_id`), and the thread adopts the graph when it has none.
+   */
+  async recordRunAssistant(tenantId: string, id: string, assistantId: string, graphId: string): Promise<void> {
+    await this.db.query(
+      `UPDATE sessions SET metadata = COALESCE(metadata, '{}'::jsonb) || jsonb_build_object('assistant_id', $3::text, 'graph_id', $4::text),
+              agent = COALESCE(agent, $4), updated_at = now()
+        WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, id, assistantId, graphId],
+    );
+  }
+
+  /** Binds a session without agent to `agent` (a state update through that graph); returns the session's agent. */
+  async adoptAgent(tenantId: string, id: string, agent: string): Promise<string | null> {
+    const rows = rowsOf<{ agent: string | null }>(
+      await this.db.query(
+        `UPDATE sessions SET agent = COALESCE(agent, $3), updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING agent`,
+        [tenantId, id, agent],
+      ),
+    );
+    return rows[0]?.agent ?? null;
+  }
+
+  async touch(tenantId: string, id: string): Promise<void> {
+    await this.db.query(`UPDATE sessions SET updated_at = now() WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+  }
+
+  /** Forgets the session (its runs and messages go with it: foreign keys). */
+  async delete(id: string, tenantId: string): Promise<void> {
+    await this.sessions.delete({ id, tenantId });
+  }
+
+  /** The session's unfinished runs (queued, running, or waiting for a tool approval), oldest first. */
+  async inflight(tenantId: string, id: string): Promise<string[]> {
+    const rows = rowsOf<{ id: string }>(
+      await this.db.query(
+        `SELECT r.id FROM runs r WHERE r.tenant_id = $1 AND r.session_id = $2 AND ${unfinished('r')} ORDER BY r.created_at, r.id`,
+        [tenantId, id],
+      ),
+    );
+    return rows.map((r) => r.id);
+  }
+
+  // --- the turn lease ---
+
+  /**
+   * Take the session's lease for this run if nobody holds a live one and no earlier-accepted run of the
+   * session is unfinished (turns run in acceptance order). One statement, no waiting.
+   */
+  async tryLease(sessionId: string, runId: string, leaseMs: number): Promise<boolean> {
+    const rows = rowsOf(
+      await this.db.query(
+        `UPDATE sessions s SET ${takeLease('$2', '$3')}
+           FROM runs me
+          WHERE me.id = $2 AND s.id = $1 AND s.tenant_id = me.tenant_id AND ${leaseFree('s')} AND ${startable('me')}
+            AND ${firstInLine({ id: '$1', tenant: 'me.tenant_id' }, 'me')}
+          RETURNING s.id`,
+        [sessionId, runId, String(leaseMs)],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  /** Who holds the session's live lease, and for how much longer. */
+  async leaseHolder(sessionId: string, tenantId: string): Promise<{ runId: string; remainingMs: number } | null> {
+    const rows = rowsOf<{ active_run_id: string; ms: number }>(
+      await this.db.query(
+        `SELECT active_run_id, GREATEST(0, EXTRACT(EPOCH FROM (lease_expires_at - now())) * 1000)::int AS ms
+           FROM sessions WHERE id = $1 AND tenant_id = $2 AND active_run_id IS NOT NULL AND lease_expires_at > now()`,
+        [sessionId, tenantId],
+      ),
+    );
+    return rows[0] ? { runId: rows[0].active_run_id, remainingMs: rows[0].ms } : null;
+  }
+
+  /** Heartbeat of the worker running the turn. False when the lease is no longer this run's. */
+  async renewLease(sessionId: string, runId: string, leaseMs: number): Promise<boolean> {
+    const rows = rowsOf(
+      await this.db.query(
+        `UPDATE sessions SET lease_expires_at = now() + ($3 || ' milliseconds')::interval WHERE id = $1 AND active_run_id = $2 RETURNING id`,
+        [sessionId, runId, String(leaseMs)],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  async releaseLease(sessionId: string, runId: string): Promise<void> {
+    await this.db.query(`UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL WHERE id = $1 AND active_run_id = $2`, [
+      sessionId,
+      runId,
+    ]);
+  }
+}
