@@ -8,7 +8,8 @@ module.exports = {
   // One worker process, replaced once it holds more than this after a file. Left to itself jest runs every file
   // in band on a two-core machine, inside its own process, which then keeps what each e2e file's app leaves
   // behind (Nest, LangGraph, OpenTelemetry globals) and ran out of heap. One file at a time keeps the timing-
-  // sensitive fault suites (worker kills, Redis and Postgres cuts) alone on the machine.
+  // sensitive fault suites (worker kills, Redis and Postgres cuts) alone on the machine. `npm test` (scripts/test.ts)
+  // runs the unit project in a jest run of its own with more workers.
   maxWorkers: 1,
   workerIdleMemoryLimit: '1200MB',
   projects: [
