@@ -80,10 +80,10 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
       if (err instanceof RunHandedBack)
         return { kind: 'parked', retryInMs: HANDED_BACK_MS[err.reason === 'shutdown' ? 'shutdown' : 'other'] };
       if (err instanceof RunNotFoundException) return { kind: 'gone' }; // its session was deleted: nothing to run
+      void this.wakeNext(runId); // failed without a recorded end: the session's next turn need not wait for the reconciler
       throw err;
-    } finally {
-      void this.wakeNext(runId);
     }
+    void this.wakeNext(runId);
     return { kind: 'ended' };
   }
 

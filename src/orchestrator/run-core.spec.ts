@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+
+import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { Annotation, InMemoryStore, interrupt, MemorySaver, messagesStateReducer, StateGraph } from '@langchain/langgraph';
+import { Test } from '@nestjs/testing';
+
+import type { AgentDefinition, TurnContext } from '../agents/agent-definition';
+import { AgentRegistry } from '../agents/agent-registry.service';
+import { AppConfig } from '../config/app-config';
+import { InProcessRunEventBus } from '../events/in-process-run-event-bus';
+import { RunEventBus } from '../events/run-event-bus';
+import { LANGGRAPH_STORE } from '../langgraph-api/store/store.module';
+import { LlmService } from '../llm/llm.service';
+import { RunBudget } from '../llm/run-budget';
+import { MetricsService } from '../observability/metrics.service';
+import { RunObserver } from '../observability/run-observer.service';
+import { InlineRunQueue } from '../runs/inline-run-queue';
+import { RunCancellation } from '../runs/run-cancellation.service';
+import { RUN_WORKER, RunQueue } from '../runs/run-queue';
+import { InMemoryRunState } from '../runs/store/in-memory-run-store';
+import { RunLedger } from '../runs/store/run-ledger';
+import { RunStore } from '../runs/store/run-store';
+import { SessionStore } from '../runs/store/session-store';
+import { ScopeValidator } from '../scope/scope-validator.service';
+import { AgentOrchestrator } from './agent-orchestrator.service';
+import { GraphRunner } from './graph-runner.service';
+import { RunDriver } from './run-driver.service';
+import { RunRecovery } from './run-recovery.service';
+import { RunsService } from './runs.service';
+import { ToolApprovalService } from './tool-approval.service';
+import { TurnLease } from './turn-lease.service';
+
+/**
+ * The run core — admission, leases, the driver, the queue's in-process driver, hand-back, cancel, pause and
+ * resume, idempotency, budgets, recovery — unit-tested against the in-memory run store and a real LangGraph
+ * graph (MemorySaver): no Postgres, no Redis, milliseconds per case.
+ */
+
+/** What the test agent's one node does with a message: answer, wait for a gate, ask for approval, spend budget. */
+class Script {
+  readonly gates = new Map<string, { opened: Promise<void>; open: () => void }>();
+  readonly started: string[] = [];
+  readonly toolRuns: string[] = [];
+
+  gate(message: string): () => void {
+    let open!: () => void;
+    const opened = new Promise<void>((r) => (open = r));
+    this.gates.set(message, { opened, open });
+    return open;
+  }
+}
+
+const State = Annotation.Root({
+  messages: Annotation<BaseMessage[]>({ reducer: messagesStateReducer, default: () => [] }),
+});
+
+function testAgent(script: Script, checkpointer: MemorySaver): AgentDefinition {
+  const graph = new StateGraph(State)
+    .addNode('respond', async (state, config) => {
+      const text = String(state.messages.at(-1)?.content ?? '');
+      script.started.push(text);
+      const gate = script.gates.get(text);
+      if (gate) await Promise.race([gate.opened, abortOf(config.signal)]);
+      if (text.startsWith('approve:')) {
+        const decision = interrupt({ type: 'tool_approval', tool: 'python_repl', args: { code: '1+1' }, tool_call_id: `call-${text}` });
+        if (!(decision as { approved?: boolean }).approved) return { messages: [new AIMessage('rejected')] };
+        script.toolRuns.push(text);
+      }
+      if (text.startsWith('spend:')) for (let i = 0; i < 5; i++) RunBudget.of(config)?.chargeModelCall();
+      return { messages: [new AIMessage(`echo ${text}`)] };
+    })
+    .addEdge('__start__', 'respond')
+    .addEdge('respond', '__end__')
+    .compile({ checkpointer });
+  return {
+    name: 'echo',
+    description: 'answers with what it was told',
+    graph,
+    buildInput: (turn: TurnContext) => ({ messages: [new HumanMessage(turn.message)] }),
+    toOutcome: (state) => {
+      const last = (state.messages as BaseMessage[]).at(-1);
+      return { response: String(last?.content ?? ''), toolCalls: [], sources: [], error: null, metadata: {}, trace: {} };
+    },
+  };
+}
+
+function abortOf(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+}
+
+async function until<T>(check: () => T | undefined | Promise<T | undefined>, ms = 3000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error('condition not met');
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+async function core(env: Record<string, string> = {}) {
+  const state = new InMemoryRunState();
+  const script = new Script();
+  const checkpointer = new MemorySaver();
+  const agent = testAgent(script, checkpointer);
+  const config = new AppConfig({ WORKER_CONCURRENCY: '2', RUN_SHUTDOWN_GRACE_MS: '50', DEFAULT_AGENT: 'echo', ...env });
+  const agents = {
+    get: (n: string) => (n === 'echo' ? agent : undefined),
+    names: () => ['echo'],
+    checkpointer,
+    deleteThread: async () => {},
+  };
+  const module = await Test.createTestingModule({
+    providers: [
+      AgentOrchestrator,
+      GraphRunner,
+      TurnLease,
+      RunDriver,
+      RunsService,
+      RunRecovery,
+      ToolApprovalService,
+      RunCancellation,
+      RunObserver,
+      MetricsService,
+      InlineRunQueue,
+      { provide: RunQueue, useExisting: InlineRunQueue },
+      { provide: RUN_WORKER, useValue: true },
+      { provide: RunStore, useValue: state.runStore },
+      { provide: SessionStore, useValue: state.sessionStore },
+      { provide: RunLedger, useValue: state.ledger },
+      { provide: RunEventBus, useValue: new InProcessRunEventBus(100, 60_000) },
+      { provide: AppConfig, useValue: config },
+      { provide: AgentRegistry, useValue: agents },
+      { provide: LlmService, useValue: { modelName: null } },
+      { provide: ScopeValidator, useValue: {} },
+      { provide: LANGGRAPH_STORE, useValue: new InMemoryStore() },
+    ],
+  }).compile();
+  module.get(RunDriver).onApplicationBootstrap(); // the in-process driver's worker loop, without the recovery timers
+  return { state, script, module, runs: module.get(RunsService), driver: module.get(RunDriver), config };
+}
+
+describe('run core (in-memory run store, in-process queue driver)', () => {
+  it('admits a sync turn on a new session: recorded, answered, messages kept, lease released', async () => {
+    const { runs, state } = await core();
+    const result = await runs.chat({ message: 'hello' });
+    expect(result).toMatchObject({ response: 'echo hello', agent: 'echo', error: null });
+    const run = state.runs.get(result.run_id)!;
+    expect(run).toMatchObject({ status: 'completed', attempts: 1, mode: 'sync' });
+    expect(state.messages.map((m) => `${m.role}:${m.content}`)).toEqual(['user:hello', 'assistant:echo hello']);
+    expect(state.session('default', result.session_id)).toMatchObject({ activeRunId: null, leaseExpiresAt: null });
+  });
+
+  it('refuses what admission refuses, before any run row is written', async () => {
+    const { runs, state } = await core({ MAX_MESSAGE_CHARS: '10' });
+    await expect(runs.chat({ message: 'hi', agent: 'nope' })).rejects.toMatchObject({ code: 'UNKNOWN_AGENT' });
+    await expect(runs.chat({ message: 'x'.repeat(11) })).rejects.toMatchObject({ code: 'MESSAGE_TOO_LARGE' });
+    await expect(runs.chat({ message: 'hi', session_id: randomUUID() })).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    expect(state.runs.size).toBe(0);
+  });
+
+  it('runs two sync turns of one session one after the other (the second waits for the lease)', async () => {
+    const { runs, state, script } = await core();
+    const first = await runs.chat({ message: 'one', session_id: 'client-chosen' });
+    const open = script.gate('two');
+    const second = runs.chat({ message: 'two', session_id: first.session_id });
+    await until(() => script.started.includes('two'));
+    const third = runs.chat({ message: 'three', session_id: first.session_id });
+    await new Promise((r) => setTimeout(r, 120)); // a few lease polls: the third must not start meanwhile
+    expect(script.started).toEqual(['one', 'two']);
+    open();
+    const [r2, r3] = await Promise.all([second, third]);
+    expect([r2.response, r3.response]).toEqual(['echo two', 'echo three']);
+    expect(state.runs.get(r3.run_id)!.startedAt!.getTime()).toBeGreaterThanOrEqual(state.runs.get(r2.run_id)!.finishedAt!.getTime());
+  });
+
+  it('parks a queued turn of a busy session without holding a slot; another session runs meanwhile; order is kept', async () => {
+    const { runs, state, script } = await core({ WORKER_CONCURRENCY: '1' });
+    const open = script.gate('a1');
+    const a1 = await runs.submit({ message: 'a1', session_id: 's-a' });
+    await until(() => script.started.includes('a1'));
+    const a2 = await runs.submit({ message: 'a2', session_id: 's-a' });
+    const b1 = await runs.submit({ message: 'b1', session_id: 's-b' });
+    // with one slot held by a1, b1 can only run if nobody else holds a slot: a2 is parked, not waiting in one
+    expect(state.runs.get(a2.id)!.status).toBe('queued');
+    open();
+    await until(() => [a1, a2, b1].every((r) => state.runs.get(r.id)!.status === 'completed'));
+    expect(script.started.indexOf('a2')).toBeGreaterThan(script.started.indexOf('a1'));
+  });
+
+  it('cancels a queued run before it starts and a running one at its next step', async () => {
+    const { runs, state, script } = await core({ WORKER_CONCURRENCY: '1' });
+    script.gate('long');
+    const running = await runs.submit({ message: 'long' });
+    await until(() => script.started.includes('long'));
+    const waiting = await runs.submit({ message: 'later' });
+    expect((await runs.cancel(waiting.id)).status).toBe('cancelled');
+    await runs.cancel(running.id);
+    const ended = await until(() => (state.runs.get(running.id)!.status === 'cancelled' ? state.runs.get(running.id) : undefined));
+    expect(ended!.error).toMatchObject({ code: 'CANCELLED' });
+    expect(script.started).not.toContain('later');
+    await expect(runs.cancel(running.id)).rejects.toMatchObject({ code: 'JOB_ALREADY_FINISHED' });
+  });
+
+  it('hands a running queued run back at shutdown: queued again, its attempt not counted', async () => {
+    const { runs, state, script, driver } = await core({ RUN_SHUTDOWN_GRACE_MS: '20' });
+    script.gate('slow');
+    const run = await runs.submit({ message: 'slow' });
+    await until(() => script.started.includes('slow'));
+    await driver.beforeApplicationShutdown();
+    expect(state.runs.get(run.id)).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(state.session('default', run.sessionId)!.activeRunId).toBeNull();
+  });
+
+  it('pauses for a tool approval, releases the session, and resumes after the decision', async () => {
+    const { runs, state, script, module } = await core();
+    const job = await runs.submit({ message: 'approve:x' });
+    await until(() => state.runs.get(job.id)!.status === 'interrupted');
+    expect(state.runs.get(job.id)!.pendingApproval).toMatchObject({ tool: 'python_repl', tool_call_id: 'call-approve:x' });
+    expect(state.session('default', job.sessionId)!.activeRunId).toBeNull();
+    await expect(runs.chat({ message: 'overtake', session_id: job.sessionId })).rejects.toMatchObject({
+      code: 'SESSION_AWAITING_APPROVAL',
+    });
+    expect(script.toolRuns).toEqual([]);
+    await module.get(ToolApprovalService).decide(job.id, true, 'default');
+    await until(() => state.runs.get(job.id)!.status === 'completed');
+    expect(script.toolRuns).toEqual(['approve:x']);
+    expect(state.runs.get(job.id)!.result).toMatchObject({ response: 'echo approve:x' });
+  });
+
+  it('answers an idempotent repeat with the first run, and refuses another request under the same key', async () => {
+    const { runs, state, script } = await core();
+    const first = await runs.chat({ message: 'once', idempotency_key: 'k1' });
+    const again = await runs.chat({ message: 'once', idempotency_key: 'k1' });
+    expect(again.run_id).toBe(first.run_id);
+    expect(script.started.filter((m) => m === 'once')).toHaveLength(1);
+    await expect(runs.chat({ message: 'different', idempotency_key: 'k1' })).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(state.runs.size).toBe(1);
+  });
+
+  it('ends a run that overspends its budget as failed with BUDGET_EXCEEDED', async () => {
+    const { runs, state } = await core({ RUN_MAX_MODEL_CALLS: '3' });
+    const result = await runs.chat({ message: 'spend:all' });
+    expect(result.error).toMatchObject({ code: 'BUDGET_EXCEEDED' });
+    expect(state.runs.get(result.run_id)!.status).toBe('failed');
+  });
+
+  it('resumes a run whose worker died (lease lapsed) and ends one that died every time', async () => {
+    const { runs, state, module, config } = await core();
+    const job = await runs.submit({ message: 'survivor', session_id: 'crashy' });
+    await until(() => state.runs.get(job.id)!.status === 'completed');
+    // a crash: a run left `running` with its lease lapsed, and a poison run that already used its attempts
+    const crashed = await state.runStore.createStarted(
+      { id: randomUUID(), sessionId: 'crashy', tenantId: 'default', agent: 'echo', mode: 'async', input: { message: 'after crash' } },
+      10,
+    );
+    const poison = await state.runStore.createInNewSession({
+      id: randomUUID(),
+      sessionId: 'poisoned',
+      tenantId: 'default',
+      agent: 'echo',
+      mode: 'async',
+      input: { message: 'poison' },
+    });
+    Object.assign(state.runs.get(poison.id)!, { status: 'running', attempts: config.durability.maxAttempts });
+    state.skewMs = 60_000; // leases lapse, rows look old
+    expect(await module.get(RunRecovery).sweep(1000)).toBe(2);
+    await until(
+      () => ['completed', 'failed'].includes(state.runs.get(crashed.id)!.status) && state.runs.get(poison.id)!.status === 'failed',
+    );
+    expect(state.runs.get(crashed.id)).toMatchObject({ status: 'completed', attempts: 2 });
+    expect(state.runs.get(poison.id)!.error).toMatchObject({ code: 'RUN_ATTEMPTS_EXHAUSTED' });
+  });
+});
