@@ -1,21 +1,11 @@
 import { Injectable } from '@nestjs/common';
 
-import type { RunEntity } from '../database/entities';
+import { hasEnded, type RunEntity } from '../database/entities';
 import { RunEventBus } from '../events/run-event-bus';
 import { RunRecords } from './records/run-records.repository';
 
 /** How often a waiter re-reads the stored run anyway: the safety net for an end the bus did not report. */
 export const RECHECK_MS = 2000;
-
-/**
- * Whether a run has ended, as every waiter means it: `completed`, `failed`, `cancelled`, or `interrupted` with
- * `finished_at` set (a graph's own `interrupt()` or `interrupt_before|after`: the run is over, a later run
- * resumes its thread). A run paused for tool approval (`interrupted`, `finished_at` unset) has not ended: it
- * goes on after the operator's decision, and its waiters wait on. Neither has a run handed back to its queue.
- */
-export function hasEnded(run: Pick<RunEntity, 'status' | 'finishedAt'>): boolean {
-  return ['completed', 'failed', 'cancelled'].includes(run.status) || (run.status === 'interrupted' && run.finishedAt !== null);
-}
 
 /** `awaitEnd` gave up (its timeout, or the caller's signal) before the run ended; `run` is the row last read. */
 export class RunEndNotSeen extends Error {
@@ -79,11 +69,13 @@ export class RunEnds {
             stop.abort();
           }, opts.timeoutMs);
     const read = () => this.records.get(runId, opts.what);
+    const gaveUp = (run: RunEntity) => new RunEndNotSeen(runId, timedOut ? 'timeout' : 'aborted', run);
     try {
       if (opts.here) {
         await nap(Infinity, stop.signal, opts.here);
         const run = await read();
         if (hasEnded(run)) return run;
+        if (stop.signal.aborted) throw gaveUp(run);
       }
       // subscribed before the first read: an end published while it is out wakes the loop below
       let fresh = false;
@@ -97,10 +89,11 @@ export class RunEnds {
         fresh = false; // what the bus reported until now, this read sees
         const run = await read();
         if (hasEnded(run)) return run;
-        if (stop.signal.aborted) throw new RunEndNotSeen(runId, timedOut ? 'timeout' : 'aborted', run);
+        if (stop.signal.aborted) throw gaveUp(run);
         if (fresh) continue; // the bus reported the end while the row was being read: read it again
         await nap(this.recheckMs, stop.signal, new Promise<void>((resolve) => (wake = resolve)));
         wake = undefined;
+        if (stop.signal.aborted) throw gaveUp(run);
       }
     } finally {
       clearTimeout(timer);

@@ -1,8 +1,8 @@
-import type { RunEntity } from '../database/entities';
+import { hasEnded, type RunEntity } from '../database/entities';
 import { InProcessRunEventBus } from '../events/in-process-run-event-bus';
 import type { RunEvent, SubscribeOptions } from '../events/run-event-bus';
 import type { RunRecords } from './records/run-records.repository';
-import { hasEnded, RunEndNotSeen, RunEnds } from './run-ends.service';
+import { RunEndNotSeen, RunEnds } from './run-ends.service';
 
 type Row = Pick<RunEntity, 'id' | 'status' | 'finishedAt' | 'sessionId'>;
 
@@ -97,6 +97,7 @@ describe('RunEnds.awaitEnd', () => {
     expect(err).toBeInstanceOf(RunEndNotSeen);
     expect(err.reason).toBe('aborted');
     expect(err.run.status).toBe('running');
+    expect(log).toEqual(['read']); // no read after giving up
     // aborted before the call: one look at the row, and its answer when it has ended
     finish('completed');
     await expect(ends().awaitEnd('r1', { signal: AbortSignal.abort() })).resolves.toMatchObject({ status: 'completed' });
