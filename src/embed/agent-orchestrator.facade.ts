@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 
 import { DEFAULT_TENANT } from '../auth/tenant';
-import { FINAL_STATUSES } from '../database/entities';
 import { AgentOrchestrator as TurnOrchestrator } from '../orchestrator/agent-orchestrator.service';
 import type { ChatResult } from '../runs/records/chat-result';
 import { RunRecords } from '../runs/records/run-records.repository';
-import { type JobView, RunsService } from '../runs/runs.service';
+import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
+import { type JobView, RunsService, toJobView } from '../runs/runs.service';
 
 /** One turn asked for in-process (the body of `POST /v1/chat` and `/v1/jobs`, in camelCase). */
 export interface TurnInput {
@@ -30,6 +30,7 @@ export class AgentOrchestratorFacade {
     private readonly turns: TurnOrchestrator,
     private readonly jobs: RunsService,
     private readonly runs: RunRecords,
+    private readonly ends: RunEnds,
   ) {}
 
   /** One turn, answered when it has finished. */
@@ -55,14 +56,14 @@ export class AgentOrchestratorFacade {
     return (run?.result as ChatResult | undefined) ?? null;
   }
 
-  /** Waits until the job has ended (polling its record) and returns its final view; throws past `timeoutMs`. */
+  /** Waits until the job has ended (RunEnds.awaitEnd) and returns its final view; throws past `timeoutMs`. */
   async waitForJob(jobId: string, tenantId = DEFAULT_TENANT, timeoutMs = 120_000): Promise<JobView> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const job = await this.getJob(jobId, tenantId);
-      if (FINAL_STATUSES.includes(job.status)) return job;
-      if (Date.now() > deadline) throw new Error(`job ${jobId} did not end within ${timeoutMs} ms (status ${job.status})`);
-      await new Promise((r) => setTimeout(r, 100));
+    await this.runs.getForTenant(jobId, tenantId, 'job');
+    try {
+      return toJobView(await this.ends.awaitEnd(jobId, { timeoutMs }));
+    } catch (err) {
+      if (err instanceof RunEndNotSeen) throw new Error(`job ${jobId} did not end within ${timeoutMs} ms (status ${err.run.status})`);
+      throw err;
     }
   }
 }

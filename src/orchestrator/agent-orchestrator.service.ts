@@ -33,6 +33,7 @@ import type { ChatResult } from '../runs/records/chat-result';
 import { DurableRuns } from '../runs/records/durable-runs.repository';
 import { PersistentUsageCollector, type RunUsage } from '../runs/records/persistent-usage';
 import { type RunEnd, RunRecords } from '../runs/records/run-records.repository';
+import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
 import { ScopeValidator } from '../scope/scope-validator.service';
 import { ApprovalPending, pendingApprovalResult, toPendingApproval } from '../tools/tool-approval';
 import { ToolApprovalRepository } from '../tools/tool-approval.repository';
@@ -145,6 +146,7 @@ export class AgentOrchestrator {
     private readonly events: RunEventBus,
     private readonly observer: RunObserver,
     private readonly graphs: GraphRunner,
+    private readonly ends: RunEnds,
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
@@ -201,14 +203,13 @@ export class AgentOrchestrator {
     return this.runs.get(first.id);
   }
 
-  /** A sync repeat of an idempotent request: the first run's result, once it has one. */
+  /** A sync repeat of an idempotent request: the first run's result once it has ended; SessionBusy past twice the run timeout. */
   async resultOf(runId: string): Promise<ChatResult> {
-    const deadline = Date.now() + this.config.runTimeoutMs * 2;
-    for (;;) {
-      const run = await this.runs.get(runId);
-      if (FINAL_STATUSES.includes(run.status)) return this.storedResult(runId);
-      if (Date.now() > deadline) throw new SessionBusyException(run.sessionId);
-      await new Promise((r) => setTimeout(r, 100));
+    try {
+      return this.resultIn(await this.ends.awaitEnd(runId, { timeoutMs: this.config.runTimeoutMs * 2 }));
+    } catch (err) {
+      if (err instanceof RunEndNotSeen) throw new SessionBusyException(err.run.sessionId);
+      throw err;
     }
   }
 
@@ -535,7 +536,10 @@ export class AgentOrchestrator {
   }
 
   private async storedResult(runId: string): Promise<ChatResult> {
-    const run = await this.runs.get(runId);
+    return this.resultIn(await this.runs.get(runId));
+  }
+
+  private resultIn(run: RunEntity): ChatResult {
     if (run.result) return run.result as unknown as ChatResult;
     // ended without a result (cancelled while queued): answer in the same shape
     return {
