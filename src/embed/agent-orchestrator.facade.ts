@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 
 import { DEFAULT_TENANT } from '../auth/tenant';
 import { FINAL_STATUSES } from '../database/entities';
-import { type JobView, RunsService } from '../orchestrator/runs.service';
+import { type JobView, RunsService, toJobView } from '../orchestrator/runs.service';
+import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
 import type { ChatResult } from '../runs/store/chat-result';
 import { RunStore } from '../runs/store/run-store';
 
@@ -28,6 +29,7 @@ export class AgentOrchestratorFacade {
   constructor(
     private readonly jobs: RunsService,
     private readonly runs: RunStore,
+    private readonly ends: RunEnds,
   ) {}
 
   /** One turn, answered when it has finished. */
@@ -53,14 +55,14 @@ export class AgentOrchestratorFacade {
     return (run?.result as ChatResult | undefined) ?? null;
   }
 
-  /** Waits until the job has ended (polling its record) and returns its final view; throws past `timeoutMs`. */
+  /** Waits until the job has ended (RunEnds.awaitEnd) and returns its final view; throws past `timeoutMs`. */
   async waitForJob(jobId: string, tenantId = DEFAULT_TENANT, timeoutMs = 120_000): Promise<JobView> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const job = await this.getJob(jobId, tenantId);
-      if (FINAL_STATUSES.includes(job.status)) return job;
-      if (Date.now() > deadline) throw new Error(`job ${jobId} did not end within ${timeoutMs} ms (status ${job.status})`);
-      await new Promise((r) => setTimeout(r, 100));
+    await this.runs.getForTenant(jobId, tenantId, 'job');
+    try {
+      return toJobView(await this.ends.awaitEnd(jobId, { timeoutMs }));
+    } catch (err) {
+      if (err instanceof RunEndNotSeen) throw new Error(`job ${jobId} did not end within ${timeoutMs} ms (status ${err.run.status})`);
+      throw err;
     }
   }
 }

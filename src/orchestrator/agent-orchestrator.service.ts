@@ -29,6 +29,7 @@ import { currentRun } from '../observability/log-context';
 import { MetricsService } from '../observability/metrics.service';
 import { RunObserver } from '../observability/run-observer.service';
 import { PersistentUsageCollector, type RunUsage } from '../runs/persistent-usage';
+import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
 import type { ChatResult } from '../runs/store/chat-result';
 import { RunLedger } from '../runs/store/run-ledger';
 import { type RunEnd, RunStore } from '../runs/store/run-store';
@@ -151,6 +152,7 @@ export class AgentOrchestrator {
     private readonly events: RunEventBus,
     private readonly observer: RunObserver,
     private readonly graphs: GraphRunner,
+    private readonly ends: RunEnds,
   ) {}
 
   /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
@@ -209,14 +211,13 @@ export class AgentOrchestrator {
     return this.runs.get(first.id);
   }
 
-  /** A sync repeat of an idempotent request: the first run's result, once it has one. */
+  /** A sync repeat of an idempotent request: the first run's result once it has ended; SessionBusy past twice the run timeout. */
   async resultOf(runId: string): Promise<ChatResult> {
-    const deadline = Date.now() + this.config.runTimeoutMs * 2;
-    for (;;) {
-      const run = await this.runs.get(runId);
-      if (FINAL_STATUSES.includes(run.status)) return this.storedResult(runId);
-      if (Date.now() > deadline) throw new SessionBusyException(run.sessionId);
-      await new Promise((r) => setTimeout(r, 100));
+    try {
+      return this.resultIn(await this.ends.awaitEnd(runId, { timeoutMs: this.config.runTimeoutMs * 2 }));
+    } catch (err) {
+      if (err instanceof RunEndNotSeen) throw new SessionBusyException(err.run.sessionId);
+      throw err;
     }
   }
 
@@ -543,7 +544,10 @@ export class AgentOrchestrator {
   }
 
   private async storedResult(runId: string): Promise<ChatResult> {
-    const run = await this.runs.get(runId);
+    return this.resultIn(await this.runs.get(runId));
+  }
+
+  private resultIn(run: RunEntity): ChatResult {
     if (run.result) return run.result as unknown as ChatResult;
     // ended without a result (cancelled while queued): answer in the same shape
     return {

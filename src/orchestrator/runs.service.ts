@@ -4,6 +4,7 @@ import { RunAlreadyFinishedException } from '../common/domain.exception';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { RunEventBus } from '../events/run-event-bus';
 import { RunCancellation } from '../runs/run-cancellation.service';
+import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
 import { RunQueue } from '../runs/run-queue';
 import type { ChatResult } from '../runs/store/chat-result';
 import { RunLedger } from '../runs/store/run-ledger';
@@ -34,9 +35,16 @@ export interface JobEvent {
   id?: string;
 }
 
-/** How often a follower of a job checks the stored run for an end the bus did not report (and waits as long again). */
-const WATCHDOG_MS = 2000;
-const WATCH_FALLBACK_MS = 500;
+/** A follower whose run has ended in the database waits this long for the result to come over the bus. */
+const RESULT_GRACE_MS = 2000;
+
+/** Resolves after `ms` or when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+}
 
 /** The job status a ChatResult stands for (the stored run's status is preferred). */
 function statusOf(result: unknown): RunEntity['status'] {
@@ -61,6 +69,7 @@ export class RunsService {
     private readonly ledger: RunLedger,
     private readonly events: RunEventBus,
     private readonly driver: RunDriver,
+    private readonly ends: RunEnds,
   ) {}
 
   /** A sync turn: accepted (and, when its session is free, started in the same statement), then run in the request. */
@@ -118,24 +127,6 @@ export class RunsService {
   }
 
   /**
-   * The job's state each time it changes, until it ends (works across processes: it reads the run row).
-   * The last value is the final JobView.
-   */
-  async *watch(id: string, signal: AbortSignal, everyMs = 200): AsyncGenerator<JobView> {
-    let last = '';
-    while (!signal.aborted) {
-      const view = await this.get(id);
-      const key = JSON.stringify([view.status, view.progress]);
-      if (key !== last) {
-        last = key;
-        yield view;
-      }
-      if (FINAL.includes(view.status)) return;
-      await new Promise((r) => setTimeout(r, everyMs));
-    }
-  }
-
-  /**
    * A job's SSE events, driven by the run event bus (works across processes): `status` `{ job_id, status,
    * progress }` on every change, then `result` (the ChatResult) when it ends. Events derived from a bus event
    * carry its id; with `lastEventId` the stream resumes after it (replay window, then live). A run that has
@@ -163,7 +154,16 @@ export class RunsService {
     const sub = new AbortController();
     const abort = () => sub.abort();
     signal.addEventListener('abort', abort, { once: true });
-    const watchdog = this.endedWatchdog(id, sub);
+    let subscriptionOver!: () => void;
+    // the stored run decides when the bus does not report the end (events lost, window expired, ended without
+    // running): awaitEnd, woken when this subscription is over and re-reading the row meanwhile
+    const ended = this.ends.awaitEnd(id, { signal: sub.signal, followed: new Promise<void>((r) => (subscriptionOver = r)) });
+    // ended in the database but no result over the bus yet: it may be on its way, then the subscription stops
+    const stopWhenEnded = ended
+      .then(() => pause(RESULT_GRACE_MS, sub.signal))
+      .catch(() => undefined)
+      .finally(() => sub.abort());
+    let run: RunEntity | undefined;
     try {
       for await (const e of this.events.subscribe(id, { lastEventId: opts.lastEventId, signal: sub.signal })) {
         if (e.event === 'metadata') yield* status({ job_id: id, status: 'running', progress }, e.id);
@@ -180,37 +180,21 @@ export class RunsService {
           return;
         }
       }
+      subscriptionOver();
+      if (signal.aborted) return;
+      run = await ended; // no result on the bus: the stored run decides
+    } catch (err) {
+      if (err instanceof RunEndNotSeen) return; // the client went away
+      throw err;
     } finally {
+      subscriptionOver();
       signal.removeEventListener('abort', abort);
       sub.abort();
-      await watchdog;
+      await stopWhenEnded;
     }
-    if (signal.aborted) return;
-    // no result on the bus (window expired, ended without running, events lost): the stored run decides
-    let view: JobView | undefined;
-    for await (const v of this.watch(id, signal, WATCH_FALLBACK_MS)) {
-      view = v;
-      yield* status(v);
-    }
-    if (view?.result) yield { event: 'result', data: view.result };
-  }
-
-  /** Ends a subscription whose run has ended in the database but whose result never came over the bus. */
-  private async endedWatchdog(id: string, sub: AbortController): Promise<void> {
-    const sleep = (ms: number) =>
-      new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, ms);
-        sub.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-      });
-    while (!sub.signal.aborted) {
-      await sleep(WATCHDOG_MS);
-      const run = await this.records.get(id).catch(() => null);
-      if (sub.signal.aborted) return;
-      if (!run || FINAL.includes(run.status)) {
-        await sleep(WATCHDOG_MS); // the result may be on its way through the bus
-        sub.abort();
-      }
-    }
+    const view = toJobView(run);
+    yield* status(view);
+    if (view.result) yield { event: 'result', data: view.result };
   }
 
   async cancel(id: string): Promise<JobView> {

@@ -10,6 +10,16 @@ import type { ModelCallRecord } from '../../llm/usage-collector';
 export const RUN_STATUSES = ['queued', 'running', 'interrupted', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const FINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
+/**
+ * Whether a run has ended, as every waiter means it (RunEnds.awaitEnd): a final status, or `interrupted` with
+ * `finished_at` set (a graph's own interrupt: the run is over, a later run resumes its thread). A run paused for
+ * tool approval (`finished_at` unset) has not ended: it goes on after the operator's decision. Neither has a run
+ * handed back to its queue (`queued` again).
+ */
+export function hasEnded(run: { status: RunStatus; finishedAt: Date | null }): boolean {
+  return FINAL_STATUSES.includes(run.status) || (run.status === 'interrupted' && run.finishedAt !== null);
+}
 export type RunMode = 'sync' | 'async';
 
 export interface RunInput {

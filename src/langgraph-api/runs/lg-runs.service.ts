@@ -8,6 +8,7 @@ import type { RunEntity } from '../../database/entities';
 import { RunEventBus } from '../../events/run-event-bus';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { RunsService } from '../../orchestrator/runs.service';
+import { RunEndNotSeen, RunEnds } from '../../runs/run-ends.service';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';
@@ -20,13 +21,6 @@ import { RunWebhooks } from './run-webhook';
 import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatusesOf, type SseEvent, toApiRun } from './run-wire';
 import { WebhookDelivery } from './webhook-delivery';
 
-/**
- * A waiter wakes on the run's `end` event; it re-reads the run row at least this often anyway (a run cancelled
- * while queued, or one whose event window expired, publishes no `end` that it would see).
- */
-const RECHECK_MS = 1000;
-/** After an `end` whose row has not ended yet (should not happen: the row is written first), a short pause. */
-const SETTLE_MS = 50;
 /** How long a cancelled run gets to stop before a rollback gives up. */
 const STOP_TIMEOUT_MS = 30_000;
 
@@ -56,19 +50,6 @@ function apiThreadIds(internal: string, api: string): (data: unknown) => unknown
     return out;
   };
   return (data) => fix(data, 0);
-}
-
-/** Resolves when `p` settles or `signal` aborts. */
-function untilAborted(p: Promise<unknown>, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    signal?.addEventListener('abort', done, { once: true });
-    p.then(done, done);
-  });
 }
 
 export interface CreatedRun {
@@ -101,6 +82,7 @@ export class LangGraphRunsService {
     private readonly events: RunEventBus,
     private readonly webhooks: RunWebhooks,
     private readonly delivery: WebhookDelivery,
+    private readonly ends: RunEnds,
   ) {}
 
   /**
@@ -321,34 +303,17 @@ export class LangGraphRunsService {
   }
 
   /**
-   * The run row once it has ended. Woken by the end of this process's execution of the run, or else by the run's
-   * `end` on the event bus (whichever process executes the run: the orchestrator writes the row before it
-   * publishes `end`), and re-reading the row every RECHECK_MS anyway.
+   * The run row once it has ended (RunEnds.awaitEnd: a run executed by this process is read when its execution
+   * is over, any other is woken by its `end` on the event bus, with a slow re-read as the safety net). When
+   * `signal` aborts first, the row as it is then.
    */
   async ended(runId: string, signal?: AbortSignal): Promise<RunEntity> {
-    // executed by this process: its end is known here, without following the bus
-    const local = this.runs.localExecution(runId);
-    if (local) await untilAborted(local, signal);
-    for (let seen = false; ;) {
-      const run = await this.records.get(runId, 'run');
-      if (hasEnded(run) || signal?.aborted) return run;
-      if (seen) await new Promise((r) => setTimeout(r, SETTLE_MS));
-      seen = await this.endSeen(runId, signal);
-    }
-  }
-
-  /** Follows the run's events until `end` (true), RECHECK_MS, or `signal` (false). */
-  private async endSeen(runId: string, signal?: AbortSignal): Promise<boolean> {
-    const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), RECHECK_MS);
-    const abort = () => stop.abort();
-    signal?.addEventListener('abort', abort, { once: true });
+    const here = this.runs.localExecution(runId) ?? undefined;
     try {
-      for await (const e of this.events.subscribe(runId, { signal: stop.signal })) void e;
-      return !stop.signal.aborted;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', abort);
+      return await this.ends.awaitEnd(runId, { signal, here, what: 'run' });
+    } catch (err) {
+      if (err instanceof RunEndNotSeen) return err.run;
+      throw err;
     }
   }
 

@@ -1,6 +1,9 @@
 import type { RunEntity } from '../../database/entities';
 import type { ApiStreamMode } from './run-schemas';
 
+/** The run has ended (a tool-approval pause has not: it goes on after the operator's decision). */
+export { hasEnded } from '../../database/entities';
+
 /** A run's status as LangGraph Server names it. */
 export type ApiRunStatus = 'pending' | 'running' | 'error' | 'success' | 'timeout' | 'interrupted';
 
@@ -35,11 +38,6 @@ export function rowStatusesOf(status: ApiRunStatus): string[] {
       interrupted: ['cancelled', 'interrupted'],
     } as const
   )[status].slice();
-}
-
-/** The run has ended (a tool-approval pause has not: it goes on after the operator's decision). */
-export function hasEnded(run: Pick<RunEntity, 'status' | 'finishedAt'>): boolean {
-  return ['completed', 'failed', 'cancelled'].includes(run.status) || (run.status === 'interrupted' && run.finishedAt !== null);
 }
 
 /** The Run object of the API (`Run` in the SDK's schema). */
