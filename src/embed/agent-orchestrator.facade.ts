@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
 import { DEFAULT_TENANT } from '../auth/tenant';
-import { FINAL_STATUSES } from '../database/entities';
 import { type JobView, RunsService, toJobView } from '../orchestrator/runs.service';
 import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
 import type { ChatResult } from '../runs/store/chat-result';

@@ -16,6 +16,7 @@ import { MetricsService } from '../observability/metrics.service';
 import { RunObserver } from '../observability/run-observer.service';
 import { InlineRunQueue } from '../runs/inline-run-queue';
 import { RunCancellation } from '../runs/run-cancellation.service';
+import { RunEnds } from '../runs/run-ends.service';
 import { RUN_WORKER, RunQueue } from '../runs/run-queue';
 import { InMemoryRunState } from '../runs/store/in-memory-run-store';
 import { RunLedger } from '../runs/store/run-ledger';
@@ -120,6 +121,7 @@ async function core(env: Record<string, string> = {}) {
       RunRecovery,
       ToolApprovalService,
       RunCancellation,
+      RunEnds,
       RunObserver,
       MetricsService,
       InlineRunQueue,
