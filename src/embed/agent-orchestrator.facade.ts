@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 
 import { DEFAULT_TENANT } from '../auth/tenant';
+import type { ChatResult } from '../core/chat-result';
 import { FINAL_STATUSES } from '../database/entities';
 import { AgentOrchestrator as TurnOrchestrator } from '../orchestrator/agent-orchestrator.service';
-import type { ChatResult } from '../runs/records/chat-result';
 import { RunRecords } from '../runs/records/run-records.repository';
 import { type JobView, RunsService } from '../runs/runs.service';
 

@@ -6,6 +6,8 @@ import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent
 import { AgentRegistry } from '../agents/agent-registry.service';
 import { MODEL_UNAVAILABLE_TEXT } from '../agents/shared/outage';
 import { DEFAULT_TENANT, isServerIssuedId, runInTenant, threadIdOf } from '../auth/tenant';
+import { AppConfig } from '../config/app-config';
+import type { ChatResult } from '../core/chat-result';
 import {
   IdempotencyKeyReusedException,
   MessageTooLargeException,
@@ -14,9 +16,7 @@ import {
   SessionBusyException,
   SessionNotFoundException,
   UnknownAgentException,
-} from '../common/domain.exception';
-import { phase } from '../common/phases';
-import { AppConfig } from '../config/app-config';
+} from '../core/errors';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode, type SessionEntity } from '../database/entities';
 import type { RunStreamRequest } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
@@ -28,8 +28,8 @@ import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
 import { ConversationRepository } from '../memory/conversation.repository';
 import { currentRun } from '../observability/log-context';
 import { MetricsService } from '../observability/metrics.service';
+import { phase } from '../observability/phases';
 import { RunObserver } from '../observability/run-observer.service';
-import type { ChatResult } from '../runs/records/chat-result';
 import { DurableRuns } from '../runs/records/durable-runs.repository';
 import { PersistentUsageCollector, type RunUsage } from '../runs/records/persistent-usage';
 import { type RunEnd, RunRecords } from '../runs/records/run-records.repository';

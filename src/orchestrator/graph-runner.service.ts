@@ -6,22 +6,22 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AgentDefinition, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
 import { threadIdOf } from '../auth/tenant';
-import { phaseSince, recordingPhases } from '../common/phases';
 import { OPENING_READ_KEY, OpeningRead, PENDING_WRITES_KEY, PendingWrites } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
+import { TOOL_LEDGER_KEY } from '../core/tool-ledger';
 import type { RunEntity } from '../database/entities';
+import { LANGGRAPH_STORE } from '../database/store/store.module';
+import { TenantStore } from '../database/store/tenant-store';
 import { streamWithEvents } from '../events/graph-events';
 import { eventNameOf, type GraphStreamMode, graphStreamModes, streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
-import { LANGGRAPH_STORE } from '../langgraph-api/store/store.module';
-import { TenantStore } from '../langgraph-api/store/tenant-store';
 import { BUDGET_KEY, type RunBudget } from '../llm/run-budget';
 import { USAGE_KEY } from '../llm/usage-collector';
 import { currentRun } from '../observability/log-context';
+import { phaseSince, recordingPhases } from '../observability/phases';
 import { DurableRuns } from '../runs/records/durable-runs.repository';
 import type { PersistentUsageCollector } from '../runs/records/persistent-usage';
-import { TOOL_LEDGER_KEY } from '../runs/tool-ledger';
 import {
   ApprovalPending,
   approvalRequestOf,

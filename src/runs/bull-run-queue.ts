@@ -2,9 +2,9 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 
-import { QueueUnavailableException } from '../common/domain.exception';
-import { GroupCommit } from '../common/group-commit';
 import { AppConfig } from '../config/app-config';
+import { QueueUnavailableException } from '../core/errors';
+import { GroupCommit } from '../database/group-commit';
 import { MetricsService, type QueueState } from '../observability/metrics.service';
 import { queuedRunContext } from '../observability/queued-run-context';
 import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData, RUNS_QUEUE } from './run.job';

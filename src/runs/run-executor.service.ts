@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 
+import type { ChatResult } from '../core/chat-result';
 import type { RunEntity } from '../database/entities';
 import { AgentOrchestrator, type ExecuteOptions } from '../orchestrator/agent-orchestrator.service';
 import type { ProgressEvent } from '../orchestrator/graph-runner.service';
-import type { ChatResult } from './records/chat-result';
 import { RunRecords } from './records/run-records.repository';
 import { RunCancellation } from './run-cancellation.service';
 

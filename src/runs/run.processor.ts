@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, type Job, Worker } from 'bullmq';
 
-import { RunNotFoundException } from '../common/domain.exception';
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
+import { RunNotFoundException } from '../core/errors';
 import { inQueuedRunContext } from '../observability/queued-run-context';
 import { AgentOrchestrator, RunHandedBack, SessionLeaseBusy } from '../orchestrator/agent-orchestrator.service';
 import { DurableRuns } from './records/durable-runs.repository';

@@ -1,6 +1,6 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 
-import { RunAlreadyFinishedException } from '../common/domain.exception';
+import { RunAlreadyFinishedException } from '../core/errors';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { RunEventBus } from '../events/run-event-bus';
 import { AgentOrchestrator, type KnownSession, type TurnRequest } from '../orchestrator/agent-orchestrator.service';

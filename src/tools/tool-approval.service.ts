@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { RunNotInterruptedException } from '../common/domain.exception';
+import { RunNotInterruptedException } from '../core/errors';
 import { RunRecords } from '../runs/records/run-records.repository';
 import { RunQueue } from '../runs/run-queue';
 import { type JobView, toJobView } from '../runs/runs.service';

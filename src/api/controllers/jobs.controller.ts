@@ -3,7 +3,7 @@ import { ApiAcceptedResponse, ApiHeader, ApiOkResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
-import { RunNotFoundException } from '../../common/domain.exception';
+import { RunNotFoundException } from '../../core/errors';
 import { idempotencyKey } from '../../runs/idempotency-key';
 import { RunRecords } from '../../runs/records/run-records.repository';
 import { JobView, RunsService } from '../../runs/runs.service';

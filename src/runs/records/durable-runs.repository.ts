@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import type { ToolLedger } from '../../core/tool-ledger';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
-import type { ToolLedger } from '../tool-ledger';
 import type { AttemptCallRecord, RunUsage } from './persistent-usage';
 import { PgToolLedger } from './tool-ledger.repository';
 

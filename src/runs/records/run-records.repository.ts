@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
-import { RunNotFoundException } from '../../common/domain.exception';
-import { GroupCommit } from '../../common/group-commit';
+import type { ChatResult } from '../../core/chat-result';
+import { RunNotFoundException } from '../../core/errors';
 import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
+import { GroupCommit } from '../../database/group-commit';
 import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
 import { insertable, rowsOf } from '../../database/query-rows';
-import type { ChatResult } from './chat-result';
 
 export interface NewRun {
   id: string;
