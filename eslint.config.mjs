@@ -1,7 +1,83 @@
-// Lint is part of the build (.ci/run): typescript-eslint with type information, import ordering, no floating promises.
+// Lint is part of the build (.ci/run): typescript-eslint with type information, import ordering, no floating promises,
+// and the layers of src/ (below).
 import js from '@eslint/js';
+import boundaries from 'eslint-plugin-boundaries';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';
+
+/*
+ * The layers of src/ (ARCHITECTURE.md, "Layers"), top to bottom: a folder may import a folder of a lower layer;
+ * inside one layer only the pairs in `sameLayer` (they form no folder cycle). scripts/layers.ts counts the
+ * import graph against this same table: `node -r ./test/support/swc-register.js scripts/layers.ts`.
+ *
+ * Enforced with eslint-plugin-boundaries (7): it classifies every file into an element (one per folder of
+ * src/), so the rule reads as the layer table itself — one policy per element, "may import these elements" —
+ * and its message names both elements. import-x's `no-restricted-paths` would need one zone per forbidden
+ * (from, to) pair (~150 of them here) and says nothing about what is allowed.
+ */
+export const layers = [
+  ['entry', 'embed', 'cli'], // entry: the files at the root of src/ (main, worker, cluster, app.module, app.factory, index)
+  ['api', 'langgraph-api', 'console'], // the HTTP dialects
+  ['orchestrator'], // the run service and driver
+  ['agents', 'runs'], // the graphs; the run store and queue port
+  ['tools', 'memory', 'scope', 'knowledge'],
+  ['llm', 'events', 'auth'],
+  // persistence: data source, checkpoint writer, LangGraph store (database/store/). `common/` still holds the
+  // checkpoint writer and two library patches, until they move to database/ and platform/
+  ['database', 'common'],
+  ['config', 'platform', 'observability'], // observability imports no feature module: features hand it their health indicators
+  ['core'], // the run types and domain errors every layer shares; imports nothing
+];
+
+/** allowed imports between two folders of one layer, [from, to] — each with its reason */
+export const sameLayer = [
+  ['entry', 'embed'], // index.ts, the package's entry, exports the embeddable module
+  ['tools', 'knowledge'], // the knowledge-base and contract tools search the knowledge module
+  ['llm', 'auth'], // the LLM cache keys its entries on the current tenant (auth/tenant.ts)
+  ['observability', 'config'], // logger, tracing and health read their settings; config imports nothing
+];
+
+/** `client/` is the published HTTP client: a leaf that imports nothing from src/ outside itself; only the
+ * package's entry (index.ts) re-exports it */
+export const isolated = ['client'];
+
+/*
+ * TEMPORARY ALLOW-LIST — run core rewrite (issue 22) removes these. The run store, queue port and run driver are
+ * being rewritten (src/runs/**, src/orchestrator/**): today the queue drivers call the orchestrator (runs →
+ * orchestrator, upward) and the approval service resumes runs through the run records and queue (tools → runs,
+ * the run machinery; approvals move into the run store). Each entry: file → the element it may still import.
+ */
+export const runCoreRewrite = [
+  ['src/runs/inline-run-queue.ts', 'orchestrator'],
+  ['src/runs/local-runs.service.ts', 'orchestrator'],
+  ['src/runs/run-executor.service.ts', 'orchestrator'],
+  ['src/runs/run-recovery.service.ts', 'orchestrator'],
+  ['src/runs/run.processor.ts', 'orchestrator'],
+  ['src/runs/runs.module.ts', 'orchestrator'],
+  ['src/runs/runs.service.ts', 'orchestrator'],
+  ['src/tools/tool-approval.service.ts', 'runs'],
+];
+
+const folders = layers.flat().filter((name) => name !== 'entry');
+const elements = [
+  ...[...folders, ...isolated].map((name) => ({ type: name, pattern: `src/${name}`, partialMatch: false })),
+  // last: the files at the root of src/ (an element matches folders, so `entry` is src/ itself, which every
+  // other element is nested in; a file takes the innermost element)
+  { type: 'entry', pattern: 'src', partialMatch: false },
+];
+
+/** what an element may import: its own files, every element of a lower layer, the same-layer pairs, and `extra` */
+function dependencyRule(extra = []) {
+  const policies = layers.flat().map((name) => {
+    const below = layers.slice(layers.findIndex((layer) => layer.includes(name)) + 1).flat();
+    const same = sameLayer.filter(([from]) => from === name).map(([, to]) => to);
+    const allowed = [name, ...below, ...same, ...extra.filter(([from]) => from === name).map(([, to]) => to)];
+    if (name === 'entry') allowed.push(...isolated);
+    return { from: { element: { type: name } }, allow: { to: { element: { type: allowed } } } };
+  });
+  policies.push(...isolated.map((name) => ({ from: { element: { type: name } }, allow: { to: { element: { type: name } } } })));
+  return ['error', { default: 'disallow', policies }];
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'build/**', 'data/**', 'node_modules/**', 'coverage/**', 'src/client/schema.ts', '*.mjs', '*.js'] },
@@ -21,4 +97,21 @@ export default tseslint.config(
       'no-empty': ['error', { allowEmptyCatch: true }],
     },
   },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { boundaries },
+    settings: {
+      'boundaries/root-path': import.meta.dirname,
+      'boundaries/elements': elements,
+      // every kind of import counts, type-only ones too (as in scripts/layers.ts)
+      'boundaries/dependency-nodes': ['import', 'export', 'dynamic-import', 'require'],
+      'import/resolver': { node: { extensions: ['.ts', '.tsx', '.js'] } },
+    },
+    rules: { 'boundaries/dependencies': dependencyRule() },
+  },
+  // the temporary allow-list above, file by file
+  ...runCoreRewrite.map(([file, element]) => {
+    const from = elements.find((e) => e.type !== 'entry' && file.startsWith(`src/${e.type}/`)).type;
+    return { files: [file], rules: { 'boundaries/dependencies': dependencyRule([[from, element]]) } };
+  }),
 );

@@ -13,9 +13,9 @@ import { createOpenApiDocument } from './api/openapi';
 import { AppModule } from './app.module';
 import { ApiKeyAuth } from './auth/api-key-auth.service';
 import { authMiddleware } from './auth/auth.middleware';
-import { phaseTimings } from './common/phases';
 import { AppConfig } from './config/app-config';
 import { type Env, resolveConfig } from './config/config-source';
+import { phaseTimings } from './observability/phases';
 import { requestContext } from './observability/request-context.middleware';
 
 /**

@@ -1,22 +1,7 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 
-import type { RunError } from '../database/entities';
+import type { AgentState, RunError, RunnableGraph, Source, ToolCallRecord } from '../core/run-types';
 import type { ScopeSpec } from '../scope/scope.types';
-
-export interface ToolCallRecord {
-  name: string;
-  args: Record<string, unknown>;
-  /** `blocked` / `rejected`: stopped by the tool guard or an operator before it ran (tools/tool-guard.ts) */
-  status: 'success' | 'error' | 'blocked' | 'rejected';
-  agent?: string;
-}
-
-export interface Source {
-  kind: string;
-  ref: string;
-  title?: string;
-  [key: string]: unknown;
-}
 
 /** What the orchestrator knows about the turn an agent is asked to take. */
 export interface TurnContext {
@@ -44,17 +29,6 @@ export interface AgentOutcome {
   summary?: string;
 }
 
-/** A state as the orchestrator sees it: the graph's channel values. */
-export type AgentState = Record<string, unknown>;
-
-/** The subset of a compiled LangGraph graph the orchestrator uses; `S` is the agent's state. */
-export interface RunnableGraph<S = AgentState> {
-  stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
-  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: S; next: readonly string[] }>;
-  /** the compiled LangGraph graph behind a wrapper (state history, updates, drawing: see langgraph-api) */
-  readonly compiled?: unknown;
-}
-
 /** An agent, typed on its graph's state `S` and update `U` (the registry holds them as `AgentDefinition`). */
 export interface AgentDefinition<S extends AgentState = AgentState, U = Partial<S>> {
   name: string;
@@ -78,5 +52,8 @@ export interface AgentFactory {
   readonly name: string;
   create(checkpointer: BaseCheckpointSaver): AgentDefinition;
 }
+
+/** the shared run types, defined in core/ where the run store, events and tools reach them too */
+export type { AgentState, RunnableGraph, Source, ToolCallRecord } from '../core/run-types';
 
 export const AGENT_FACTORIES = Symbol('AGENT_FACTORIES');

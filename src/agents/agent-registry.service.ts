@@ -6,12 +6,11 @@ import { TimedPostgresSaver } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
 import { CHECKPOINT_SCHEMA } from '../database/checkpoint-schema';
 import { PG_POOL } from '../database/pg-pool';
-import { hostAgentDefinition } from '../embed/host-agent';
-import { HostCatalog } from '../embed/host-catalog';
 import { LlmService } from '../llm/llm.service';
 import { ToolRegistry } from '../tools/tool-registry.service';
 import { AGENT_FACTORIES, AgentDefinition, AgentFactory } from './agent-definition';
 import { loadCustomGraphs } from './custom-graphs/custom-graphs';
+import { HOST_AGENTS, hostAgentDefinition, type HostAgents } from './host-agent';
 
 /**
  * The built agent graphs, each compiled with the official Postgres checkpointer (thread_id = session id):
@@ -30,7 +29,7 @@ export class AgentRegistry implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly tools: ToolRegistry,
     private readonly llm: LlmService,
-    @Optional() private readonly host?: HostCatalog,
+    @Optional() @Inject(HOST_AGENTS) private readonly host?: HostAgents,
   ) {
     this.checkpointer = new TimedPostgresSaver(pool, CHECKPOINT_SCHEMA);
   }

@@ -1,6 +1,6 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
 
-import { DomainException } from '../common/domain.exception';
+import { DomainException } from '../core/errors';
 import { type AuthedRequest, isConsolePath, isHealthPath } from './auth.middleware';
 
 export class ApiKeyRequiredException extends DomainException {

@@ -3,7 +3,7 @@ import { type CheckpointTuple, WRITES_IDX_MAP } from '@langchain/langgraph-check
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Pool } from 'pg';
 
-import { phase } from './phases';
+import { phase } from '../observability/phases';
 
 type Put = PostgresSaver['put'];
 

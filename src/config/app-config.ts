@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { z } from 'zod';
 
-import type { BudgetLimits } from '../llm/run-budget';
+import type { BudgetLimits } from '../core/run-types';
 import { DEFAULT_SUB_AGENTS } from './defaults';
 
 /**

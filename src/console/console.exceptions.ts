@@ -1,4 +1,4 @@
-import { DomainException } from '../common/domain.exception';
+import { DomainException } from '../core/errors';
 
 export class ConsoleNotBuiltException extends DomainException {
   constructor() {

@@ -3,10 +3,10 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 
 import type { AppConfig } from '../config/app-config';
-import { createPostgresStore } from '../langgraph-api/store/store.module';
 import { CHECKPOINT_SCHEMA } from './checkpoint-schema';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
+import { createPostgresStore } from './store/store.module';
 
 /**
  * The schema steps of an API process's start-up (the shipped migrations unless DB_MIGRATIONS_RUN=false,

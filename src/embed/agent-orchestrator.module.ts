@@ -10,6 +10,7 @@ import {
 } from '@nestjs/common';
 import { DiscoveryModule, RouterModule } from '@nestjs/core';
 
+import { HOST_AGENTS } from '../agents/host-agent';
 import { API_CONTROLLERS, ApiModule } from '../api/api.module';
 import { AllExceptionsFilter } from '../api/filters/all-exceptions.filter';
 import { inputGuard } from '../api/input-guard';
@@ -23,6 +24,7 @@ import { ObservabilityModule } from '../observability/observability.module';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { RunServiceModule } from '../orchestrator/run-service.module';
 import { RunStoreModule } from '../runs/store/run-store.module';
+import { HOST_TOOLS } from '../tools/host-tools';
 import { AgentOrchestratorFacade } from './agent-orchestrator.facade';
 import { HOST_EXTENSIONS, HostCatalog } from './host-catalog';
 import { type AgentOrchestratorLayout, type AgentOrchestratorOptions, configOf } from './orchestrator-options';
@@ -102,8 +104,11 @@ export class AgentOrchestratorModule {
           useFactory: (o: AgentOrchestratorOptions) => ({ agents: o.agents ?? [], tools: o.tools ?? [] }),
         },
         HostCatalog,
+        // the registries below read the host's agents and tools through ports of their own layer
+        { provide: HOST_AGENTS, useExisting: HostCatalog },
+        { provide: HOST_TOOLS, useExisting: HostCatalog },
       ],
-      exports: [AppConfig, HostCatalog],
+      exports: [AppConfig, HostCatalog, HOST_AGENTS, HOST_TOOLS],
     };
     return {
       module: AgentOrchestratorModule,

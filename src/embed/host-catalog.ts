@@ -2,6 +2,8 @@ import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { Inject, Injectable } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 
+import { type HostAgents } from '../agents/host-agent';
+import { type HostTools } from '../tools/host-tools';
 import {
   type HostAgent,
   ORCHESTRATOR_AGENT,
@@ -25,7 +27,7 @@ export const HOST_EXTENSIONS = Symbol('HOST_EXTENSIONS');
  * once every provider exists). The agent and tool registries read them at start-up.
  */
 @Injectable()
-export class HostCatalog {
+export class HostCatalog implements HostAgents, HostTools {
   constructor(
     @Inject(HOST_EXTENSIONS) private readonly given: HostExtensions,
     private readonly discovery: DiscoveryService,

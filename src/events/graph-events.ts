@@ -2,7 +2,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import { Runnable } from '@langchain/core/runnables';
 import type { StreamEvent } from '@langchain/core/tracers/log_stream';
 
-import type { RunnableGraph } from '../agents/agent-definition';
+import type { RunnableGraph } from '../core/run-types';
 
 /**
  * An agent's graph behind LangChain's `streamEvents`: the graph (with its wrappers, e.g. endOnModelOutage) runs

@@ -1,4 +1,4 @@
-import { DomainException } from '../common/domain.exception';
+import { DomainException } from '../core/errors';
 
 /** Errors of the LangGraph Server API; the filter adds the `detail` field the SDK shows beside our `error`. */
 export class AssistantNotFoundException extends DomainException {

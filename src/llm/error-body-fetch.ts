@@ -1,4 +1,4 @@
-import { phaseSince, recordingPhases } from '../common/phases';
+import { phaseSince, recordingPhases } from '../observability/phases';
 
 /**
  * `fetch` for the OpenAI client that keeps an endpoint's error text readable. The client reads an error's

@@ -5,7 +5,7 @@ import type { Generation } from '@langchain/core/outputs';
 import type Redis from 'ioredis';
 
 import { currentTenant, DEFAULT_TENANT } from '../auth/tenant';
-import { phase } from '../common/phases';
+import { phase } from '../observability/phases';
 
 /**
  * Prefix of the model part of a key (MeteredChatOpenAI) for a call that cannot be in the cache yet: its prompt

@@ -5,8 +5,8 @@ import type { ChatGenerationChunk, ChatResult } from '@langchain/core/outputs';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 
-import { phaseSince } from '../common/phases';
 import { currentRun } from '../observability/log-context';
+import { phaseSince } from '../observability/phases';
 import { breakerFor, type BreakerSettings, type CircuitBreaker } from './circuit-breaker';
 import { LenientCompletions } from './lenient-completions';
 import { NO_LOOKUP } from './llm-cache';

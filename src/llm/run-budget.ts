@@ -1,14 +1,6 @@
-import type { ToolCallRecord } from '../agents/agent-definition';
+import type { BudgetLimits, ToolCallRecord } from '../core/run-types';
 
-/** What a run may spend; 0 = unlimited. Wall time is RUN_TIMEOUT_MS (the run's abort signal), not counted here. */
-export interface BudgetLimits {
-  /** calls that reach the model endpoint (LLM-cache hits are free) */
-  modelCalls: number;
-  /** prompt + completion tokens, as the endpoint reports them */
-  modelTokens: number;
-  /** tool executions */
-  toolCalls: number;
-}
+export type { BudgetLimits } from '../core/run-types';
 
 export type BudgetKind = 'model_calls' | 'model_tokens' | 'tool_calls';
 

@@ -1,12 +1,6 @@
-export interface ModelCallRecord {
-  node: string;
-  ms: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  error?: string;
-  /** answered from the LLM cache: not a call to the endpoint, not counted in `llm_calls` */
-  cached?: boolean;
-}
+import type { ModelCallRecord } from '../core/run-types';
+
+export type { ModelCallRecord } from '../core/run-types';
 
 /** Where a run's collector travels: `config.configurable[USAGE_KEY]` (not persisted in checkpoints). */
 export const USAGE_KEY = 'usage_collector';

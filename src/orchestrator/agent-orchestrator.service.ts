@@ -6,6 +6,8 @@ import type { AgentDefinition, AgentOutcome, TurnContext } from '../agents/agent
 import { AgentRegistry } from '../agents/agent-registry.service';
 import { MODEL_UNAVAILABLE_TEXT } from '../agents/shared/outage';
 import { DEFAULT_TENANT, isServerIssuedId, runInTenant, threadIdOf } from '../auth/tenant';
+import { AppConfig } from '../config/app-config';
+import type { ChatResult } from '../core/chat-result';
 import {
   IdempotencyKeyReusedException,
   MessageTooLargeException,
@@ -14,9 +16,7 @@ import {
   SessionBusyException,
   SessionNotFoundException,
   UnknownAgentException,
-} from '../common/domain.exception';
-import { phase } from '../common/phases';
-import { AppConfig } from '../config/app-config';
+} from '../core/errors';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode, type SessionEntity } from '../database/entities';
 import type { RunStreamRequest } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
@@ -27,10 +27,10 @@ import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
 import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
 import { currentRun } from '../observability/log-context';
 import { MetricsService } from '../observability/metrics.service';
+import { phase } from '../observability/phases';
 import { RunObserver } from '../observability/run-observer.service';
 import { PersistentUsageCollector, type RunUsage } from '../runs/persistent-usage';
 import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
-import type { ChatResult } from '../runs/store/chat-result';
 import { RunLedger } from '../runs/store/run-ledger';
 import { type RunEnd, RunStore } from '../runs/store/run-store';
 import { SessionStore } from '../runs/store/session-store';

@@ -1,4 +1,5 @@
 import type { BaseMessage } from '@langchain/core/messages';
+import { phaseSince, recordingPhases } from '../observability/phases';
 import { HumanMessage, isBaseMessageChunk } from '@langchain/core/messages';
 import type { BaseStore } from '@langchain/langgraph';
 import { Inject, Injectable } from '@nestjs/common';
@@ -6,23 +7,22 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { AgentDefinition, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
 import { threadIdOf } from '../auth/tenant';
-import { phaseSince, recordingPhases } from '../common/phases';
 import { OPENING_READ_KEY, OpeningRead, PENDING_WRITES_KEY, PendingWrites } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
+import { TOOL_LEDGER_KEY } from '../core/tool-ledger';
 import type { RunEntity } from '../database/entities';
+import { LANGGRAPH_STORE } from '../database/store/store.module';
+import { TenantStore } from '../database/store/tenant-store';
 import { streamWithEvents } from '../events/graph-events';
 import { eventNameOf, type GraphStreamMode, graphStreamModes, streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
-import { LANGGRAPH_STORE } from '../langgraph-api/store/store.module';
-import { TenantStore } from '../langgraph-api/store/tenant-store';
 import { BUDGET_KEY, type RunBudget } from '../llm/run-budget';
 import { USAGE_KEY } from '../llm/usage-collector';
 import { currentRun } from '../observability/log-context';
 import type { PersistentUsageCollector } from '../runs/persistent-usage';
 import { RunLedger } from '../runs/store/run-ledger';
 import { RunStore } from '../runs/store/run-store';
-import { TOOL_LEDGER_KEY } from '../runs/tool-ledger';
 import {
   ApprovalPending,
   approvalRequestOf,

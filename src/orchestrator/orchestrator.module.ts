@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 
 import { AgentsModule } from '../agents/agents.module';
+import { StoreModule } from '../database/store/store.module';
 import { EventsModule } from '../events/events.module';
-import { StoreModule } from '../langgraph-api/store/store.module';
 import { LlmModule } from '../llm/llm.module';
 import { MemoryModule } from '../memory/memory.module';
 import { RunStoreModule } from '../runs/store/run-store.module';

@@ -9,7 +9,7 @@ import { AgentRegistry } from '../agents/agent-registry.service';
 import { AppConfig } from '../config/app-config';
 import { InProcessRunEventBus } from '../events/in-process-run-event-bus';
 import { RunEventBus } from '../events/run-event-bus';
-import { LANGGRAPH_STORE } from '../langgraph-api/store/store.module';
+import { LANGGRAPH_STORE } from '../database/store/store.module';
 import { LlmService } from '../llm/llm.service';
 import { RunBudget } from '../llm/run-budget';
 import { MetricsService } from '../observability/metrics.service';

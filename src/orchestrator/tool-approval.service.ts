@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { RunNotInterruptedException } from '../common/domain.exception';
+import { RunNotInterruptedException } from '../core/errors';
 import { RunQueue } from '../runs/run-queue';
 import { RunStore } from '../runs/store/run-store';
 import { type JobView, toJobView } from './runs.service';

@@ -1,9 +1,9 @@
 import { InjectQueue } from '@nestjs/bullmq';
+import { QueueUnavailableException } from '../core/errors';
+import { GroupCommit } from '../database/group-commit';
 import { Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job, type Queue, Worker } from 'bullmq';
 
-import { QueueUnavailableException } from '../common/domain.exception';
-import { GroupCommit } from '../common/group-commit';
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
 import { MetricsService, type QueueState } from '../observability/metrics.service';

@@ -1,4 +1,4 @@
-import { InvalidIdempotencyKeyException } from '../common/domain.exception';
+import { InvalidIdempotencyKeyException } from '../core/errors';
 import { idempotencyKey } from './idempotency-key';
 
 describe('idempotencyKey', () => {

@@ -1,4 +1,4 @@
-import { InvalidIdempotencyKeyException } from '../common/domain.exception';
+import { InvalidIdempotencyKeyException } from '../core/errors';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 

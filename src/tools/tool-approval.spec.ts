@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { Command } from '@langchain/langgraph';
 
-import type { RunnableGraph } from '../agents/agent-definition';
+import type { RunnableGraph } from '../core/run-types';
 import type { RunEntity } from '../database/entities';
 import {
   approvalRequestOf,

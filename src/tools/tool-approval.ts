@@ -1,9 +1,9 @@
 import { Command } from '@langchain/langgraph';
 
-import type { RunnableGraph } from '../agents/agent-definition';
+import type { ChatResult } from '../core/chat-result';
+import type { RunnableGraph } from '../core/run-types';
 import type { PendingApproval, RunEntity } from '../database/entities';
 import type { ModelCallRecord } from '../llm/usage-collector';
-import type { ChatResult } from '../runs/store/chat-result';
 import { type ApprovalRequest, TOOL_GUARD_KEY, ToolGuard } from './tool-guard';
 
 /**

@@ -1,13 +1,13 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit, Optional } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
-import { HostCatalog } from '../embed/host-catalog';
 import { DocumentsService } from '../knowledge/documents/documents.service';
 import { calculatorTool } from './basic/calculator.tool';
 import { datetimeTool } from './basic/datetime.tool';
 import { createKnowledgeBaseTool } from './basic/knowledge-base.tool';
 import { createGeneralTools } from './general';
+import { HOST_TOOLS, type HostTools } from './host-tools';
 import { guardTool } from './tool-guard';
 import { type ToolRisk, toolRisk } from './tool-risk';
 
@@ -30,7 +30,7 @@ export class ToolRegistry implements OnModuleInit {
   constructor(
     @Optional() config?: AppConfig,
     @Optional() documents?: DocumentsService,
-    @Optional() private readonly host?: HostCatalog,
+    @Optional() @Inject(HOST_TOOLS) private readonly host?: HostTools,
   ) {
     this.register(calculatorTool);
     this.register(datetimeTool);

@@ -2,7 +2,7 @@ import { AIMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
-import { type RecordedToolCall, TOOL_LEDGER_KEY, type ToolLedger } from '../../runs/tool-ledger';
+import { type RecordedToolCall, TOOL_LEDGER_KEY, type ToolLedger } from '../../core/tool-ledger';
 import { TOOL_GUARD_KEY, ToolGuard } from '../../tools/tool-guard';
 import { runToolCalls } from './tool-executor';
 

@@ -2,9 +2,9 @@ import { type AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 
-import { phaseSince } from '../../common/phases';
+import { toolLedgerOf } from '../../core/tool-ledger';
 import { currentRun } from '../../observability/log-context';
-import { toolLedgerOf } from '../../runs/tool-ledger';
+import { phaseSince } from '../../observability/phases';
 import { guardStatusOf, withToolCallId } from '../../tools/tool-guard';
 import { toolPolicy } from '../../tools/tool-risk';
 import type { Source, ToolCallRecord } from '../agent-definition';

@@ -2,7 +2,7 @@ import { ToolInputParsingException } from '@langchain/core/tools';
 import { isGraphInterrupt } from '@langchain/langgraph';
 import { ZodError } from 'zod';
 
-import { DomainException } from '../../common/domain.exception';
+import { DomainException } from '../../core/errors';
 
 /** How often a failed tool call is tried again, and which failures are worth it. */
 export interface RetryPolicy {

@@ -2,7 +2,7 @@ import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse } from '@nestjs/swagger';
 
 import { Tenant } from '../../auth/tenant.guard';
-import { RunNotFoundException } from '../../common/domain.exception';
+import { RunNotFoundException } from '../../core/errors';
 import type { JobView } from '../../orchestrator/runs.service';
 import { ToolApprovalService } from '../../orchestrator/tool-approval.service';
 import { ApiErrors } from '../dto/api-docs';

@@ -3,12 +3,12 @@ import { ApiOkResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
+import type { ChatResult } from '../../core/chat-result';
 import { RunEventBus } from '../../events/run-event-bus';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { RunDriver } from '../../orchestrator/run-driver.service';
 import { RunsService } from '../../orchestrator/runs.service';
 import { idempotencyKey } from '../../runs/idempotency-key';
-import type { ChatResult } from '../../runs/store/chat-result';
 import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { ChatResultDto } from '../dto/chat-result.dto';

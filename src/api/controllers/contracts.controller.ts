@@ -15,8 +15,8 @@ import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery } from '@nestjs/swagger';
 
 import { Tenant } from '../../auth/tenant.guard';
-import { DomainException } from '../../common/domain.exception';
 import { AppConfig } from '../../config/app-config';
+import { DomainException } from '../../core/errors';
 import { ContractNotFoundException, ContractsService, type ContractView } from '../../knowledge/contracts/contracts.service';
 import { ApiErrors } from '../dto/api-docs';
 import { ContractDto, ContractListDto, CreateContractDto } from '../dto/contract.dto';

@@ -3,7 +3,7 @@ import { ApiAcceptedResponse, ApiHeader, ApiOkResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
-import { RunNotFoundException } from '../../common/domain.exception';
+import { RunNotFoundException } from '../../core/errors';
 import { JobView, RunsService } from '../../orchestrator/runs.service';
 import { idempotencyKey } from '../../runs/idempotency-key';
 import { RunStore } from '../../runs/store/run-store';

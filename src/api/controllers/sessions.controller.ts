@@ -3,7 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagg
 
 import { isSessionId } from '../../auth/tenant';
 import { Tenant } from '../../auth/tenant.guard';
-import { NoResultException, RunNotFoundException, SessionNotFoundException } from '../../common/domain.exception';
+import { NoResultException, RunNotFoundException, SessionNotFoundException } from '../../core/errors';
 import { ConversationRepository } from '../../memory/conversation.repository';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
 import { RunStore } from '../../runs/store/run-store';

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
 
-import { DomainException } from '../../common/domain.exception';
+import { DomainException } from '../../core/errors';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: unknown };

@@ -1,6 +1,8 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
-import type { ModelCallRecord } from '../../llm/usage-collector';
+import type { ModelCallRecord, RunError } from '../../core/run-types';
+
+export type { RunError } from '../../core/run-types';
 
 /**
  * `interrupted`: waiting for an operator to approve or reject a tool call (TOOL_APPROVAL; `finished_at` unset),
@@ -58,11 +60,6 @@ export interface PendingApproval {
   decision?: { approved: boolean; at: string };
   /** the model calls made before the pause, counted again into the resumed run's usage */
   model_calls_before?: ModelCallRecord[];
-}
-
-export interface RunError {
-  code: string;
-  message: string;
 }
 
 @Entity({ name: 'runs' })

@@ -2,7 +2,7 @@ import { readFileSync } from 'fs';
 import { join } from 'path';
 
 import { generateLargeContract } from '../../../test/fixtures/contracts/generate-large-contract';
-import { DomainException } from '../../common/domain.exception';
+import { DomainException } from '../../core/errors';
 import { ContractParseError, parseContract } from './contract-parser';
 import type { Article, ParsedContract } from './contract-types';
 

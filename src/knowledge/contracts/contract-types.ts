@@ -1,4 +1,4 @@
-import { DomainException } from '../../common/domain.exception';
+import { DomainException } from '../../core/errors';
 
 /** One article (조) of a Korean contract, e.g. `제10조 (계약의 해지)` or the sub-article `제10조의2 (해지의 효과)`. */
 export interface Article {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 
 import { isServerIssuedId } from '../../auth/tenant';
-import { DomainException } from '../../common/domain.exception';
+import { DomainException } from '../../core/errors';
 import { textQuery } from '../search/hybrid-search';
 import { VectorSearch } from '../vectors/vector-search.service';
 import { matchArticles } from './article-matching';

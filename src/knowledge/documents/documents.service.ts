@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 
 import { currentTenant, DEFAULT_TENANT, isServerIssuedId } from '../../auth/tenant';
-import { DomainException } from '../../common/domain.exception';
+import { DomainException } from '../../core/errors';
 import { chunkText } from './chunker';
 import { DocumentsRepository } from './documents.repository';
 import type { DocumentHit } from './retrieval-backend';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 
-import { DomainException } from '../../common/domain.exception';
+import { DomainException } from '../../core/errors';
 import { AssistantsService } from '../assistants/assistants.service';
 import { LangGraphRunsService } from '../runs/lg-runs.service';
 import type { RunCreateBody } from '../runs/run-schemas';

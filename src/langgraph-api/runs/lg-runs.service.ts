@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { threadIdOf } from '../../auth/tenant';
-import { RunAlreadyFinishedException, RunNotFoundException } from '../../common/domain.exception';
+import { RunAlreadyFinishedException, RunNotFoundException } from '../../core/errors';
 import type { RunEntity } from '../../database/entities';
 import { RunEventBus } from '../../events/run-event-bus';
 import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';

@@ -2,11 +2,11 @@ import type { Item } from '@langchain/langgraph-checkpoint';
 import type { PostgresStore } from '@langchain/langgraph-checkpoint-postgres/store';
 import { Inject, Injectable } from '@nestjs/common';
 
+import { LANGGRAPH_STORE } from '../../database/store/store.module';
+import { BAD_LABEL, tenantLabel } from '../../database/store/tenant-store';
 import { InvalidRequestException } from '../errors';
-import { LANGGRAPH_STORE } from './store.module';
-import { BAD_LABEL, tenantLabel } from './tenant-store';
 
-export { tenantLabel } from './tenant-store';
+export { tenantLabel } from '../../database/store/tenant-store';
 
 function checkNamespace(namespace: string[], what: string, allowEmpty: boolean): void {
   if (!allowEmpty && namespace.length === 0) throw new InvalidRequestException(`${what} must have at least one label`);

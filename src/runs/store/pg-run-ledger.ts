@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
-import type { ToolLedger } from '../tool-ledger';
+import type { ToolLedger } from '../../core/tool-ledger';
 import { PgToolLedger } from './pg-tool-ledger';
 import { RunLedger } from './run-ledger';
 

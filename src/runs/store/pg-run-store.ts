@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { GroupCommit } from '../../database/group-commit';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
-import { RunNotFoundException } from '../../common/domain.exception';
-import { GroupCommit } from '../../common/group-commit';
+import type { ChatResult } from '../../core/chat-result';
+import { RunNotFoundException } from '../../core/errors';
 import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { PendingApproval, RunEntity, RunStatus } from '../../database/entities';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 
-import { SessionNotFoundException } from '../../common/domain.exception';
+import { SessionNotFoundException } from '../../core/errors';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { SessionEntity } from '../../database/entities';
 import { rowsOf } from '../../database/query-rows';

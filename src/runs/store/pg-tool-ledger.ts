@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 
+import type { RecordedToolCall, ToolLedger } from '../../core/tool-ledger';
 import { rowsOf } from '../../database/query-rows';
-import type { RecordedToolCall, ToolLedger } from '../tool-ledger';
 
 const NUL = new RegExp(String.fromCharCode(0), 'g');
 

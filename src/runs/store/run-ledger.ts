@@ -1,5 +1,5 @@
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
-import type { ToolLedger } from '../tool-ledger';
+import type { ToolLedger } from '../../core/tool-ledger';
 
 export interface UsageTotals {
   calls: number;

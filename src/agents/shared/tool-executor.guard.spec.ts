@@ -2,10 +2,10 @@ import { AIMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
-import { runToolCalls } from '../agents/shared/tool-executor';
-import { guardTool, TOOL_GUARD_KEY, ToolGuard } from './tool-guard';
-import { toolPolicy, toolRisk } from './tool-risk';
-import { asUntrustedData, neutraliseMarkers, UNTRUSTED_CLOSE, untrustedBodies } from './untrusted';
+import { guardTool, TOOL_GUARD_KEY, ToolGuard } from '../../tools/tool-guard';
+import { toolPolicy, toolRisk } from '../../tools/tool-risk';
+import { asUntrustedData, neutraliseMarkers, UNTRUSTED_CLOSE, untrustedBodies } from '../../tools/untrusted';
+import { runToolCalls } from './tool-executor';
 
 function fakeTool(name: string, schema: z.ZodObject<z.ZodRawShape>, out = `${name} ran`) {
   const calls: unknown[] = [];

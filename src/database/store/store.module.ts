@@ -3,8 +3,8 @@ import { PostgresStore } from '@langchain/langgraph-checkpoint-postgres/store';
 import { Module } from '@nestjs/common';
 import type { Pool } from 'pg';
 
-import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
-import { PG_POOL } from '../../database/pg-pool';
+import { CHECKPOINT_SCHEMA } from '../checkpoint-schema';
+import { PG_POOL } from '../pg-pool';
 
 /** The service's one LangGraph store (a `BaseStore`): per tenant through `TenantStore` or `StoreService`. */
 export const LANGGRAPH_STORE = Symbol('LANGGRAPH_STORE');

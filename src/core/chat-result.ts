@@ -1,5 +1,4 @@
-import type { Source, ToolCallRecord } from '../../agents/agent-definition';
-import type { RunError } from '../../database/entities';
+import type { RunError, Source, ToolCallRecord } from './run-types';
 
 /** The answer to a turn, as returned by `POST /v1/chat`, stored on the run and read back by job or session. */
 export interface ChatResult {

@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '../agents/agent-definition';
+import type { ToolCallRecord } from './run-types';
 
 /** Where a run's ledger travels: `config.configurable[TOOL_LEDGER_KEY]` (put there by the orchestrator). */
 export const TOOL_LEDGER_KEY = 'tool_ledger';

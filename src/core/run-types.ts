@@ -1,0 +1,55 @@
+/*
+ * The run types every layer shares: what a turn reports (tool calls, sources, errors), what it spends (model
+ * calls, budgets) and the part of a compiled graph the service drives. The bottom of the layers: imports nothing.
+ */
+
+export interface ToolCallRecord {
+  name: string;
+  args: Record<string, unknown>;
+  /** `blocked` / `rejected`: stopped by the tool guard or an operator before it ran (tools/tool-guard.ts) */
+  status: 'success' | 'error' | 'blocked' | 'rejected';
+  agent?: string;
+}
+
+export interface Source {
+  kind: string;
+  ref: string;
+  title?: string;
+  [key: string]: unknown;
+}
+
+/** A state as the orchestrator sees it: the graph's channel values. */
+export type AgentState = Record<string, unknown>;
+
+/** The subset of a compiled LangGraph graph the orchestrator uses; `S` is the agent's state. */
+export interface RunnableGraph<S = AgentState> {
+  stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+  getState(config: { configurable: Record<string, unknown> }): Promise<{ values: S; next: readonly string[] }>;
+  /** the compiled LangGraph graph behind a wrapper (state history, updates, drawing: see langgraph-api) */
+  readonly compiled?: unknown;
+}
+
+export interface RunError {
+  code: string;
+  message: string;
+}
+
+export interface ModelCallRecord {
+  node: string;
+  ms: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  error?: string;
+  /** answered from the LLM cache: not a call to the endpoint, not counted in `llm_calls` */
+  cached?: boolean;
+}
+
+/** What a run may spend; 0 = unlimited. Wall time is RUN_TIMEOUT_MS (the run's abort signal), not counted here. */
+export interface BudgetLimits {
+  /** calls that reach the model endpoint (LLM-cache hits are free) */
+  modelCalls: number;
+  /** prompt + completion tokens, as the endpoint reports them */
+  modelTokens: number;
+  /** tool executions */
+  toolCalls: number;
+}
