@@ -2,9 +2,9 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { Pool } from 'pg';
 
-import { TimedPostgresSaver } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
 import { CHECKPOINT_SCHEMA } from '../database/checkpoint-schema';
+import { TimedPostgresSaver } from '../database/checkpoint-writer';
 import { PG_POOL } from '../database/pg-pool';
 import { hostAgentDefinition } from '../embed/host-agent';
 import { HostCatalog } from '../embed/host-catalog';
