@@ -1,4 +1,4 @@
-import { poolRandomValues } from './pooled-random';
+import { poolRandomValues } from './pooled-random-values';
 
 describe('poolRandomValues', () => {
   function pooled() {

@@ -5,7 +5,7 @@ import { AsyncLocalStorageProviderSingleton } from '@langchain/core/singletons';
 import { Annotation, Command, END, getConfig, interrupt, MemorySaver, START, StateGraph } from '@langchain/langgraph';
 import { isRunTree } from 'langsmith/run_trees';
 
-import { fastRunnableContext } from './runnable-context';
+import { fastRunnableContext } from './fast-runnable-context';
 
 const store = () => AsyncLocalStorageProviderSingleton.getInstance().getStore() as object | undefined;
 /** a store the original path made: a RunTree of its own (the fast path's inherits from one) */
