@@ -1,14 +1,12 @@
 import { Logger } from '@nestjs/common';
 
 import { runApiProcesses } from './cluster';
-import { poolRandomValues } from './common/pooled-random';
-import { fastRunnableContext } from './common/runnable-context';
 import { AppConfig } from './config/app-config';
 import { logStartupFailure } from './observability/logger';
+import { installPlatformPatches } from './platform/install-platform-patches';
 
 async function main(): Promise<void> {
-  poolRandomValues();
-  fastRunnableContext();
+  installPlatformPatches();
   const config = new AppConfig(process.env);
   await runApiProcesses(config, (processes) => serve(config, processes));
 }

@@ -5,15 +5,13 @@ import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 
 import { WorkerModule } from './app.module';
-import { poolRandomValues } from './common/pooled-random';
-import { fastRunnableContext } from './common/runnable-context';
 import { AppConfig } from './config/app-config';
 import { logStartupFailure } from './observability/logger';
+import { installPlatformPatches } from './platform/install-platform-patches';
 
 /** Worker only: scale run execution over processes and machines (same Redis and Postgres as the API). */
 async function main(): Promise<void> {
-  poolRandomValues();
-  fastRunnableContext();
+  installPlatformPatches();
   const config = new AppConfig(process.env);
   if (!config.redisUrl || !config.databaseUrl) {
     throw new Error('worker.ts needs REDIS_URL and DATABASE_URL (shared with the API)');

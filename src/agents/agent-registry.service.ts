@@ -2,9 +2,9 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { Pool } from 'pg';
 
-import { TimedPostgresSaver } from '../common/timed-checkpointer';
 import { AppConfig } from '../config/app-config';
 import { CHECKPOINT_SCHEMA } from '../database/checkpoint-schema';
+import { TimedPostgresSaver } from '../database/checkpoint-writer';
 import { PG_POOL } from '../database/pg-pool';
 import { LlmService } from '../llm/llm.service';
 import { ToolRegistry } from '../tools/tool-registry.service';

@@ -4,13 +4,13 @@ import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 
 import { AppConfig } from '../config/app-config';
+import { PreparingClient } from '../platform/preparing-client';
 import { ORCHESTRATOR_DATA_SOURCE } from './data-source-name';
 import { DatabaseHealthIndicator } from './database.health';
 import { DatabaseConnection } from './database-connection';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { PG_POOL } from './pg-pool';
-import { PreparingClient } from './preparing-client';
 
 /** One connection target per process (possibly an embedded server). */
 @Global()

@@ -23,6 +23,7 @@ import { LANGGRAPH_API_CONTROLLERS, LangGraphApiModule } from '../langgraph-api/
 import { ObservabilityModule } from '../observability/observability.module';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { RunServiceModule } from '../orchestrator/run-service.module';
+import { installPlatformPatches } from '../platform/install-platform-patches';
 import { RunStoreModule } from '../runs/store/run-store.module';
 import { HOST_TOOLS } from '../tools/host-tools';
 import { AgentOrchestratorFacade } from './agent-orchestrator.facade';
@@ -69,7 +70,8 @@ class OrchestratorHttpModule implements NestModule {
 
 /**
  * The service inside a host Nest application: its database, queue, agents and (optionally) HTTP API, plus
- * the host's own agents and tools. Inject `AgentOrchestrator` to run turns in-process.
+ * the host's own agents and tools. Inject `AgentOrchestrator` to run turns in-process. Building it installs the
+ * service's library patches (installPlatformPatches): a host's process runs the variant the service ships.
  */
 @Module({})
 export class AgentOrchestratorModule {
@@ -84,6 +86,7 @@ export class AgentOrchestratorModule {
   }
 
   static forRootAsync(async: AgentOrchestratorAsyncOptions): DynamicModule {
+    installPlatformPatches(); // the same library patches as the service's own processes
     const layout = { worker: async.worker ?? true, queue: async.queue ?? 'in-process' };
     // the module's shape (queue kind, worker, controllers) is decided here; every value comes from the factory
     const shape = new AppConfig({

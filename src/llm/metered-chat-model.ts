@@ -7,6 +7,7 @@ import { ChatOpenAI, type ChatOpenAICallOptions } from '@langchain/openai';
 
 import { currentRun } from '../observability/log-context';
 import { phaseSince } from '../observability/phases';
+import { clientBaseUrlOf, constructorFieldsOf } from '../platform/chat-openai-internals';
 import { breakerFor, type BreakerSettings, type CircuitBreaker } from './circuit-breaker';
 import { LenientCompletions } from './lenient-completions';
 import { NO_LOOKUP } from './llm-cache';
@@ -73,7 +74,7 @@ export class MeteredChatOpenAI extends ChatOpenAI {
 
   /** ChatOpenAI.withConfig (used by bindTools) builds a plain ChatOpenAI; keep metering and retries. */
   override withConfig(config: Partial<ChatOpenAICallOptions>): MeteredChatOpenAI {
-    const fields = (this as unknown as { fields: Fields }).fields;
+    const fields = constructorFieldsOf<Fields>(this);
     const model = new MeteredChatOpenAI({ ...fields, rateLimitRetries: this.rateLimitRetries, breaker: undefined });
     model.defaultOptions = { ...this.defaultOptions, ...config };
     return model;
@@ -89,7 +90,7 @@ export class MeteredChatOpenAI extends ChatOpenAI {
     const params: Record<string, unknown> = {
       _type: this._llmType(),
       model: this.model,
-      baseURL: (this as unknown as { clientConfig?: { baseURL?: string } }).clientConfig?.baseURL,
+      baseURL: clientBaseUrlOf(this),
       temperature: this.temperature,
       max_tokens: this.maxTokens,
       tools: o.tools,

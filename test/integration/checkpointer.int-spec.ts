@@ -3,7 +3,7 @@ import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGr
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Pool } from 'pg';
 
-import { OPENING_READ_KEY, OpeningRead, TimedPostgresSaver } from '../../src/common/timed-checkpointer';
+import { OPENING_READ_KEY, OpeningRead, TimedPostgresSaver } from '../../src/database/checkpoint-writer';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 
 /**

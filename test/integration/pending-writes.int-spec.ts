@@ -4,7 +4,7 @@ import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGr
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Pool } from 'pg';
 
-import { PENDING_WRITES_KEY, PendingWrites, TimedPostgresSaver } from '../../src/common/timed-checkpointer';
+import { PENDING_WRITES_KEY, PendingWrites, TimedPostgresSaver } from '../../src/database/checkpoint-writer';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { waitFor } from '../support/test-app';
 

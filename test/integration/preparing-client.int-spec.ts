@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 
-import { PreparingClient } from '../../src/database/preparing-client';
+import { PreparingClient } from '../../src/platform/preparing-client';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 
 /** Parameterised statements become named prepared statements of the connection; results are unchanged. */

@@ -1,10 +1,9 @@
 /**
- * Jest setup for the suites that run the service in the test's process: what `main.ts` and `worker.ts` install
- * before building the app (pooled random bytes, the fast runnable context), so those suites run the code as it
- * ships. The unit and integration suites, and the embedding, run without them.
+ * Jest setup for the suites that run the service in the test's process: the library patches `main.ts`,
+ * `worker.ts` and the embeddable module install before building the app (installPlatformPatches), so those
+ * suites run the code as it ships. The embed suites get them from `AgentOrchestratorModule` itself; the unit and
+ * integration suites run without them (the patches' own specs install them where they test them).
  */
-import { poolRandomValues } from '../../src/common/pooled-random';
-import { fastRunnableContext } from '../../src/common/runnable-context';
+import { installPlatformPatches } from '../../src/platform/install-platform-patches';
 
-poolRandomValues();
-fastRunnableContext();
+installPlatformPatches();

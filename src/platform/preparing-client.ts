@@ -17,6 +17,12 @@ function nameOf(text: string): string | undefined {
  * (`Pool({ Client })`), so TypeORM's, the checkpointer's and our own SQL all benefit. Statements without
  * parameters keep the simple protocol. Off with DB_PREPARED_STATEMENTS=false (e.g. behind a PgBouncer in
  * transaction mode older than 1.21, which cannot keep a connection's prepared statements).
+ *
+ * Relies on (pg 8.23.1; the canary is preparing-client.spec.ts): `Client.prototype.query` taking a
+ * `{ name, text, values }` config and sending Parse for a name only the first time on a connection (pg keeps
+ * `parsedStatements` per connection), parameterless text going as a simple query, and `Pool` building its
+ * clients with the `Client` option. Names are per process (one text, one name), so a connection never sees one
+ * name with two texts, which pg refuses.
  */
 export class PreparingClient extends Client {
   // pg's overloads (text | config | submittable, values?, callback?) cannot be narrowed one by one

@@ -1,9 +1,10 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { type CheckpointTuple, WRITES_IDX_MAP } from '@langchain/langgraph-checkpoint';
-import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Pool } from 'pg';
 
 import { phase } from '../observability/phases';
+import { RowDumpingPostgresSaver } from '../platform/row-dumping-postgres-saver';
 
 type Put = PostgresSaver['put'];
 
@@ -161,9 +162,10 @@ function columnsOf(rows: WriteRow[]): unknown[][] {
  * likewise per write. Here each is one statement with the same upserts (rows passed as arrays, `unnest`), which
  * Postgres applies atomically — the same rows and conflict rules, read back unchanged by the official reader.
  * A run's pending writes ride along with its next checkpoint, and an `async` run's checkpoints with each other
- * (PendingWrites). Reads and writes are timed into the request's phases (PHASE_TIMINGS).
+ * (PendingWrites). Reads and writes are timed into the request's phases (PHASE_TIMINGS). The rows come from the
+ * official serializers (RowDumpingPostgresSaver, where the patch on the library's internals lives).
  */
-export class TimedPostgresSaver extends PostgresSaver {
+export class TimedPostgresSaver extends RowDumpingPostgresSaver {
   private readonly putSql: string;
   private readonly writesSql: string;
 
@@ -230,10 +232,10 @@ export class TimedPostgresSaver extends PostgresSaver {
   private async putRows(...[config, checkpoint, metadata, newVersions]: Parameters<Put>): Promise<PutRows> {
     const { thread_id, checkpoint_ns = '', checkpoint_id } = config.configurable as Record<string, string | undefined>;
     const [blobs, meta] = await Promise.all([
-      this._dumpBlobs(thread_id!, checkpoint_ns, checkpoint.channel_values, newVersions),
-      this._dumpMetadata(metadata),
+      this.dumpBlobs(thread_id!, checkpoint_ns, checkpoint.channel_values, newVersions),
+      this.dumpMetadata(metadata),
     ]);
-    return { blobs, checkpoint: [thread_id!, checkpoint_ns, checkpoint.id, checkpoint_id, this._dumpCheckpoint(checkpoint), meta] };
+    return { blobs, checkpoint: [thread_id!, checkpoint_ns, checkpoint.id, checkpoint_id, this.dumpCheckpoint(checkpoint), meta] };
   }
 
   /** Checkpoints (the last of each id wins), their blobs and pending writes, in one statement. */
@@ -253,7 +255,7 @@ export class TimedPostgresSaver extends PostgresSaver {
     const c = (config.configurable ?? {}) as Record<string, unknown>;
     const { thread_id, checkpoint_ns, checkpoint_id } = c as Record<string, string>;
     const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
-    const rows = this._dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes).then((dumped) =>
+    const rows = this.dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes).then((dumped) =>
       dumped.map((w): WriteRow => [...w, upsert]),
     );
     const pending = c[PENDING_WRITES_KEY];

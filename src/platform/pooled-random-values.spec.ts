@@ -1,4 +1,6 @@
-import { poolRandomValues } from './pooled-random';
+import { RunTree } from 'langsmith/run_trees';
+
+import { poolRandomValues } from './pooled-random-values';
 
 describe('poolRandomValues', () => {
   function pooled() {
@@ -45,6 +47,34 @@ describe('poolRandomValues', () => {
       expect(Buffer.from(a).equals(Buffer.from(b))).toBe(false);
       expect(globalThis.crypto.getRandomValues(new Uint32Array(2))).toHaveLength(2);
       expect(globalThis.crypto.randomUUID()).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      globalThis.crypto.getRandomValues = before;
+    }
+  });
+
+  it('installs once per crypto object: a second install keeps the first pool', () => {
+    const { target } = pooled();
+    const first = target.getRandomValues;
+    poolRandomValues(target);
+    expect(target.getRandomValues).toBe(first);
+  });
+
+  it('canary: langsmith draws a RunTree id from globalThis.crypto.getRandomValues at each call, a few bytes at a time', () => {
+    const before = globalThis.crypto.getRandomValues;
+    const asked: unknown[] = [];
+    globalThis.crypto.getRandomValues = <T extends Exclude<NodeJS.TypedArray, Float32Array | Float64Array>>(array: T): T => {
+      asked.push(array);
+      before.call(globalThis.crypto, array); // fills the array in place
+      return array;
+    };
+    try {
+      const tree = new RunTree({ name: 'canary', tracingEnabled: false });
+      expect(tree.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/); // a UUIDv7
+      expect(asked.length).toBeGreaterThan(0);
+      for (const array of asked) {
+        expect(array).toBeInstanceOf(Uint8Array);
+        expect((array as Uint8Array).length).toBeLessThanOrEqual(16); // served from the pool (≤ 256 bytes)
+      }
     } finally {
       globalThis.crypto.getRandomValues = before;
     }

@@ -24,7 +24,14 @@ interface Provider {
  * handlers, a host's handlers), a traced parent, or `avoidCreatingRootRunTree` — takes the original path, and
  * nothing is installed when LangSmith tracing or LangChain's verbose mode is on.
  *
- * The service's entry points install it (`main.ts`, `worker.ts`); the embeddable module does not.
+ * Relies on (@langchain/core 1.4.0, langsmith 0.12.0; the canary is fast-runnable-context.spec.ts):
+ * `AsyncLocalStorageProviderSingleton.runWithConfig(config, callback, avoidCreatingRootRunTree)` being the one
+ * place a runnable enters its config, `getInstance()` returning the storage (a no-op stand-in until LangGraph
+ * installs the real one); the store being a langsmith `RunTree` (`extra`, `child_runs`, `events`,
+ * `tracingEnabled`) with the config under `extra[Symbol.for('lc:child_config')]` and the context variables under
+ * `Symbol.for('lc:context_variables')`.
+ *
+ * Installed by installPlatformPatches (every entry point: `main.ts`, `worker.ts`, the embeddable module).
  * Returns whether it was installed.
  */
 export function fastRunnableContext(provider = AsyncLocalStorageProviderSingleton as unknown as Provider): boolean {

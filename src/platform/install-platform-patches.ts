@@ -1,0 +1,26 @@
+import { fastRunnableContext } from './fast-runnable-context';
+import { poolRandomValues } from './pooled-random-values';
+
+/** What installPlatformPatches installed: the fast runnable context stays out while LangSmith tracing is on. */
+export interface InstalledPatches {
+  pooledRandomValues: boolean;
+  fastRunnableContext: boolean;
+}
+
+let installed: InstalledPatches | undefined;
+
+/**
+ * The process-wide library patches (`src/platform/`), installed before anything runs a graph by every way the
+ * service starts — `main.ts`, `worker.ts`, the embeddable module (`AgentOrchestratorModule.forRoot` /
+ * `forRootAsync`) and the test suites that run the service in-process — so all of them run one variant. The
+ * other patches in `src/platform/` are not installed: they are classes and accessors the code that needs them
+ * uses (PreparingClient, RowDumpingPostgresSaver, the ChatOpenAI accessors). Installed once; later calls return
+ * what the first one did.
+ */
+export function installPlatformPatches(): InstalledPatches {
+  if (!installed) {
+    poolRandomValues();
+    installed = { pooledRandomValues: true, fastRunnableContext: fastRunnableContext() };
+  }
+  return installed;
+}
