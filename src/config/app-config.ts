@@ -1,6 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
-import { type AnySettingsSlice, invalidConfiguration, type Variable } from './settings';
+import { type AnySettingsSlice, buildSettings, settingsSchema } from './settings';
 
 /**
  * Every setting of the service, read once from the environment and validated. Nothing else in `src/` reads
@@ -18,18 +18,7 @@ export interface AppConfig {}
 export class AppConfig {
   constructor(env: Record<string, string | undefined>) {
     const { slices, schema } = registry();
-    const parsed = schema.safeParse(env);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-      throw invalidConfiguration(problems);
-    }
-    for (const slice of slices) {
-      const fields = slice.build(parsed.data);
-      for (const key of Object.keys(fields)) {
-        if (Object.hasOwn(this, key)) throw new Error(`AppConfig: two settings slices define "${key}"`);
-      }
-      Object.assign(this, fields);
-    }
+    Object.assign(this, buildSettings(slices, schema, env));
   }
 }
 
@@ -49,12 +38,8 @@ export function registerSettings(slices: readonly AnySettingsSlice[]): void {
     if (registered.slices === slices) return;
     throw new Error('AppConfig: settings slices are registered once, by src/settings.ts');
   }
-  const shape: Record<string, z.ZodType> = {};
+  const schema = settingsSchema(slices);
   for (const slice of slices) {
-    for (const [name, v] of Object.entries<Variable>(slice.variables)) {
-      if (shape[name]) throw new Error(`AppConfig: ${name} is read by two settings slices`);
-      shape[name] = v.schema;
-    }
     for (const [name, get] of Object.entries<(fields: AppConfig) => unknown>(slice.getters ?? {})) {
       Object.defineProperty(AppConfig.prototype, name, {
         configurable: true,
@@ -64,7 +49,7 @@ export function registerSettings(slices: readonly AnySettingsSlice[]): void {
       });
     }
   }
-  registered = { slices, schema: z.object(shape) };
+  registered = { slices, schema };
 }
 
 /** The registered slices, in their order (the README table, tests). */
