@@ -1,8 +1,10 @@
 /** Three tiers: unit tests beside the code, integration against the real local Postgres/Redis, e2e over HTTP. */
 const transform = { '^.+\\.ts$': ['@swc/jest'] };
-const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+/** every entry point registers the settings slices (src/settings.ts) before it builds an AppConfig; so does each test file */
+const settings = '<rootDir>/src/settings.ts';
+const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'], setupFiles: [settings] };
 /** the service as `main.ts` starts it (test/support/shipped-process.ts) */
-const shipped = { ...common, setupFiles: ['<rootDir>/test/support/shipped-process.ts'] };
+const shipped = { ...common, setupFiles: [settings, '<rootDir>/test/support/shipped-process.ts'] };
 module.exports = {
   testTimeout: 60000,
   // One worker process, replaced once it holds more than this after a file. Left to itself jest runs every file

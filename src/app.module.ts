@@ -1,3 +1,5 @@
+import './settings'; // the settings slices AppConfig is built from
+
 import { DynamicModule, Module } from '@nestjs/common';
 
 import { ApiModule } from './api/api.module';

@@ -1,3 +1,5 @@
+import './settings'; // the settings slices AppConfig is built from
+
 import { Logger } from '@nestjs/common';
 
 import { runApiProcesses } from './cluster';

@@ -1,3 +1,5 @@
+import '../settings'; // the settings slices AppConfig is built from
+
 import {
   type DynamicModule,
   type MiddlewareConsumer,

@@ -1,8 +1,11 @@
+import '../settings'; // the settings slices AppConfig is built from
+
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { DataSource } from 'typeorm';
 
-import { AppConfig, type ToolCallingSetting } from '../config/app-config';
+import { AppConfig } from '../config/app-config';
 import type { Env } from '../config/config-source';
+import type { ToolCallingSetting } from '../llm/llm.settings';
 import type { HostAgent } from './host-extensions';
 
 /**

@@ -1,0 +1,18 @@
+import '../src/settings';
+
+import { readFileSync, writeFileSync } from 'node:fs';
+
+import { registeredSettings } from '../src/config/app-config';
+import { settingsTable, withSettingsTable } from '../src/config/settings';
+
+/**
+ * `npm run settings:table`: prints the markdown table of every environment variable, from the settings slices
+ * (src/settings.ts); with `--write` rewrites README.md's table between its markers (a unit test keeps it current).
+ */
+const table = settingsTable(registeredSettings());
+if (process.argv.includes('--write')) {
+  writeFileSync('README.md', withSettingsTable(readFileSync('README.md', 'utf8'), table));
+  console.log('wrote the settings table in README.md');
+} else {
+  process.stdout.write(`${table}\n`);
+}

@@ -1,0 +1,54 @@
+import { bool, defineSettings, int, invalidConfiguration, list, optionalString, type SettingsOf, variable } from '../config/settings';
+
+/** Tenancy: API keys, what stays open with keys, rate limits, CORS, input depth. */
+export const authSettings = defineSettings({
+  module: 'auth',
+  variables: {
+    API_KEYS: variable(
+      optionalString,
+      "`tenant:key,tenant:key` (tenant: 1–64 chars of `[A-Za-z0-9._-]`, key ≥ 16 chars). With any key configured (here or in the `api_keys` table, see `npm run api-keys -- create --tenant t`), every route but `/health/*` needs `Authorization: Bearer <key>` or `x-api-key` (else 401 `UNAUTHORIZED`), and each key's tenant sees only its own sessions, jobs, contracts, documents, retrieval results and cache entries",
+      'unset → one tenant `default`, no authentication (logged at start-up)',
+    ),
+    METRICS_PUBLIC: variable(bool(false), 'serve `/metrics` without a key when keys are configured'),
+    DOCS_PUBLIC: variable(bool(false), 'serve `/docs` without a key when keys are configured'),
+    RATE_LIMIT_PER_MINUTE: variable(
+      int(600, 0),
+      'requests per minute per API key, counted in Redis when `REDIS_URL` is set (shared by every API process); then 429 `TOO_MANY_REQUESTS` with `retry-after`; `0` = off; requests without a key (no keys configured, `/health`) are not limited',
+    ),
+    CORS_ORIGINS: variable(optionalString, 'comma-separated origins allowed by CORS', 'unset → no CORS headers'),
+    MAX_JSON_DEPTH: variable(
+      int(32, 2),
+      'deepest accepted JSON nesting; deeper bodies, NUL characters, lone surrogates and `__proto__`/`constructor`/`prototype` keys are 400 `INVALID_INPUT` before validation',
+    ),
+  },
+  build: (e) => ({
+    /** tenancy: `API_KEYS` as tenant:key pairs, what stays open with keys, per-key rate limit (0 = off), CORS, input depth */
+    security: {
+      apiKeys: parseApiKeys(e.API_KEYS),
+      metricsPublic: e.METRICS_PUBLIC,
+      docsPublic: e.DOCS_PUBLIC,
+      rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      corsOrigins: list(e.CORS_ORIGINS),
+      maxJsonDepth: e.MAX_JSON_DEPTH,
+    },
+  }),
+});
+
+/** tenancy: `tenant:key,tenant:key`; tenant ids are 1–64 chars of [A-Za-z0-9._-], keys at least 16 chars. */
+function parseApiKeys(spec: string | undefined): Array<{ tenant: string; key: string }> {
+  return list(spec).map((pair, i) => {
+    const at = pair.indexOf(':');
+    const tenant = pair.slice(0, at);
+    const key = pair.slice(at + 1);
+    if (at < 1 || !/^[A-Za-z0-9._-]{1,64}$/.test(tenant) || key.length < 16) {
+      // never echo the pair: it holds a secret
+      throw invalidConfiguration(`API_KEYS entry ${i + 1} is not tenant:key (tenant [A-Za-z0-9._-], key ≥ 16 chars)`);
+    }
+    return { tenant, key };
+  });
+}
+
+declare module '../config/app-config' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: this slice's fields on AppConfig
+  interface AppConfig extends SettingsOf<typeof authSettings> {}
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+import { defineSettings, optionalString, type SettingsOf, variable } from '../config/settings';
+
+/** Logs and traces. */
+export const observabilitySettings = defineSettings({
+  module: 'observability',
+  variables: {
+    LOG_LEVEL: variable(
+      z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
+      '`error`, `warn`, `log`, `debug` (adds model prompts and tool outputs, truncated) or `verbose`',
+    ),
+    LOG_FORMAT: variable(
+      z
+        .enum(['json', 'pretty', 'text'])
+        .default('json')
+        .transform((v) => (v === 'text' ? 'pretty' : v)),
+      '`json` (one object a line) or `pretty` (coloured, for a terminal; `text` is the same)',
+    ),
+    OTEL_EXPORTER_OTLP_ENDPOINT: variable(
+      optionalString,
+      'OpenTelemetry traces exported over OTLP/HTTP to `<endpoint>/v1/traces` (e.g. `http://127.0.0.1:4318`); see "Observability"',
+      'unset (tracing off)',
+    ),
+    OTEL_SERVICE_NAME: variable(z.string().default('agent-orchestrator'), 'the service name on exported spans'),
+  },
+  build: (e) => ({
+    logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    /** OpenTelemetry: spans exported over OTLP/HTTP to `endpoint` when set; tracing is off otherwise */
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
+  }),
+});
+
+declare module '../config/app-config' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- declaration merging: this slice's fields on AppConfig
+  interface AppConfig extends SettingsOf<typeof observabilitySettings> {}
+}
