@@ -16,15 +16,15 @@ import tseslint from 'typescript-eslint';
  * (from, to) pair (~150 of them here) and says nothing about what is allowed.
  */
 export const layers = [
-  ['entry', 'embed', 'cli'], // entry: the files at the root of src/ (main, worker, cluster, app.module, app.factory, index)
+  // entry: the files at the root of src/ (main, worker, cluster, app.module, app.factory, index); settings: the one
+  // list of the modules' settings slices, which every entry point registers before it builds an AppConfig
+  ['entry', 'embed', 'cli', 'settings'],
   ['api', 'langgraph-api', 'console'], // the HTTP dialects
   ['orchestrator'], // the run service and driver
   ['agents', 'runs'], // the graphs; the run store and queue port
   ['tools', 'memory', 'scope', 'knowledge'],
   ['llm', 'events', 'auth'],
-  // persistence: data source, checkpoint writer, LangGraph store (database/store/). `common/` still holds the
-  // checkpoint writer and two library patches, until they move to database/ and platform/
-  ['database', 'common'],
+  ['database'], // persistence: data source, migrations, checkpoint writer, LangGraph store (database/store/)
   ['config', 'platform', 'observability'], // observability imports no feature module: features hand it their health indicators
   ['core'], // the run types and domain errors every layer shares; imports nothing
 ];
@@ -32,6 +32,9 @@ export const layers = [
 /** allowed imports between two folders of one layer, [from, to] — each with its reason */
 export const sameLayer = [
   ['entry', 'embed'], // index.ts, the package's entry, exports the embeddable module
+  ['entry', 'settings'], // main, worker and app.module register the settings slices
+  ['embed', 'settings'], // the embeddable module builds its AppConfig from the host's options
+  ['cli', 'settings'], // the CLIs (migrate, api-keys) read the database settings
   ['tools', 'knowledge'], // the knowledge-base and contract tools search the knowledge module
   ['llm', 'auth'], // the LLM cache keys its entries on the current tenant (auth/tenant.ts)
   ['observability', 'config'], // logger, tracing and health read their settings; config imports nothing
@@ -41,22 +44,6 @@ export const sameLayer = [
  * package's entry (index.ts) re-exports it */
 export const isolated = ['client'];
 
-/*
- * TEMPORARY ALLOW-LIST — run core rewrite (issue 22) removes these. The run store, queue port and run driver are
- * being rewritten (src/runs/**, src/orchestrator/**): today the queue drivers call the orchestrator (runs →
- * orchestrator, upward) and the approval service resumes runs through the run records and queue (tools → runs,
- * the run machinery; approvals move into the run store). Each entry: file → the element it may still import.
- */
-export const runCoreRewrite = [
-  ['src/runs/inline-run-queue.ts', 'orchestrator'],
-  ['src/runs/local-runs.service.ts', 'orchestrator'],
-  ['src/runs/run-executor.service.ts', 'orchestrator'],
-  ['src/runs/run-recovery.service.ts', 'orchestrator'],
-  ['src/runs/run.processor.ts', 'orchestrator'],
-  ['src/runs/runs.module.ts', 'orchestrator'],
-  ['src/runs/runs.service.ts', 'orchestrator'],
-  ['src/tools/tool-approval.service.ts', 'runs'],
-];
 
 const folders = layers.flat().filter((name) => name !== 'entry');
 const elements = [
@@ -109,9 +96,4 @@ export default tseslint.config(
     },
     rules: { 'boundaries/dependencies': dependencyRule() },
   },
-  // the temporary allow-list above, file by file
-  ...runCoreRewrite.map(([file, element]) => {
-    const from = elements.find((e) => e.type !== 'entry' && file.startsWith(`src/${e.type}/`)).type;
-    return { files: [file], rules: { 'boundaries/dependencies': dependencyRule([[from, element]]) } };
-  }),
 );

@@ -1,7 +1,7 @@
 /** Three tiers: unit tests beside the code, integration against the real local Postgres/Redis, e2e over HTTP. */
 const transform = { '^.+\\.ts$': ['@swc/jest'] };
-/** every entry point registers the settings slices (src/settings.ts) before it builds an AppConfig; so does each test file */
-const settings = '<rootDir>/src/settings.ts';
+/** every entry point registers the settings slices (src/settings/all-settings.ts) before it builds an AppConfig; so does each test file */
+const settings = '<rootDir>/src/settings/all-settings.ts';
 const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'], setupFiles: [settings] };
 /** the service as `main.ts` starts it (test/support/shipped-process.ts) */
 const shipped = { ...common, setupFiles: [settings, '<rootDir>/test/support/shipped-process.ts'] };

@@ -15,7 +15,6 @@ interface LayerSpec {
   layers: string[][];
   sameLayer: [string, string][];
   isolated: string[];
-  runCoreRewrite: [string, string][];
 }
 // an ES module, loaded with require (Node ≥ 20.19)
 const spec = require('../eslint.config.mjs') as LayerSpec;
@@ -129,9 +128,6 @@ function cyclesOf(list: Edge[]): string[][] {
   return components;
 }
 const components = cyclesOf(edges);
-const allowListed = (e: Edge) => spec.runCoreRewrite.some(([file, to]) => file === e.file && to === e.to);
-const remaining = edges.filter((e) => !allowListed(e));
-const componentsLeft = cyclesOf(remaining);
 const folderCount = new Set(edges.flatMap((e) => [e.from, e.to])).size;
 
 const pairs = (list: Edge[]) => new Set(list.map((e) => `${e.from} → ${e.to}`));
@@ -139,7 +135,7 @@ function print(title: string, list: Edge[]): void {
   if (quiet || list.length === 0) return;
   console.log(`\n${title}`);
   for (const e of [...list].sort((a, b) => a.file.localeCompare(b.file))) {
-    console.log(`  ${e.file} → ${e.to} (${e.specifier})${allowListed(e) ? '  [allow-listed: run core rewrite]' : ''}`);
+    console.log(`  ${e.file} → ${e.to} (${e.specifier})`);
   }
 }
 print('upward imports:', upward);
@@ -155,13 +151,8 @@ if (!quiet) {
 if (unknown.size > 0) console.log(`\nfolders in no layer: ${[...unknown].sort().join(', ')}`);
 const summary = (c: string[][]) =>
   `${c.length} (${c.reduce((n, x) => n + x.length, 0)} folders in them, largest ${Math.max(0, ...c.map((x) => x.length))})`;
-const listed = (list: Edge[]) => list.filter(allowListed).length;
 console.log(
   `\nfolders ${folderCount}; upward imports ${upward.length} (${pairs(upward).size} folder pairs); ` +
     `same-layer imports not allowed ${sameLayer.length}; isolated-folder imports ${isolatedBroken.length}; folder cycles ${summary(components)}`,
-);
-console.log(
-  `without the temporary allow-list (run core rewrite, issue 22): upward imports ${upward.length - listed(upward)}; ` +
-    `same-layer imports not allowed ${sameLayer.length - listed(sameLayer)}; folder cycles ${summary(componentsLeft)}`,
 );
 process.exitCode = upward.length + sameLayer.length + isolatedBroken.length + components.length > 0 ? 1 : 0;

@@ -1,4 +1,4 @@
-import '../src/settings';
+import '../src/settings/all-settings';
 
 import { readFileSync, writeFileSync } from 'node:fs';
 
@@ -7,7 +7,7 @@ import { settingsTable, withSettingsTable } from '../src/config/settings';
 
 /**
  * `npm run settings:table`: prints the markdown table of every environment variable, from the settings slices
- * (src/settings.ts); with `--write` rewrites README.md's table between its markers (a unit test keeps it current).
+ * (src/settings/all-settings.ts); with `--write` rewrites README.md's table between its markers (a unit test keeps it current).
  */
 const table = settingsTable(registeredSettings());
 if (process.argv.includes('--write')) {

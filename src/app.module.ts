@@ -1,4 +1,4 @@
-import './settings'; // the settings slices AppConfig is built from
+import './settings/all-settings'; // the settings slices AppConfig is built from
 
 import { DynamicModule, Module } from '@nestjs/common';
 

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import './settings'; // the settings slices AppConfig is built from
+import './settings/all-settings'; // the settings slices AppConfig is built from
 
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';

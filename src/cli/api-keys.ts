@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import '../settings'; // the settings slices AppConfig is built from
+import '../settings/all-settings'; // the settings slices AppConfig is built from
 
 import { DataSource } from 'typeorm';
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import '../settings'; // the settings slices AppConfig is built from
+import '../settings/all-settings'; // the settings slices AppConfig is built from
 
 import { DataSource } from 'typeorm';
 

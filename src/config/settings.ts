@@ -5,7 +5,7 @@ import { z } from 'zod';
 /**
  * Settings slices: each module owns the environment variables it reads (`<module>/<module>.settings.ts`): a zod
  * schema and a description per variable, and the transform into the AppConfig fields it owns. The slices are
- * listed once, at the entry layer (`src/settings.ts`), which registers them here; AppConfig validates them all at
+ * listed once, at the entry layer (`src/settings/all-settings.ts`), which registers them here; AppConfig validates them all at
  * once. This file imports no module: the slices import it.
  */
 

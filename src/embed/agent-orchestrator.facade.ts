@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 
 import { DEFAULT_TENANT } from '../auth/tenant';
+import type { ChatResult } from '../core/chat-result';
 import { type JobView, RunsService, toJobView } from '../orchestrator/runs.service';
 import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
-import type { ChatResult } from '../core/chat-result';
 import { RunStore } from '../runs/store/run-store';
 
 /** One turn asked for in-process (the body of `POST /v1/chat` and `/v1/jobs`, in camelCase). */

@@ -1,5 +1,4 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import { phaseSince, recordingPhases } from '../observability/phases';
 import { HumanMessage, isBaseMessageChunk } from '@langchain/core/messages';
 import type { BaseStore } from '@langchain/langgraph';
 import { Inject, Injectable } from '@nestjs/common';
@@ -20,6 +19,7 @@ import { toWire } from '../events/wire';
 import { BUDGET_KEY, type RunBudget } from '../llm/run-budget';
 import { USAGE_KEY } from '../llm/usage-collector';
 import { currentRun } from '../observability/log-context';
+import { phaseSince, recordingPhases } from '../observability/phases';
 import type { PersistentUsageCollector } from '../runs/persistent-usage';
 import { RunLedger } from '../runs/store/run-ledger';
 import { RunStore } from '../runs/store/run-store';

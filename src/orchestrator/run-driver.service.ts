@@ -2,13 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 
-import { RunNotFoundException } from '../core/errors';
 import { AppConfig } from '../config/app-config';
+import type { ChatResult } from '../core/chat-result';
+import { RunNotFoundException } from '../core/errors';
 import { FINAL_STATUSES, type RunEntity } from '../database/entities';
 import { inQueuedRunContext, queuedRunContext } from '../observability/queued-run-context';
 import { RunCancellation } from '../runs/run-cancellation.service';
 import { RUN_WORKER, type RunOutcome, RunQueue } from '../runs/run-queue';
-import type { ChatResult } from '../core/chat-result';
 import { RunStore } from '../runs/store/run-store';
 import { AgentOrchestrator, type ExecuteOptions, RunHandedBack, SessionLeaseBusy } from './agent-orchestrator.service';
 

@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 
+import type { ChatResult } from '../core/chat-result';
 import { RunAlreadyFinishedException } from '../core/errors';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { RunEventBus } from '../events/run-event-bus';
 import { RunCancellation } from '../runs/run-cancellation.service';
 import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
 import { RunQueue } from '../runs/run-queue';
-import type { ChatResult } from '../core/chat-result';
 import { RunLedger } from '../runs/store/run-ledger';
 import { RunStore } from '../runs/store/run-store';
 import { pendingCallView } from '../tools/tool-approval';

@@ -1,11 +1,11 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { QueueUnavailableException } from '../core/errors';
-import { GroupCommit } from '../database/group-commit';
 import { Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job, type Queue, Worker } from 'bullmq';
 
 import { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
+import { QueueUnavailableException } from '../core/errors';
+import { GroupCommit } from '../database/group-commit';
 import { MetricsService, type QueueState } from '../observability/metrics.service';
 import { inQueuedRunContext, queuedRunContext } from '../observability/queued-run-context';
 import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData, RUNS_QUEUE } from './run.job';

@@ -1,7 +1,7 @@
 import { RunNotFoundException, SessionNotFoundException } from '../../core/errors';
+import type { RecordedToolCall, ToolLedger } from '../../core/tool-ledger';
 import { FINAL_STATUSES, type PendingApproval, RunEntity, type RunStatus, SessionEntity } from '../../database/entities';
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
-import type { RecordedToolCall, ToolLedger } from '../../core/tool-ledger';
 import { RunLedger } from './run-ledger';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore } from './run-store';
 import { SessionStore } from './session-store';

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import type { ToolLedger } from '../../core/tool-ledger';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
-import type { ToolLedger } from '../../core/tool-ledger';
 import { PgToolLedger } from './pg-tool-ledger';
 import { RunLedger } from './run-ledger';
 

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { GroupCommit } from '../../database/group-commit';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
-import type { ChatResult } from '../../core/chat-result';
 import { RunNotFoundException } from '../../core/errors';
 import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { PendingApproval, RunEntity, RunStatus } from '../../database/entities';
+import { GroupCommit } from '../../database/group-commit';
 import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
 import { insertable, rowsOf } from '../../database/query-rows';
 import { due, firstInLine, holdsLease, leaseFree, startable, takeLease } from './run-rules';

@@ -1,5 +1,5 @@
-import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
 import type { ToolLedger } from '../../core/tool-ledger';
+import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
 
 export interface UsageTotals {
   calls: number;

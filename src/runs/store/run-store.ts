@@ -1,5 +1,5 @@
-import type { PendingApproval, RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
 import type { ChatResult } from '../../core/chat-result';
+import type { PendingApproval, RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
 
 export interface NewRun {
   id: string;

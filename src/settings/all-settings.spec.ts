@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 
-import { AppConfig, registeredSettings } from './config/app-config';
-import { settingsTable, TABLE_END, TABLE_START, type Variable, withSettingsTable } from './config/settings';
-import { SETTINGS } from './settings';
+import { AppConfig, registeredSettings } from '../config/app-config';
+import { settingsTable, TABLE_END, TABLE_START, type Variable, withSettingsTable } from '../config/settings';
+import { SETTINGS } from './all-settings';
 
-describe('the settings slices (src/settings.ts)', () => {
+describe('the settings slices (src/settings/all-settings.ts)', () => {
   it('are the ones AppConfig is built from, each variable described', () => {
     expect(registeredSettings()).toBe(SETTINGS);
     for (const slice of SETTINGS) {
