@@ -1,4 +1,5 @@
 import { AppConfig } from '../config/app-config';
+import { withRunContext } from '../core/run-context';
 import { hashKey } from './api-key';
 import { ApiKeyAuth, presentedKey } from './api-key-auth.service';
 import { authMiddleware } from './auth.middleware';
@@ -90,8 +91,9 @@ describe('tenant helpers', () => {
     expect(isServerIssuedId('user-session-123')).toBe(false);
   });
 
-  it('gives tools the run tenant from configurable, else the current tenant, else default', () => {
-    expect(tenantOf({ configurable: { tenant_id: 'acme' } })).toBe('acme');
+  it("gives tools the run's tenant from its run context, else the current tenant, else default", () => {
+    expect(tenantOf({ configurable: withRunContext({ tenantId: 'acme', runId: 'r' }) })).toBe('acme');
+    expect(tenantOf({ configurable: { tenant_id: 'acme' } })).toBe('default'); // a bare key is not a run context
     expect(runInTenant('globex', () => tenantOf({ configurable: {} }))).toBe('globex');
     expect(tenantOf(undefined)).toBe('default');
   });

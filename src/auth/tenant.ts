@@ -1,3 +1,4 @@
+import { runContextOf } from '../core/run-context';
 import { scopeTenant, withScopeTenant } from '../observability/log-context';
 
 /** The tenant every request belongs to when no API keys are configured. */
@@ -40,9 +41,9 @@ export function currentTenant(): string | undefined {
   return scopeTenant();
 }
 
-/** The tenant of a tool call: `configurable.tenant_id` of the graph run, else the current tenant. */
+/** The tenant of a tool call: the graph run's context (core/run-context.ts), else the current tenant. */
 export function tenantOf(config?: { configurable?: Record<string, unknown> }): string {
-  const fromConfig = config?.configurable?.tenant_id;
-  if (typeof fromConfig === 'string' && fromConfig) return fromConfig;
+  const fromRun = runContextOf(config)?.tenantId;
+  if (fromRun) return fromRun;
   return currentTenant() ?? DEFAULT_TENANT;
 }

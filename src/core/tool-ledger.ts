@@ -1,7 +1,12 @@
+import { runContextOf } from './run-context';
 import type { ToolCallRecord } from './run-types';
 
-/** Where a run's ledger travels: `config.configurable[TOOL_LEDGER_KEY]` (put there by the orchestrator). */
-export const TOOL_LEDGER_KEY = 'tool_ledger';
+declare module './run-context' {
+  interface RunContext {
+    /** the results of the run's tool calls, so a resumed run does not run a tool twice */
+    ledger?: ToolLedger;
+  }
+}
 
 export interface RecordedToolCall {
   content: string;
@@ -18,6 +23,6 @@ export interface ToolLedger {
 }
 
 export function toolLedgerOf(config: { configurable?: Record<string, unknown> } | undefined): ToolLedger | undefined {
-  const l = config?.configurable?.[TOOL_LEDGER_KEY] as Partial<ToolLedger> | undefined;
-  return typeof l?.lookup === 'function' && typeof l.record === 'function' ? (l as ToolLedger) : undefined;
+  const l = runContextOf(config)?.ledger;
+  return typeof l?.lookup === 'function' && typeof l.record === 'function' ? l : undefined;
 }

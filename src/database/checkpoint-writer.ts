@@ -3,13 +3,20 @@ import { type CheckpointTuple, WRITES_IDX_MAP } from '@langchain/langgraph-check
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Pool } from 'pg';
 
+import { runContextOf } from '../core/run-context';
 import { phase } from '../observability/phases';
 import { RowDumpingPostgresSaver } from '../platform/row-dumping-postgres-saver';
 
 type Put = PostgresSaver['put'];
 
-/** `configurable` key of a run's OpeningRead */
-export const OPENING_READ_KEY = 'opening_read';
+declare module '../core/run-context' {
+  interface RunContext {
+    /** the thread's root checkpoint as the run found it (read once, handed to the graph's opening read) */
+    openingRead?: OpeningRead;
+    /** the run's pending writes, held for its next checkpoint */
+    pendingWrites?: PendingWrites;
+  }
+}
 
 /**
  * A thread's root checkpoint as a run found it before starting its graph — read once for the orchestrator's
@@ -42,9 +49,6 @@ interface PutRows {
     metadata: unknown,
   ];
 }
-
-/** `configurable` key of a run's PendingWrites */
-export const PENDING_WRITES_KEY = 'pending_writes';
 
 /**
  * A run's pending writes (each task's output, error or interrupt), held from `putWrites` until the next `put`
@@ -203,9 +207,9 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
 
   override async getTuple(config: RunnableConfig): ReturnType<PostgresSaver['getTuple']> {
     const c = config.configurable;
-    const opening = c?.[OPENING_READ_KEY];
+    const opening = runContextOf(config)?.openingRead;
     if (opening instanceof OpeningRead && !c?.checkpoint_ns && !c?.checkpoint_id && opening.claim()) return opening.tuple;
-    const pending: unknown = c?.[PENDING_WRITES_KEY];
+    const pending: unknown = runContextOf(config)?.pendingWrites;
     if (pending instanceof PendingWrites && pending.holdPuts) await pending.settle(); // what the run holds is read back
     return phase('checkpoint_read', () => super.getTuple(config));
   }
@@ -215,7 +219,7 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     if (config.configurable === undefined) return Promise.reject(new Error('Missing "configurable" field in "config" param'));
     const { thread_id, checkpoint_ns = '' } = config.configurable as Record<string, string | undefined>;
     const saved = { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
-    const pending: unknown = config.configurable[PENDING_WRITES_KEY];
+    const pending: unknown = runContextOf(config)?.pendingWrites;
     if (!(pending instanceof PendingWrites)) return phase('checkpoint_write', () => this.putWith([], ...args));
     if (pending.holdPut(this, this.putRows(...args))) return Promise.resolve(saved);
     return phase('checkpoint_write', () => pending.carrying(this, (held) => this.putWith(held, ...args)));
@@ -258,7 +262,7 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     const rows = this.dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes).then((dumped) =>
       dumped.map((w): WriteRow => [...w, upsert]),
     );
-    const pending = c[PENDING_WRITES_KEY];
+    const pending = runContextOf(config)?.pendingWrites;
     if (pending instanceof PendingWrites && pending.hold(this, rows)) return rows.then(() => undefined);
     return rows.then((r) => this.writePending(r));
   }

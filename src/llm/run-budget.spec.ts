@@ -1,11 +1,15 @@
 import { InMemoryCache } from '@langchain/core/caches';
 import { HumanMessage } from '@langchain/core/messages';
 
+import { type RunContext, withRunContext } from '../core/run-context';
 import { resetBreakers } from './circuit-breaker';
 import { MeteredChatOpenAI } from './metered-chat-model';
 import { isModelUnavailable, toModelUnavailable } from './model-errors';
-import { BUDGET_KEY, BudgetExceededError, RunBudget } from './run-budget';
-import { USAGE_KEY, UsageCollector } from './usage-collector';
+import { BudgetExceededError, RunBudget } from './run-budget';
+import { UsageCollector } from './usage-collector';
+
+/** a graph run's context (core/run-context.ts) holding `parts` */
+const runCtx = (parts: Partial<RunContext>) => withRunContext({ tenantId: 'default', runId: 'test-run', ...parts });
 
 const limits = (l: Partial<RunBudget['limits']> = {}) => ({ modelCalls: 0, modelTokens: 0, toolCalls: 0, ...l });
 
@@ -76,8 +80,8 @@ describe('RunBudget', () => {
 
   it('is found in configurable, and only there', () => {
     const budget = new RunBudget(limits());
-    expect(RunBudget.of({ configurable: { [BUDGET_KEY]: budget } })).toBe(budget);
-    expect(RunBudget.of({ configurable: { [BUDGET_KEY]: { limits: {} } } })).toBeUndefined();
+    expect(RunBudget.of({ configurable: { ...runCtx({ budget: budget }) } })).toBe(budget);
+    expect(RunBudget.of({ configurable: { run_context: { tenantId: 'default', runId: 'r', budget: { limits: {} } } } })).toBeUndefined();
     expect(RunBudget.of(undefined)).toBeUndefined();
   });
 
@@ -131,7 +135,7 @@ describe('MeteredChatOpenAI with a run budget', () => {
       configuration: { baseURL: `http://budget-${Math.random()}.test/v1`, fetch: fetchFn },
       ...(cache ? { cache } : {}),
     });
-  const run = (budget: RunBudget, usage = new UsageCollector()) => ({ configurable: { [BUDGET_KEY]: budget, [USAGE_KEY]: usage } });
+  const run = (budget: RunBudget, usage = new UsageCollector()) => ({ configurable: runCtx({ budget, usage }) });
 
   it('refuses the call over the model-call budget before it reaches the endpoint, and does not meter it', async () => {
     const { seen, fetchFn } = fakeEndpoint();

@@ -1,11 +1,16 @@
+import { runContextOf } from '../core/run-context';
 import type { BudgetLimits, ToolCallRecord } from '../core/run-types';
 
 export type { BudgetLimits } from '../core/run-types';
 
 export type BudgetKind = 'model_calls' | 'model_tokens' | 'tool_calls';
 
-/** Where a run's budget travels: `config.configurable[BUDGET_KEY]`, next to the UsageCollector (not persisted). */
-export const BUDGET_KEY = 'run_budget';
+declare module '../core/run-context' {
+  interface RunContext {
+    /** the run's budget (not persisted), charged by the metered model and the tool executor */
+    budget?: RunBudget;
+  }
+}
 
 /** A run spent one of its budgets. Ends the run `failed` with `BUDGET_EXCEEDED`; not a model failure. */
 export class BudgetExceededError extends Error {
@@ -105,7 +110,7 @@ export class RunBudget {
   }
 
   static of(config: { configurable?: Record<string, unknown> } | undefined): RunBudget | undefined {
-    const b = config?.configurable?.[BUDGET_KEY];
+    const b = runContextOf(config)?.budget;
     return b instanceof RunBudget ? b : undefined;
   }
 

@@ -1,9 +1,14 @@
+import { runContextOf } from '../core/run-context';
 import type { ModelCallRecord } from '../core/run-types';
 
 export type { ModelCallRecord } from '../core/run-types';
 
-/** Where a run's collector travels: `config.configurable[USAGE_KEY]` (not persisted in checkpoints). */
-export const USAGE_KEY = 'usage_collector';
+declare module '../core/run-context' {
+  interface RunContext {
+    /** meters the run's model calls (not persisted in checkpoints) */
+    usage?: UsageCollector;
+  }
+}
 
 /**
  * Meters every chat-model call made during one run: which graph node asked, how long it took, and the
@@ -32,7 +37,7 @@ export class UsageCollector {
   }
 
   static of(config: { configurable?: Record<string, unknown> } | undefined): UsageCollector | undefined {
-    const c = config?.configurable?.[USAGE_KEY];
+    const c = runContextOf(config)?.usage;
     return c instanceof UsageCollector ? c : undefined;
   }
 }

@@ -17,14 +17,15 @@ import {
   SessionNotFoundException,
   UnknownAgentException,
 } from '../core/errors';
+import { withRunContext } from '../core/run-context';
 import { FINAL_STATUSES, type RunEntity, type RunError, type RunInput, type RunMode, type SessionEntity } from '../database/entities';
 import type { RunStreamRequest } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
 import { LlmService } from '../llm/llm.service';
 import { isModelUnavailable } from '../llm/model-errors';
-import { BUDGET_KEY, RunBudget } from '../llm/run-budget';
-import { USAGE_KEY, type UsageCollector } from '../llm/usage-collector';
+import { RunBudget } from '../llm/run-budget';
+import type { UsageCollector } from '../llm/usage-collector';
 import { currentRun } from '../observability/log-context';
 import { MetricsService } from '../observability/metrics.service';
 import { phase } from '../observability/phases';
@@ -404,7 +405,9 @@ export class AgentOrchestrator {
     };
     try {
       if (!agent) throw new Error(`agent ${run.agent} is no longer registered`);
-      const refusal = await runInTenant(run.tenantId, () => this.checkScope(agent, turn, { signal, usage, budget }));
+      const refusal = await runInTenant(run.tenantId, () =>
+        this.checkScope(agent, turn, { tenantId: run.tenantId, signal, usage, budget }),
+      );
       if (refusal) return await this.end(run, started, usage, { status: 'completed', outcome: refusal }, { log, turn });
       const values = await runInTenant(run.tenantId, () => this.graphs.run(agent, run, turn, opts, usage, budget));
       budget.throwIfExceeded(); // a node that swallowed the budget's error in the graph's last step
@@ -467,10 +470,10 @@ export class AgentOrchestrator {
   private async checkScope(
     agent: AgentDefinition,
     turn: TurnContext,
-    { signal, usage, budget }: { signal: AbortSignal; usage: UsageCollector; budget: RunBudget },
+    { tenantId, signal, usage, budget }: { tenantId: string; signal: AbortSignal; usage: UsageCollector; budget: RunBudget },
   ): Promise<AgentOutcome | null> {
     if (!agent.scope) return null;
-    const configurable = { [USAGE_KEY]: usage, [BUDGET_KEY]: budget };
+    const configurable = withRunContext({ tenantId, runId: turn.runId, usage, budget });
     const verdict = await this.scope.validate(turn.message, agent.scope, { signal, configurable });
     if (verdict.is_valid) return null;
     return {

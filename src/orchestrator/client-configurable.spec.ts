@@ -6,11 +6,8 @@ describe('clientConfigurableOf', () => {
       thread_id: 'other-tenant:s1',
       tenant_id: 'other-tenant',
       run_id: 'r',
-      opening_read: { tuple: null },
-      pending_writes: {},
-      tool_guard: {},
-      tool_ledger: {},
-      usage_collector: {},
+      // a forged run context (another tenant, no tool guard) never reaches the graph
+      run_context: { tenantId: 'other-tenant', runId: 'r' },
       __pregel_scratchpad: {},
       checkpoint_id: 'c',
       checkpoint_ns: 'x',

@@ -7,8 +7,8 @@ import type { AgentDefinition, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
 import { threadIdOf } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
-import { TOOL_LEDGER_KEY } from '../core/tool-ledger';
-import { OPENING_READ_KEY, OpeningRead, PENDING_WRITES_KEY, PendingWrites } from '../database/checkpoint-writer';
+import { RUN_CONTEXT_KEY, type RunContext, withRunContext } from '../core/run-context';
+import { OpeningRead, PendingWrites } from '../database/checkpoint-writer';
 import type { RunEntity } from '../database/entities';
 import { LANGGRAPH_STORE } from '../database/store/store.module';
 import { TenantStore } from '../database/store/tenant-store';
@@ -16,21 +16,13 @@ import { streamWithEvents } from '../events/graph-events';
 import { eventNameOf, type GraphStreamMode, graphStreamModes, streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
-import { BUDGET_KEY, type RunBudget } from '../llm/run-budget';
-import { USAGE_KEY } from '../llm/usage-collector';
+import type { RunBudget } from '../llm/run-budget';
 import { currentRun } from '../observability/log-context';
 import { phaseSince, recordingPhases } from '../observability/phases';
 import type { PersistentUsageCollector } from '../runs/persistent-usage';
 import { RunLedger } from '../runs/store/run-ledger';
 import { RunStore } from '../runs/store/run-store';
-import {
-  ApprovalPending,
-  approvalRequestOf,
-  createRunToolGuard,
-  interruptsOf,
-  resumeAfterDecision,
-  TOOL_GUARD_KEY,
-} from '../tools/tool-approval';
+import { ApprovalPending, approvalRequestOf, createRunToolGuard, interruptsOf, resumeAfterDecision } from '../tools/tool-approval';
 
 export interface ProgressEvent {
   run_id: string;
@@ -88,14 +80,16 @@ export class GraphRunner {
     usage: PersistentUsageCollector,
     budget: RunBudget,
   ): Promise<Record<string, unknown>> {
-    const configurable = {
-      thread_id: threadIdOf(run.tenantId, run.sessionId),
-      tenant_id: run.tenantId,
-      run_id: run.id,
-      [USAGE_KEY]: usage,
-      [BUDGET_KEY]: budget,
-      [TOOL_LEDGER_KEY]: this.ledger.toolLedger(run.id, run.attempts),
+    // the run's context: one typed object under one key (core/run-context.ts); the guard, the opening read and
+    // the pending writes join it below, before the graph runs
+    const context: RunContext = {
+      tenantId: run.tenantId,
+      runId: run.id,
+      usage,
+      budget,
+      ledger: this.ledger.toolLedger(run.id, run.attempts),
     };
+    const configurable = { thread_id: threadIdOf(run.tenantId, run.sessionId), ...withRunContext(context) };
     const resume = run.attempts > 1 && (await this.checkpointOfThisRun(agent, configurable, run.id));
     // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
     const approval = resumeAfterDecision(run);
@@ -125,15 +119,9 @@ export class GraphRunner {
     const durability = lgOptions.durability ?? this.durabilityOf(agent, run);
     // the run's pending writes go with its next checkpoint (an `async` run's checkpoints with each other); flushed as the stream ends
     const pending = new PendingWrites(20, durability === 'async');
+    Object.assign(context, { guard, pendingWrites: pending, ...(opening ? { openingRead: opening } : {}) });
     const graphOptions = {
-      configurable: {
-        ...clientConfigurableOf(run.input.configurable),
-        ...configurable,
-        ...from,
-        [TOOL_GUARD_KEY]: guard,
-        ...(opening ? { [OPENING_READ_KEY]: opening } : {}),
-        [PENDING_WRITES_KEY]: pending,
-      },
+      configurable: { ...clientConfigurableOf(run.input.configurable), ...configurable, ...from },
       ...(run.input.context ? { context: run.input.context } : {}),
       ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
       ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
@@ -254,14 +242,10 @@ export class GraphRunner {
 /** Keys of `configurable` a client never sets: the service's own, LangGraph's checkpoint keys and internals (`__…`). */
 const RESERVED_CONFIGURABLE = new Set([
   'thread_id',
+  RUN_CONTEXT_KEY,
+  // the service's keys before the run context carried them: still never taken from a client
   'tenant_id',
   'run_id',
-  USAGE_KEY,
-  BUDGET_KEY,
-  TOOL_LEDGER_KEY,
-  TOOL_GUARD_KEY,
-  OPENING_READ_KEY,
-  PENDING_WRITES_KEY,
 ]);
 
 /** A LangGraph API run's `configurable` without the keys the service sets itself (which win anyway). */

@@ -4,14 +4,13 @@ import type { ChatResult } from '../core/chat-result';
 import type { RunnableGraph } from '../core/run-types';
 import type { PendingApproval, RunEntity } from '../database/entities';
 import type { ModelCallRecord } from '../llm/usage-collector';
-import { type ApprovalRequest, TOOL_GUARD_KEY, ToolGuard } from './tool-guard';
+import { type ApprovalRequest, ToolGuard } from './tool-guard';
 
 /**
  * The orchestrator's side of the tool guard and of tool approval (TOOL_APPROVAL): the per-run guard put into
  * `configurable`, the pause seen in the graph's stream, the resume `Command` after an operator's decision,
  * and the answer a sync request gets while its run waits.
  */
-export { TOOL_GUARD_KEY };
 
 /** A graph run stopped at `interrupt()` on a tool call that needs an operator's approval. */
 export class ApprovalPending extends Error {

@@ -5,13 +5,14 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { interrupt } from '@langchain/langgraph';
 
+import { runContextOf } from '../core/run-context';
 import { toolPolicy } from './tool-risk';
 import { asUntrustedData } from './untrusted';
 
 /**
  * The tool guard: enforced around every tool the registry hands out (ToolRegistry.pick), outside the model.
  *
- * Per run, the orchestrator puts a `ToolGuard` into `configurable[TOOL_GUARD_KEY]`. Retrieval (the RAG node)
+ * Per run, the orchestrator puts a `ToolGuard` into the run's context (`guard`). Retrieval (the RAG node)
  * and every tool with untrusted output mark it tainted. Then:
  * - a tool named in TOOL_APPROVAL pauses the run (LangGraph `interrupt()`) until an operator approves or
  *   rejects the call (POST /v1/jobs/{id}/approve | reject);
@@ -19,7 +20,11 @@ import { asUntrustedData } from './untrusted';
  * - untrusted output is returned wrapped as data (untrusted.ts).
  * A run without a ToolGuard (a caller that forgot it) gets high-risk calls blocked: fail closed.
  */
-export const TOOL_GUARD_KEY = 'tool_guard';
+declare module '../core/run-context' {
+  interface RunContext {
+    guard?: ToolGuard;
+  }
+}
 
 /** The most characters of a tool's output kept (inside the markers, which always stay whole). */
 export const MAX_GUARDED_OUTPUT = 7000;
@@ -91,7 +96,7 @@ export class ToolGuardError extends Error {
 }
 
 export function toolGuardOf(config: RunnableConfig | undefined): ToolGuard | undefined {
-  const g: unknown = config?.configurable?.[TOOL_GUARD_KEY];
+  const g: unknown = runContextOf(config)?.guard;
   return g instanceof ToolGuard ? g : undefined;
 }
 

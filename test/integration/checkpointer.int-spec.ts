@@ -3,8 +3,12 @@ import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGr
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Pool } from 'pg';
 
-import { OPENING_READ_KEY, OpeningRead, TimedPostgresSaver } from '../../src/database/checkpoint-writer';
+import { type RunContext, withRunContext } from '../../src/core/run-context';
+import { OpeningRead, TimedPostgresSaver } from '../../src/database/checkpoint-writer';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
+
+/** a graph run's context (core/run-context.ts) holding `parts` */
+const runCtx = (parts: Partial<RunContext>) => withRunContext({ tenantId: 'default', runId: 'test-run', ...parts });
 
 /**
  * The one-statement checkpointer writes what the official PostgresSaver writes: the same graph run on one thread
@@ -99,14 +103,14 @@ describe('TimedPostgresSaver', () => {
     // a thread created by its run: known absent
     await g.invoke(
       { messages: [new HumanMessage('hi')] },
-      { configurable: { thread_id: 'fresh-thread', [OPENING_READ_KEY]: new OpeningRead(undefined) } },
+      { configurable: { thread_id: 'fresh-thread', ...runCtx({ openingRead: new OpeningRead(undefined) }) } },
     );
     const reads = () => queries.mock.calls.filter(([sql]) => /^\s*select/i.test(String(sql))).length;
     expect(reads()).toBe(0);
     // an existing thread: the tuple read before the run is what the graph starts from
     const opening = new OpeningRead(await timed.getTuple({ configurable: { thread_id: 'fresh-thread', checkpoint_ns: '' } }));
     queries.mockClear();
-    const config = { configurable: { thread_id: 'fresh-thread', [OPENING_READ_KEY]: opening } };
+    const config = { configurable: { thread_id: 'fresh-thread', ...runCtx({ openingRead: opening }) } };
     const next = await g.invoke(new Command({ resume: 'yes' }), config);
     expect(reads()).toBe(0);
     expect(next.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', 'hello', 'approved: yes']);

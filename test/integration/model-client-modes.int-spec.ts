@@ -3,15 +3,19 @@ import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
 import { AppConfig } from '../../src/config/app-config';
+import { type RunContext, withRunContext } from '../../src/core/run-context';
 import { breakerStates, resetBreakers } from '../../src/llm/circuit-breaker';
 import { decideJson } from '../../src/llm/decide-json';
 import { resetJsonModeMemory } from '../../src/llm/json-mode';
 import { LlmService } from '../../src/llm/llm.service';
 import { ModelUnavailableError } from '../../src/llm/model-errors';
 import { bindToolsForMode, resetToolCallingMemory } from '../../src/llm/tool-binding';
-import { USAGE_KEY, UsageCollector } from '../../src/llm/usage-collector';
+import { UsageCollector } from '../../src/llm/usage-collector';
 import { ScriptedModelServer } from '../support/model-server';
 import { waitFor } from '../support/test-app';
+
+/** a graph run's context (core/run-context.ts) holding `parts` */
+const runCtx = (parts: Partial<RunContext>) => withRunContext({ tenantId: 'default', runId: 'test-run', ...parts });
 
 /**
  * The real model client (@langchain/openai via LlmService) against the scripted server behaving like real
@@ -59,7 +63,10 @@ describe('model client: JSON mode, tool-calling auto, breaker', () => {
       server.enqueue({ json: { is_valid: false, reason: '요리 질문' }, wrap: 'prose' });
       const usage = new UsageCollector();
       const model = service(baseUrl).chatModel()!;
-      const out = await decideJson(model, ask, Verdict, { node: 'scope_validator', config: { configurable: { [USAGE_KEY]: usage } } });
+      const out = await decideJson(model, ask, Verdict, {
+        node: 'scope_validator',
+        config: { configurable: { ...runCtx({ usage: usage }) } },
+      });
       expect(out).toMatchObject({ ok: true, value: { is_valid: false, reason: '요리 질문' }, mode: 'json_schema' });
       const format = server.requests[0].response_format as { type: string; json_schema: { name: string; schema: { properties: object } } };
       expect(format.type).toBe('json_schema');
@@ -92,7 +99,7 @@ describe('model client: JSON mode, tool-calling auto, breaker', () => {
       const usage = new UsageCollector();
       const out = await decideJson(service(baseUrl).chatModel()!, ask, Verdict, {
         node: 'scope_validator',
-        config: { configurable: { [USAGE_KEY]: usage } },
+        config: { configurable: { ...runCtx({ usage: usage }) } },
       });
       expect(out).toMatchObject({ ok: true, value: { is_valid: true, reason: '요리' }, mode: 'json_schema' });
       expect(server.callCount).toBe(1);
@@ -139,7 +146,7 @@ describe('model client: JSON mode, tool-calling auto, breaker', () => {
       server.enqueue({ json: { is_valid: true, reason: 'once' } });
       const model = service(baseUrl, { LLM_CACHE: 'true' }).chatModel()!;
       const usage = new UsageCollector();
-      const config = { configurable: { [USAGE_KEY]: usage } };
+      const config = { configurable: { ...runCtx({ usage: usage }) } };
       await decideJson(model, ask, Verdict, { node: 'n', config });
       await expect(decideJson(model, ask, Verdict, { node: 'n', config })).resolves.toMatchObject({ ok: true, value: { reason: 'once' } });
       expect(server.callCount).toBe(1);

@@ -3,10 +3,14 @@ import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
 import { AppConfig } from '../../src/config/app-config';
+import { type RunContext, withRunContext } from '../../src/core/run-context';
 import { resetBreakers } from '../../src/llm/circuit-breaker';
 import { LlmService } from '../../src/llm/llm.service';
-import { USAGE_KEY, UsageCollector } from '../../src/llm/usage-collector';
+import { UsageCollector } from '../../src/llm/usage-collector';
 import { ScriptedModelServer } from '../support/model-server';
+
+/** a graph run's context (core/run-context.ts) holding `parts` */
+const runCtx = (parts: Partial<RunContext>) => withRunContext({ tenantId: 'default', runId: 'test-run', ...parts });
 
 /** The service's model client (ChatOpenAI, metered) against the scripted server: calls, streaming, faults. */
 describe('model client against the scripted OpenAI-compatible server', () => {
@@ -36,7 +40,7 @@ describe('model client against the scripted OpenAI-compatible server', () => {
     const usage = new UsageCollector();
     const out = await llm
       .chatModel()!
-      .invoke([new HumanMessage('hi')], { configurable: { [USAGE_KEY]: usage }, metadata: { langgraph_node: 'n1' } });
+      .invoke([new HumanMessage('hi')], { configurable: { ...runCtx({ usage: usage }) }, metadata: { langgraph_node: 'n1' } });
     expect(out.content).toBe('hello there');
     expect(out.usage_metadata?.input_tokens).toBeGreaterThan(0);
     expect(usage.calls).toEqual([expect.objectContaining({ node: 'n1', prompt_tokens: out.usage_metadata!.input_tokens })]);

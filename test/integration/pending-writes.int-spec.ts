@@ -4,9 +4,13 @@ import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGr
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Pool } from 'pg';
 
-import { PENDING_WRITES_KEY, PendingWrites, TimedPostgresSaver } from '../../src/database/checkpoint-writer';
+import { type RunContext, runContextOf, withRunContext } from '../../src/core/run-context';
+import { PendingWrites, TimedPostgresSaver } from '../../src/database/checkpoint-writer';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { waitFor } from '../support/test-app';
+
+/** a graph run's context (core/run-context.ts) holding `parts` */
+const runCtx = (parts: Partial<RunContext>) => withRunContext({ tenantId: 'default', runId: 'test-run', ...parts });
 
 /**
  * A run's pending writes ride along with its next checkpoint (PendingWrites): half the statements, the same rows
@@ -99,7 +103,7 @@ describe('PendingWrites', () => {
 
   /** Streams a run as the orchestrator does: the buffer under its key, flushed once the stream has ended. */
   async function run(graph: Graph, input: unknown, thread: string, pending?: PendingWrites, durability: 'async' | 'sync' = 'async') {
-    const configurable = { thread_id: thread, ...(pending ? { [PENDING_WRITES_KEY]: pending } : {}) };
+    const configurable = { thread_id: thread, ...(pending ? { ...runCtx({ pendingWrites: pending }) } : {}) };
     const stream: AsyncIterable<unknown> = await graph.stream(input as never, { configurable, durability });
     try {
       for await (const _ of stream);
@@ -196,7 +200,7 @@ describe('PendingWrites', () => {
 
   it('holdPuts: a read through the run writes what is held first; a held checkpoint that fails surfaces at the flush', async () => {
     const pending = new PendingWrites(60_000, true);
-    const config = { configurable: { thread_id: 'read-held', checkpoint_ns: '', [PENDING_WRITES_KEY]: pending } };
+    const config = { configurable: { thread_id: 'read-held', checkpoint_ns: '', ...runCtx({ pendingWrites: pending }) } };
     await expect(timed.put(config, emptyCheckpoint('1'), meta, {})).resolves.toEqual({
       configurable: { thread_id: 'read-held', checkpoint_ns: '', checkpoint_id: '1' },
     });
@@ -204,7 +208,7 @@ describe('PendingWrites', () => {
     expect((await timed.getTuple(config))?.checkpoint.id).toBe('1');
 
     const failing = new PendingWrites(60_000, true);
-    const bad = { configurable: { thread_id: null as unknown as string, checkpoint_ns: '', [PENDING_WRITES_KEY]: failing } };
+    const bad = { configurable: { thread_id: null as unknown as string, checkpoint_ns: '', ...runCtx({ pendingWrites: failing }) } };
     await timed.put(bad, emptyCheckpoint('2'), meta, {}); // resolves: the run does not wait for it
     await expect(failing.flush()).rejects.toThrow(/null value/);
     await expect(failing.flush()).resolves.toBeUndefined();
@@ -223,7 +227,7 @@ describe('PendingWrites', () => {
       await run(nested(official), { messages: [new HumanMessage('hi')] }, `nested-official-${holdPuts}`);
 
       expect(configs.some((c) => c.configurable?.checkpoint_ns)).toBe(true);
-      expect(configs.every((c) => c.configurable?.[PENDING_WRITES_KEY] === first)).toBe(true);
+      expect(configs.every((c) => runContextOf(c)?.pendingWrites === first)).toBe(true);
       const paused = await nested(timed).getState({ configurable: { thread_id: `nested-held-${holdPuts}` } });
       expect(paused.next).toEqual(['sub']);
       expect(paused.tasks[0].interrupts.map((i) => i.value)).toEqual(['approve?']);
@@ -254,7 +258,7 @@ describe('PendingWrites', () => {
         .then((r) => r.rows[0].n as number);
     const write = (thread: string, pending: PendingWrites) =>
       timed.putWrites(
-        { configurable: { thread_id: thread, checkpoint_ns: '', checkpoint_id: '1', [PENDING_WRITES_KEY]: pending } },
+        { configurable: { thread_id: thread, checkpoint_ns: '', checkpoint_id: '1', ...runCtx({ pendingWrites: pending }) } },
         [['messages', 'held']],
         'task-1',
       );
@@ -273,11 +277,11 @@ describe('PendingWrites', () => {
 
   it('one statement takes two writes of one key (the later overwrite wins) and a failed write surfaces', async () => {
     const pending = new PendingWrites(60_000);
-    const config = { configurable: { thread_id: 'twice', checkpoint_ns: '', checkpoint_id: '1', [PENDING_WRITES_KEY]: pending } };
+    const config = { configurable: { thread_id: 'twice', checkpoint_ns: '', checkpoint_id: '1', ...runCtx({ pendingWrites: pending }) } };
     await timed.putWrites(config, [['__error__', { message: 'first' }]], 'task-1');
     await timed.putWrites(config, [['__error__', { message: 'second' }]], 'task-1');
     await timed.put(
-      { configurable: { thread_id: 'twice', checkpoint_ns: '', [PENDING_WRITES_KEY]: pending } },
+      { configurable: { thread_id: 'twice', checkpoint_ns: '', ...runCtx({ pendingWrites: pending }) } },
       emptyCheckpoint('1'),
       meta,
       {},
@@ -286,14 +290,19 @@ describe('PendingWrites', () => {
     expect(tuple?.pendingWrites).toEqual([['task-1', '__error__', { message: 'second' }]]);
 
     // a row the table refuses (no thread): the put carrying it rejects; written on its own, the flush rethrows
-    const bad = { configurable: { checkpoint_ns: '', checkpoint_id: '1', [PENDING_WRITES_KEY]: pending } };
+    const bad = { configurable: { checkpoint_ns: '', checkpoint_id: '1', ...runCtx({ pendingWrites: pending }) } };
     await timed.putWrites(bad, [['messages', 'x']], 'task-2');
     await expect(
-      timed.put({ configurable: { thread_id: 'twice', checkpoint_ns: '', [PENDING_WRITES_KEY]: pending } }, emptyCheckpoint('2'), meta, {}),
+      timed.put(
+        { configurable: { thread_id: 'twice', checkpoint_ns: '', ...runCtx({ pendingWrites: pending }) } },
+        emptyCheckpoint('2'),
+        meta,
+        {},
+      ),
     ).rejects.toThrow(/null value/);
     const soon = new PendingWrites(1);
     const query = jest.spyOn(pool, 'query');
-    await timed.putWrites({ configurable: { ...bad.configurable, [PENDING_WRITES_KEY]: soon } }, [['messages', 'x']], 'task-2');
+    await timed.putWrites({ configurable: { ...bad.configurable, ...runCtx({ pendingWrites: soon }) } }, [['messages', 'x']], 'task-2');
     await waitFor(async () => (query.mock.calls.length > 0 ? true : undefined), 5_000, 5);
     await expect(soon.flush()).rejects.toThrow(/null value/);
     await expect(soon.flush()).resolves.toBeUndefined();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 
 import { ApiKeyRepository } from '../../src/auth/api-key.repository';
+import { withRunContext } from '../../src/core/run-context';
 import { ContractsService } from '../../src/knowledge/contracts/contracts.service';
 import { DocumentsService } from '../../src/knowledge/documents/documents.service';
 import { createKnowledgeBaseTool } from '../../src/tools/basic/knowledge-base.tool';
@@ -136,7 +137,7 @@ describe('tenants and API keys', () => {
     expect((await acme('GET', '/v1/contracts')).body.contracts.map((c: any) => c.contract_id)).toEqual([cid]);
     expect((await acme('GET', '/v1/documents')).body.documents.map((d: any) => d.document_id)).toEqual([doc.body.document_id]);
 
-    // the contract tools of a chat turn see the tenant's contract (tenant_id reaches them through `configurable`)
+    // the contract tools of a chat turn see the tenant's contract (the tenant reaches them in the run context)
     model.setResponder(undefined);
     model.enqueue({ content: '제5조: 계약금액은 1억 2천만 원입니다.' });
     const own = await acme('POST', '/v1/chat', { message: '제5조 알려줘', agent: 'contract-qa', contract_id: cid });
@@ -163,9 +164,9 @@ describe('tenants and API keys', () => {
     expect(globexPrompts.join('\n')).not.toContain('ACME-SECRET-PASSAGE');
     expect(systemOf(model.requests.at(-1)!)).toContain('ACME-SECRET-PASSAGE');
 
-    // the tools themselves, as a graph calls them: only the run's tenant (configurable.tenant_id)
+    // the tools themselves, as a graph calls them: only the run's tenant (its run context)
     const kb = createKnowledgeBaseTool(svc.app.get(DocumentsService));
-    const asTenant = (tenant_id: string) => ({ configurable: { tenant_id } });
+    const asTenant = (tenantId: string) => ({ configurable: withRunContext({ tenantId, runId: 'tenancy-test' }) });
     expect(String(await kb.invoke({ query: '연차 휴가' }, asTenant('acme')))).toContain('ACME-SECRET-PASSAGE');
     expect(String(await kb.invoke({ query: '연차 휴가' }, asTenant('globex')))).not.toContain('ACME-SECRET-PASSAGE');
     expect(String(await kb.invoke({ query: '연차 휴가' }, asTenant('default')))).not.toContain('ACME-SECRET-PASSAGE');

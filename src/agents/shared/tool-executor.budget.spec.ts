@@ -5,11 +5,15 @@ import { MemorySaver } from '@langchain/langgraph';
 import { z } from 'zod';
 
 import { FakeChatModel } from '../../../test/support/fake-chat-model';
-import { BUDGET_KEY, BudgetExceededError, RunBudget } from '../../llm/run-budget';
+import { type RunContext, withRunContext } from '../../core/run-context';
+import { BudgetExceededError, RunBudget } from '../../llm/run-budget';
 import { createExecutor } from '../plan-execute/nodes/executor.node';
 import type { PlanExecuteStateType } from '../plan-execute/state';
 import { buildReactGraph } from '../react/graph';
 import { runToolCalls } from './tool-executor';
+
+/** a graph run's context (core/run-context.ts) holding `parts` */
+const runCtx = (parts: Partial<RunContext>) => withRunContext({ tenantId: 'default', runId: 'test-run', ...parts });
 
 /** A calculator that counts its executions. */
 function countingCalculator() {
@@ -49,7 +53,7 @@ describe('runToolCalls with a run budget', () => {
   it('runs calls while they fit, then answers a whole message "not run" without running any of it', async () => {
     const { calc, counter } = countingCalculator();
     const budget = new RunBudget(limits(3));
-    const config = { configurable: { [BUDGET_KEY]: budget } };
+    const config = { configurable: { ...runCtx({ budget: budget }) } };
     const first = await runToolCalls(callCalculator('a', 2), [calc], config);
     expect(first.records.map((r) => r.status)).toEqual(['success', 'success']);
 
@@ -93,7 +97,7 @@ describe('runToolCalls with a run budget', () => {
       response: '',
       fast_path: false,
     };
-    const configurable = { thread_id: 'budget-loop', [BUDGET_KEY]: budget };
+    const configurable = { thread_id: 'budget-loop', ...runCtx({ budget: budget }) };
     // the react node maps model errors to MODEL_UNAVAILABLE, but rethrows once the budget's signal has fired
     await expect(graph.invoke(input, { configurable, signal: budget.signal })).rejects.toBeDefined();
     expect(budget.exceeded).toMatchObject({ budget: 'tool_calls', limit: 3, used: 3 });
@@ -115,7 +119,7 @@ describe('executors calling one tool directly, with a run budget', () => {
     const { calc, counter } = countingCalculator();
     const executor = createExecutor({ tools: () => [calc], stepTimeoutMs: 5000 });
     const budget = new RunBudget(limits(1));
-    const config = { configurable: { [BUDGET_KEY]: budget } };
+    const config = { configurable: { ...runCtx({ budget: budget }) } };
     const plan = [1, 2].map((step_id) => ({ step_id, tool: 'calculator', input: '1+1' }));
     let state = { plan, past_steps: [] } as unknown as PlanExecuteStateType;
     for (let i = 0; i < 2; i++) state = { ...state, ...(await executor(state, config)) } as PlanExecuteStateType;

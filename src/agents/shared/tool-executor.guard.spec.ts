@@ -2,10 +2,14 @@ import { AIMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
-import { guardTool, TOOL_GUARD_KEY, ToolGuard } from '../../tools/tool-guard';
+import { type RunContext, withRunContext } from '../../core/run-context';
+import { guardTool, ToolGuard } from '../../tools/tool-guard';
 import { toolPolicy, toolRisk } from '../../tools/tool-risk';
 import { asUntrustedData, neutraliseMarkers, UNTRUSTED_CLOSE, untrustedBodies } from '../../tools/untrusted';
 import { runToolCalls } from './tool-executor';
+
+/** a graph run's context (core/run-context.ts) holding `parts` */
+const runCtx = (parts: Partial<RunContext>) => withRunContext({ tenantId: 'default', runId: 'test-run', ...parts });
 
 function fakeTool(name: string, schema: z.ZodObject<z.ZodRawShape>, out = `${name} ran`) {
   const calls: unknown[] = [];
@@ -19,7 +23,7 @@ function fakeTool(name: string, schema: z.ZodObject<z.ZodRawShape>, out = `${nam
   return { t, calls };
 }
 
-const config = (guard?: ToolGuard) => ({ configurable: guard ? { [TOOL_GUARD_KEY]: guard } : {} });
+const config = (guard?: ToolGuard) => ({ configurable: guard ? { ...runCtx({ guard: guard }) } : {} });
 const call = (name: string, args: Record<string, unknown>, id = 'c1') => new AIMessage({ content: '', tool_calls: [{ id, name, args }] });
 
 describe('asUntrustedData', () => {

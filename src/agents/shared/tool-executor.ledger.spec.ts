@@ -2,9 +2,13 @@ import { AIMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
-import { type RecordedToolCall, TOOL_LEDGER_KEY, type ToolLedger } from '../../core/tool-ledger';
-import { TOOL_GUARD_KEY, ToolGuard } from '../../tools/tool-guard';
+import { type RunContext, withRunContext } from '../../core/run-context';
+import { type RecordedToolCall, type ToolLedger } from '../../core/tool-ledger';
+import { ToolGuard } from '../../tools/tool-guard';
 import { runToolCalls } from './tool-executor';
+
+/** a graph run's context (core/run-context.ts) holding `parts` */
+const runCtx = (parts: Partial<RunContext>) => withRunContext({ tenantId: 'default', runId: 'test-run', ...parts });
 
 /** An in-memory ledger that keeps what the executor records. */
 class MemoryLedger implements ToolLedger {
@@ -39,7 +43,7 @@ describe('runToolCalls and the tool ledger', () => {
         { id: 'w1', name: 'get_weather', args: { q: 'Seoul' }, type: 'tool_call' },
       ],
     });
-    const config = { configurable: { [TOOL_LEDGER_KEY]: ledger, [TOOL_GUARD_KEY]: new ToolGuard('weather and 1+1', new Set()) } };
+    const config = { configurable: runCtx({ ledger, guard: new ToolGuard('weather and 1+1', new Set()) }) };
 
     const first = await runToolCalls(ai, tools, config);
     expect(first.messages.map((m) => m.content)).toEqual(['calculator(1+1)', 'get_weather(Seoul)']);

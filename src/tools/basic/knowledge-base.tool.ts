@@ -8,7 +8,7 @@ import type { DocumentsService } from '../../knowledge/documents/documents.servi
 export function createKnowledgeBaseTool(documents: DocumentsService) {
   return tool(
     async ({ query, limit }: { query: string; limit?: number }, config?: { configurable?: Record<string, unknown> }) => {
-      // only the run's tenant's documents (configurable.tenant_id)
+      // only the run's tenant's documents (its run context)
       const hits = await documents.search(query, limit ?? 4, tenantOf(config));
       if (hits.length === 0) return ['No matching documents in the knowledge base.', []];
       const text = hits

@@ -15,7 +15,7 @@ export interface CollectedInfo {
   exhibit_titles?: Array<{ number: string; title: string }>;
 }
 
-/** the tool's run config: `configurable.tenant_id` says whose contracts these are */
+/** the tool's run config: its run context says whose contracts these are */
 type Cfg = { configurable?: Record<string, unknown> };
 const num = z.union([z.number(), z.string()]).transform((v) => Number(String(v).replace(/[^\d]/g, '')));
 const nums = z.array(num).default([]);
