@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { ContractsService } from '../knowledge/contracts/contracts.service';
-import type { TurnRequest } from '../orchestrator/agent-orchestrator.service';
+import type { TurnRequest } from '../orchestrator/run-admission.service';
 import type { ChatRequestDto } from './dto/chat-request.dto';
 
 /** A validated chat body becomes a turn of the request's tenant; a `contract_id` the tenant does not have is 404. */

@@ -25,7 +25,9 @@ import { SessionStore } from '../runs/store/session-store';
 import { ScopeValidator } from '../scope/scope-validator.service';
 import { AgentOrchestrator } from './agent-orchestrator.service';
 import { GraphRunner } from './graph-runner.service';
+import { RunAdmission } from './run-admission.service';
 import { RunDriver } from './run-driver.service';
+import { RunOutcomes } from './run-outcomes.service';
 import { RunRecovery } from './run-recovery.service';
 import { RunsService } from './runs.service';
 import { ToolApprovalService } from './tool-approval.service';
@@ -114,6 +116,8 @@ async function core(env: Record<string, string> = {}) {
   const module = await Test.createTestingModule({
     providers: [
       AgentOrchestrator,
+      RunAdmission,
+      RunOutcomes,
       GraphRunner,
       TurnLease,
       RunDriver,

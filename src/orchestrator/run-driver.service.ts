@@ -11,6 +11,7 @@ import { RunCancellation } from '../runs/run-cancellation.service';
 import { RUN_WORKER, type RunOutcome, RunQueue } from '../runs/run-queue';
 import { RunStore } from '../runs/store/run-store';
 import { AgentOrchestrator, type ExecuteOptions, RunHandedBack, SessionLeaseBusy } from './agent-orchestrator.service';
+import { RunOutcomes } from './run-outcomes.service';
 
 /**
  * A run's progress row is written at most this often, the first time this long after it starts: a statement
@@ -46,6 +47,7 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
 
   constructor(
     private readonly orchestrator: AgentOrchestrator,
+    private readonly outcomes: RunOutcomes,
     private readonly queue: RunQueue,
     private readonly store: RunStore,
     private readonly cancellation: RunCancellation,
@@ -56,7 +58,7 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
   /** A process with a worker takes queued runs (always with the in-process queue: nobody else would). */
   onApplicationBootstrap(): void {
     if (this.queue.kind === 'inline' || this.worker) {
-      this.queue.work({ execute: (runId) => this.execute(runId), abandon: (runId, reason) => this.orchestrator.abandon(runId, reason) });
+      this.queue.work({ execute: (runId) => this.execute(runId), abandon: (runId, reason) => this.outcomes.abandon(runId, reason) });
     }
   }
 

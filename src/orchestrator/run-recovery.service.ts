@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../observability/metrics.service';
 import { RunQueue } from '../runs/run-queue';
 import { RunStore } from '../runs/store/run-store';
-import { AgentOrchestrator } from './agent-orchestrator.service';
+import { RunOutcomes } from './run-outcomes.service';
 
 const INLINE_ORPHAN_AFTER_MS = 60_000;
 /** a run accepted this recently may still be on its way into the queue */
@@ -25,7 +25,7 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
 
   constructor(
     private readonly records: RunStore,
-    private readonly orchestrator: AgentOrchestrator,
+    private readonly outcomes: RunOutcomes,
     private readonly queue: RunQueue,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
@@ -59,7 +59,7 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
         const state = states.get(run.id) ?? 'missing';
         if (state === 'pending') continue;
         if (state === 'failed') {
-          await this.orchestrator.abandon(run.id, 'its job failed');
+          await this.outcomes.abandon(run.id, 'its job failed');
         } else {
           if (state === 'completed') await this.queue.forget(run.id);
           await this.queue.enqueue(run.id);

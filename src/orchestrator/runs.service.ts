@@ -10,8 +10,9 @@ import { RunQueue } from '../runs/run-queue';
 import { RunLedger } from '../runs/store/run-ledger';
 import { RunStore } from '../runs/store/run-store';
 import { pendingCallView } from '../tools/tool-approval';
-import { AgentOrchestrator, type KnownSession, type TurnRequest } from './agent-orchestrator.service';
+import { type KnownSession, RunAdmission, type TurnRequest } from './run-admission.service';
 import { RunDriver } from './run-driver.service';
+import { RunOutcomes } from './run-outcomes.service';
 
 export interface JobView {
   job_id: string;
@@ -62,7 +63,8 @@ export class RunsService {
   private readonly logger = new Logger(RunsService.name);
 
   constructor(
-    private readonly orchestrator: AgentOrchestrator,
+    private readonly admission: RunAdmission,
+    private readonly outcomes: RunOutcomes,
     private readonly records: RunStore,
     private readonly queue: RunQueue,
     private readonly cancellation: RunCancellation,
@@ -74,8 +76,8 @@ export class RunsService {
 
   /** A sync turn: accepted (and, when its session is free, started in the same statement), then run in the request. */
   async chat(req: TurnRequest, opts: { onAccepted?: (run: RunEntity) => void } = {}): Promise<ChatResult> {
-    const accepted = await this.orchestrator.acceptTurn(req);
-    if (accepted.repeat) return this.orchestrator.resultOf(accepted.run.id); // an idempotent repeat of a started run
+    const accepted = await this.admission.acceptTurn(req);
+    if (accepted.repeat) return this.outcomes.resultOf(accepted.run.id); // an idempotent repeat of a started run
     opts.onAccepted?.(accepted.run);
     return this.driver.runInRequest(accepted.run.id, { accepted: accepted.run, leased: accepted.leased, newThread: accepted.newThread });
   }
@@ -88,7 +90,7 @@ export class RunsService {
   async submit(req: TurnRequest, opts: { here?: boolean; session?: KnownSession } = {}): Promise<RunEntity> {
     // a run executed here at once is accepted already started (its row and its lease in one statement)
     const start = !!opts.here && !req.idempotency_key && !req.start_at && this.driver.hasRoom();
-    const run = await this.orchestrator.accept(req, 'async', { start, session: opts.session });
+    const run = await this.admission.accept(req, 'async', { start, session: opts.session });
     if (start && run.status === 'running') {
       this.driver.startHere(run, { newThread: opts.session?.noCheckpoint });
       return run;

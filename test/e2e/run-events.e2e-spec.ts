@@ -1,5 +1,5 @@
 import { type RunEvent, RunEventBus } from '../../src/events/run-event-bus';
-import { AgentOrchestrator } from '../../src/orchestrator/agent-orchestrator.service';
+import { RunAdmission } from '../../src/orchestrator/run-admission.service';
 import { RunDriver } from '../../src/orchestrator/run-driver.service';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { ScriptedModelServer } from '../support/model-server';
@@ -25,7 +25,7 @@ describe('run events', () => {
 
   it('publishes metadata, progress, the requested modes in wire format, the result, then ends', async () => {
     model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '2+2' } }] }, { content: 'Two plus two is four.' });
-    const orchestrator = svc.app.get(AgentOrchestrator);
+    const orchestrator = svc.app.get(RunAdmission);
     const bus = svc.app.get(RunEventBus);
     const run = await orchestrator.accept({ message: 'What is 2+2?', agent: 'react', stream: { modes: ['updates', 'messages'] } }, 'sync');
     const events: RunEvent[] = [];

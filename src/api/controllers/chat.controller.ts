@@ -5,7 +5,7 @@ import type { Response } from 'express';
 import { Tenant } from '../../auth/tenant.guard';
 import type { ChatResult } from '../../core/chat-result';
 import { RunEventBus } from '../../events/run-event-bus';
-import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
+import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { RunDriver } from '../../orchestrator/run-driver.service';
 import { RunsService } from '../../orchestrator/runs.service';
 import { idempotencyKey } from '../../runs/idempotency-key';
@@ -22,7 +22,7 @@ const RESULT_GRACE_MS = 5000;
 @Controller('v1/chat')
 export class ChatController {
   constructor(
-    private readonly orchestrator: AgentOrchestrator,
+    private readonly admission: RunAdmission,
     private readonly runs: RunsService,
     private readonly driver: RunDriver,
     private readonly gate: TurnGate,
@@ -49,7 +49,7 @@ export class ChatController {
   @ApiSse('`run`, `progress`, `token`, then `result` (a ChatResult)')
   async stream(@Body() body: ChatRequestDto, @Res() res: Response, @Tenant() tenantId: string): Promise<void> {
     const turn = { ...(await this.gate.turn(body, tenantId)), stream: { modes: [], tokens: true } };
-    const run = await this.orchestrator.accept(turn, 'sync');
+    const run = await this.admission.accept(turn, 'sync');
     const sse = new SseStream(res);
     sse.send('run', { run_id: run.id, session_id: run.sessionId, agent: run.agent });
     const stop = new AbortController();

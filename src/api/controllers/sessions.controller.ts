@@ -5,7 +5,7 @@ import { isSessionId } from '../../auth/tenant';
 import { Tenant } from '../../auth/tenant.guard';
 import { NoResultException, RunNotFoundException, SessionNotFoundException } from '../../core/errors';
 import { ConversationRepository } from '../../memory/conversation.repository';
-import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
+import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
 import { ApiErrors } from '../dto/api-docs';
@@ -22,7 +22,7 @@ export class SessionsController {
     private readonly conversations: ConversationRepository,
     private readonly sessions: SessionStore,
     private readonly runs: RunStore,
-    private readonly orchestrator: AgentOrchestrator,
+    private readonly admission: RunAdmission,
   ) {}
 
   /** The tenant's sessions with their summaries, most recently updated first (what the console lists). */
@@ -91,7 +91,7 @@ export class SessionsController {
   @HttpCode(204)
   @ApiNoContentResponse()
   async remove(@Param('id') id: string, @Tenant() tenantId: string): Promise<void> {
-    await this.orchestrator.deleteSession(this.known(id), tenantId);
+    await this.admission.deleteSession(this.known(id), tenantId);
   }
 
   private known(id: string): string {

@@ -6,7 +6,7 @@ import { threadIdOf } from '../../auth/tenant';
 import { RunAlreadyFinishedException, RunNotFoundException } from '../../core/errors';
 import type { RunEntity } from '../../database/entities';
 import { RunEventBus } from '../../events/run-event-bus';
-import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
+import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { RunsService } from '../../orchestrator/runs.service';
 import { RunEndNotSeen, RunEnds } from '../../runs/run-ends.service';
 import { RunStore } from '../../runs/store/run-store';
@@ -78,7 +78,7 @@ export class LangGraphRunsService {
     private readonly sessions: SessionStore,
     private readonly threadsService: ThreadsService,
     private readonly assistants: AssistantsService,
-    private readonly orchestrator: AgentOrchestrator,
+    private readonly admission: RunAdmission,
     private readonly events: RunEventBus,
     private readonly webhooks: RunWebhooks,
     private readonly delivery: WebhookDelivery,
@@ -333,7 +333,7 @@ export class LangGraphRunsService {
       await this.ended(runId);
       // the stream / wait of the request reads the thread first
       await new Promise((r) => setTimeout(r, 1000));
-      await this.orchestrator.deleteSession(threadId, tenantId);
+      await this.admission.deleteSession(threadId, tenantId);
     } catch (err) {
       this.logger.warn({ msg: 'temporary thread not deleted', thread_id: threadId, run_id: runId, err: (err as Error).message });
     }

@@ -6,7 +6,7 @@ import { Injectable } from '@nestjs/common';
 
 import { AgentRegistry } from '../../agents/agent-registry.service';
 import { threadIdOf } from '../../auth/tenant';
-import { AgentOrchestrator } from '../../orchestrator/agent-orchestrator.service';
+import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { SessionStore } from '../../runs/store/session-store';
 import {
   CheckpointNotFoundException,
@@ -48,7 +48,7 @@ export class ThreadsService {
     private readonly repo: ThreadsRepository,
     private readonly sessions: SessionStore,
     private readonly registry: AgentRegistry,
-    private readonly orchestrator: AgentOrchestrator,
+    private readonly admission: RunAdmission,
   ) {}
 
   async create(tenantId: string, body: ThreadCreateBody): Promise<Record<string, unknown>> {
@@ -70,7 +70,7 @@ export class ThreadsService {
   /** Deletes the session, its messages, runs and checkpoints (409 while a run holds it). */
   async delete(tenantId: string, id: string): Promise<void> {
     await this.row(tenantId, id);
-    await this.orchestrator.deleteSession(id, tenantId);
+    await this.admission.deleteSession(id, tenantId);
   }
 
   /** A new thread with the same graph, metadata (plus its own `thread_id`) and checkpoints. */

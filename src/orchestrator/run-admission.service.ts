@@ -1,0 +1,208 @@
+import { createHash, randomUUID } from 'node:crypto';
+
+import { Injectable } from '@nestjs/common';
+
+import { AgentRegistry } from '../agents/agent-registry.service';
+import { DEFAULT_TENANT, isServerIssuedId, threadIdOf } from '../auth/tenant';
+import { AppConfig } from '../config/app-config';
+import {
+  IdempotencyKeyReusedException,
+  MessageTooLargeException,
+  SessionAgentMismatchException,
+  SessionAwaitingApprovalException,
+  SessionBusyException,
+  SessionNotFoundException,
+  UnknownAgentException,
+} from '../core/errors';
+import { type RunEntity, type RunInput, type RunMode, type SessionEntity } from '../database/entities';
+import type { RunStreamRequest } from '../events/graph-stream';
+import { phase } from '../observability/phases';
+import { RunLedger } from '../runs/store/run-ledger';
+import { RunStore } from '../runs/store/run-store';
+import { SessionStore } from '../runs/store/session-store';
+import { withDbRetry } from './db-retry';
+
+export interface TurnRequest {
+  message: string;
+  session_id?: string;
+  agent?: string;
+  contract_id?: string;
+  metadata?: Record<string, unknown>;
+  tenant_id?: string;
+  /** `Idempotency-Key`: a repeat (same tenant, same key) returns the first run instead of starting another */
+  idempotency_key?: string;
+  /** what the run's events carry besides metadata, progress and result (stored with the run's input) */
+  stream?: RunStreamRequest;
+  /** LangGraph API runs: the raw graph input, a Command, interrupt points, a start checkpoint and the run's API view */
+  input?: RunInput['input'];
+  command?: RunInput['command'];
+  interrupt_before?: RunInput['interrupt_before'];
+  interrupt_after?: RunInput['interrupt_after'];
+  checkpoint_id?: string;
+  continue?: boolean;
+  configurable?: RunInput['configurable'];
+  /** not started before this time (ISO 8601; `after_seconds`) */
+  start_at?: string;
+  context?: RunInput['context'];
+  lg?: Record<string, unknown>;
+}
+
+/** A session the caller has just read (with no unfinished run); `metadata` is merged into it with the lease. */
+export interface KnownSession {
+  id: string;
+  agent: string | null;
+  metadata?: Record<string, unknown>;
+  /** its thread has no checkpoint yet (a run started at once skips the read: ExecuteOptions.newThread) */
+  noCheckpoint?: boolean;
+}
+
+/** A sync turn as accepted: the row, whether it holds its session's lease already, whether its thread is new. */
+export interface AcceptedTurn {
+  run: RunEntity;
+  leased: boolean;
+  newThread: boolean;
+  repeat: boolean;
+}
+
+export interface AcceptOptions {
+  start?: boolean;
+  session?: KnownSession;
+}
+
+/**
+ * Admission: what may enter — a turn's request checked (size, agent, session, pending approval), its run written
+ * before anything else happens (with its new session, or started at once holding its session's lease), and an
+ * idempotent repeat answered with the first run; also a session leaving (deleteSession).
+ */
+@Injectable()
+export class RunAdmission {
+  constructor(
+    private readonly agents: AgentRegistry,
+    private readonly sessions: SessionStore,
+    private readonly runs: RunStore,
+    private readonly ledger: RunLedger,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
+  async deleteSession(id: string, tenantId: string): Promise<void> {
+    const session = await this.sessions.get(id, tenantId);
+    if (session.activeRunId && session.leaseExpiresAt && session.leaseExpiresAt > new Date()) {
+      throw new SessionBusyException(id);
+    }
+    await this.agents.deleteThread(threadIdOf(tenantId, id));
+    await this.sessions.delete(id, tenantId);
+  }
+
+  /**
+   * A sync turn's acceptance. Without an idempotency key it is accepted and, when its session is free, started
+   * in the same statement (`leased`). `repeat`: an idempotent repeat of a run that has started already — its
+   * result is awaited, not executed again.
+   */
+  async acceptTurn(req: TurnRequest): Promise<AcceptedTurn> {
+    if (!req.idempotency_key) {
+      const run = await phase('run_record', () =>
+        withDbRetry('accept run', this.config.durability.dbWriteRetries, () => this.acceptNew(req, 'sync', true)),
+      );
+      return { run, leased: run.status === 'running', newThread: !req.session_id, repeat: false };
+    }
+    const run = await phase('run_record', () => this.accept(req, 'sync'));
+    return { run, leased: false, newThread: false, repeat: run.status !== 'queued' };
+  }
+
+  /**
+   * Writes the run, `queued`. `start` (no idempotency key): inserted `running` holding its session's lease when
+   * the session is free, in the same statement — the caller then executes it at once. `session`: the caller has
+   * just read the session and it has no unfinished run, so it is not read again.
+   */
+  async accept(req: TurnRequest, mode: RunMode, opts: AcceptOptions = {}): Promise<RunEntity> {
+    return withDbRetry('accept run', this.config.durability.dbWriteRetries, () => this.acceptOnce(req, mode, opts));
+  }
+
+  private async acceptOnce(req: TurnRequest, mode: RunMode, opts: AcceptOptions): Promise<RunEntity> {
+    const key = req.idempotency_key;
+    if (!key) return this.acceptNew(req, mode, opts.start, opts.session);
+    // a repeat returns the first run; a different request under the same key is refused
+    const tenantId = req.tenant_id ?? 'default';
+    const hash = requestHash(req, mode);
+    const first = await this.ledger.findByIdempotencyKey(tenantId, key);
+    if (first) return this.repeatOf(first, hash, key);
+    const run = await this.acceptNew(req, mode);
+    if (await this.ledger.claimIdempotencyKey(run.id, key, hash)) return run;
+    await this.runs.discard(run.id, req.session_id ? null : { id: run.sessionId, tenantId: run.tenantId });
+    const winner = await this.ledger.findByIdempotencyKey(tenantId, key);
+    if (!winner) throw new Error('idempotency key lost and not found');
+    return this.repeatOf(winner, hash, key);
+  }
+
+  private async repeatOf(first: { id: string; requestHash: string | null }, hash: string, key: string): Promise<RunEntity> {
+    if (first.requestHash !== hash) throw new IdempotencyKeyReusedException(key);
+    return this.runs.get(first.id);
+  }
+
+  /** `start`: inserted already running when its session is free (RunStore.createStarted) */
+  private async acceptNew(req: TurnRequest, mode: RunMode, start = false, known?: KnownSession): Promise<RunEntity> {
+    if (req.message.length > this.config.maxMessageChars) {
+      throw new MessageTooLargeException(this.config.maxMessageChars, req.message.length);
+    }
+    const tenantId = req.tenant_id ?? DEFAULT_TENANT;
+    const found = known
+      ? { session: { id: known.id, agent: known.agent }, waitingRunId: null }
+      : req.session_id
+        ? await this.sessions.findForTurn(req.session_id, tenantId)
+        : null;
+    let session: Pick<SessionEntity, 'id' | 'agent'> | null = found?.session ?? null;
+    // an unknown UUID is a server-issued id that is gone (or another tenant's); an unknown client-chosen id starts a session
+    if (req.session_id && !session && isServerIssuedId(req.session_id)) throw new SessionNotFoundException(req.session_id);
+    const agent = req.agent ?? session?.agent ?? this.config.defaultAgent;
+    if (!this.agents.get(agent)) throw new UnknownAgentException(agent, this.agents.names());
+    if (session?.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
+    if (session && found?.waitingRunId) throw new SessionAwaitingApprovalException(session.id, found.waitingRunId);
+    const run = {
+      id: randomUUID(),
+      tenantId,
+      agent,
+      mode,
+      input: {
+        message: req.message,
+        contract_id: req.contract_id,
+        metadata: req.metadata,
+        ...(req.stream ? { stream: req.stream } : {}),
+        ...lgInputOf(req),
+      },
+    };
+    // a new server-issued session: inserted with its first run, in one statement
+    if (!req.session_id) {
+      const inNew = { ...run, sessionId: randomUUID() };
+      return start ? this.runs.createStarted(inNew, this.config.runLockMs, true) : this.runs.createInNewSession(inNew);
+    }
+    session ??= (await this.sessions.open(tenantId, req.session_id, agent)).session;
+    if (session.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
+    if (start) return this.runs.createStarted({ ...run, sessionId: session.id }, this.config.runLockMs, false, known?.metadata);
+    return this.runs.create({ ...run, sessionId: session.id });
+  }
+}
+
+/** The LangGraph API fields of a request, as stored in the run's input (absent ones left out). */
+function lgInputOf(req: TurnRequest): Partial<RunInput> {
+  const out: Partial<RunInput> = {};
+  if (req.input) out.input = req.input;
+  if (req.command) out.command = req.command;
+  if (req.interrupt_before) out.interrupt_before = req.interrupt_before;
+  if (req.interrupt_after) out.interrupt_after = req.interrupt_after;
+  if (req.checkpoint_id) out.checkpoint_id = req.checkpoint_id;
+  if (req.continue) out.continue = true;
+  if (req.configurable && Object.keys(req.configurable).length) out.configurable = req.configurable;
+  if (req.context && Object.keys(req.context).length) out.context = req.context;
+  if (req.start_at) out.start_at = req.start_at;
+  if (req.lg) out.lg = req.lg;
+  return out;
+}
+
+/** What makes two requests under one idempotency key the same request. */
+function requestHash(req: TurnRequest, mode: RunMode): string {
+  const { message, session_id, agent, contract_id, metadata } = req;
+  return createHash('sha256')
+    .update(JSON.stringify([mode, message, session_id, agent, contract_id, metadata]))
+    .digest('hex');
+}

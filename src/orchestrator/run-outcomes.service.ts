@@ -1,0 +1,195 @@
+import { Injectable, Logger } from '@nestjs/common';
+
+import type { AgentOutcome, TurnContext } from '../agents/agent-definition';
+import { MODEL_UNAVAILABLE_TEXT } from '../agents/shared/outage';
+import { AppConfig } from '../config/app-config';
+import type { ChatResult } from '../core/chat-result';
+import { SessionBusyException } from '../core/errors';
+import { FINAL_STATUSES, type RunEntity, type RunError } from '../database/entities';
+import { RunEventBus } from '../events/run-event-bus';
+import { toWire } from '../events/wire';
+import { LlmService } from '../llm/llm.service';
+import { currentRun } from '../observability/log-context';
+import { MetricsService } from '../observability/metrics.service';
+import { phase } from '../observability/phases';
+import { PersistentUsageCollector, type RunUsage } from '../runs/persistent-usage';
+import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
+import { RunLedger } from '../runs/store/run-ledger';
+import { type RunEnd, RunStore } from '../runs/store/run-store';
+import { ApprovalPending, pendingApprovalResult, toPendingApproval } from '../tools/tool-approval';
+import { withDbRetry } from './db-retry';
+import { GraphInterrupted } from './graph-runner.service';
+
+const FAILURE_TEXT: Record<string, string> = {
+  RUN_TIMEOUT: '처리 시간이 초과되었습니다. (The run took too long and was stopped.)',
+  CANCELLED: '요청이 취소되었습니다. (The run was cancelled.)',
+  BUDGET_EXCEEDED: '이 요청에 허용된 사용량을 초과하여 중단했습니다. (The run used up its budget of model or tool calls and was stopped.)',
+  SESSION_BUSY: '이전 요청을 처리하는 중입니다. 잠시 후 다시 시도해 주세요. (An earlier turn of this session is still running.)',
+  MODEL_UNAVAILABLE: MODEL_UNAVAILABLE_TEXT,
+  INTERNAL_ERROR: '요청을 처리하는 중 오류가 발생했습니다. (Something went wrong while handling the request.)',
+  RUN_ATTEMPTS_EXHAUSTED: '요청을 처리하지 못했습니다. (The run failed on every attempt.)',
+};
+
+/**
+ * Outcome recording: how a run ended — its ChatResult, trace, usage and the turn's messages in one statement of
+ * the run store, a pause for an approval, a failure's user-facing text — and the result read back for those
+ * who wait for it.
+ */
+@Injectable()
+export class RunOutcomes {
+  private readonly logger = new Logger(RunOutcomes.name);
+
+  constructor(
+    private readonly runs: RunStore,
+    private readonly ledger: RunLedger,
+    private readonly llm: LlmService,
+    private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
+    private readonly events: RunEventBus,
+    private readonly ends: RunEnds,
+  ) {}
+
+  /** A sync repeat of an idempotent request: the first run's result once it has ended; SessionBusy past twice the run timeout. */
+  async resultOf(runId: string): Promise<ChatResult> {
+    try {
+      return this.resultIn(await this.ends.awaitEnd(runId, { timeoutMs: this.config.runTimeoutMs * 2 }));
+    } catch (err) {
+      if (err instanceof RunEndNotSeen) throw new SessionBusyException(err.run.sessionId);
+      throw err;
+    }
+  }
+
+  /**
+   * Ends an unfinished run as `failed` because its job used up its attempts (or crashed its workers every
+   * time). Nothing happens to a run that has already ended.
+   */
+  async abandon(runId: string, message: string): Promise<void> {
+    const run = await this.runs.get(runId).catch(() => null);
+    if (!run || FINAL_STATUSES.includes(run.status)) return;
+    const usage = PersistentUsageCollector.unwritten(await this.usageOf(run), run.attempts);
+    const log = { run_id: run.id, session_id: run.sessionId, agent: run.agent };
+    await this.end(run, Date.now(), usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', `failed on every attempt: ${message}`), { log });
+  }
+
+  /** What earlier attempts of the run recorded (nothing to read for a first attempt). */
+  async usageOf(run: RunEntity): Promise<RunUsage> {
+    const totals = { calls: run.llmCalls ?? 0, promptTokens: run.promptTokens ?? 0, completionTokens: run.completionTokens ?? 0 };
+    if (run.attempts <= 1 && totals.calls === 0) return { totals, calls: [] };
+    return { totals, calls: await this.ledger.modelCalls(run.id).catch(() => []) };
+  }
+
+  /** A tool call waits for an operator (TOOL_APPROVAL): `interrupted` until approve/reject re-queues the run. */
+  async pause(
+    run: RunEntity,
+    started: number,
+    usage: PersistentUsageCollector,
+    { request }: ApprovalPending,
+    log: Record<string, string>,
+  ): Promise<ChatResult> {
+    await usage.flushed(); // the attempt resumed after the decision adds to what this one counted
+    const pending = toPendingApproval(request, usage.calls);
+    const paused = await this.runs.pause(run.id, pending, { waiting_for: 'approval', tool: pending.tool });
+    this.logger.log({ msg: 'run waits for tool approval', ...log, tool: pending.tool, tool_call_id: pending.tool_call_id });
+    if (!paused) return this.storedResult(run.id);
+    const ms = Date.now() - started;
+    const result = pendingApprovalResult(run, pending, { ms, llmCalls: usage.totals.calls, model: this.llm.modelName });
+    this.events.publish(run.id, 'interrupt', result); // not an end: the run goes on after the decision
+    return result;
+  }
+
+  failure(code: string, message: string): { status: RunEnd['status']; outcome: AgentOutcome } {
+    const status = code === 'CANCELLED' ? ('cancelled' as const) : ('failed' as const);
+    const error: RunError = { code, message: message.slice(0, 500) };
+    return {
+      status,
+      outcome: { response: FAILURE_TEXT[code] ?? FAILURE_TEXT.INTERNAL_ERROR, toolCalls: [], sources: [], error, metadata: {}, trace: {} },
+    };
+  }
+
+  async end(
+    run: RunEntity,
+    started: number,
+    usage: PersistentUsageCollector,
+    { status, outcome }: { status: RunEnd['status']; outcome: AgentOutcome },
+    ctx: { log: Record<string, string>; turn?: TurnContext },
+  ): Promise<ChatResult> {
+    await phase('usage_flush', () => usage.settled());
+    const totals = usage.runTotals;
+    const result: ChatResult = {
+      response: outcome.response,
+      session_id: run.sessionId,
+      run_id: run.id,
+      agent: run.agent,
+      tools_used: [...new Set(outcome.toolCalls.map((c) => c.name))],
+      tool_calls: outcome.toolCalls,
+      sources: outcome.sources,
+      execution_time_ms: Date.now() - started,
+      llm_calls: totals.calls,
+      error: outcome.error,
+      metadata: {
+        thread_id: run.sessionId,
+        model_used: totals.calls > 0,
+        model: this.llm.modelName,
+        ...outcome.metadata,
+      },
+    };
+    const recorded = await phase('result_txn', () =>
+      withDbRetry('finish run', this.config.durability.dbWriteRetries, () =>
+        this.runs.finish(run, {
+          status,
+          result,
+          error: outcome.error,
+          trace: { ...outcome.trace, model_calls: usage.runCalls, node_timings: currentRun()?.nodeTimings ?? [], attempts: run.attempts },
+          usage: totals,
+          messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
+          summary: outcome.summary || null,
+        }),
+      ),
+    );
+    if (recorded) {
+      this.metrics.recordRun({ agent: run.agent, mode: run.mode, status, ms: result.execution_time_ms });
+      currentRun()?.ended(result.metadata);
+    }
+    this.logger.log({ msg: 'run ended', ...ctx.log, status, ms: result.execution_time_ms, llm_calls: totals.calls });
+    const final = recorded ? result : await this.storedResult(run.id);
+    this.events.publish(run.id, 'result', final);
+    this.events.end(run.id);
+    return final;
+  }
+
+  async storedResult(runId: string): Promise<ChatResult> {
+    return this.resultIn(await this.runs.get(runId));
+  }
+
+  private resultIn(run: RunEntity): ChatResult {
+    if (run.result) return run.result as unknown as ChatResult;
+    // ended without a result (cancelled while queued): answer in the same shape
+    return {
+      response: FAILURE_TEXT[run.error?.code ?? 'CANCELLED'] ?? FAILURE_TEXT.CANCELLED,
+      session_id: run.sessionId,
+      run_id: run.id,
+      agent: run.agent,
+      tools_used: [],
+      tool_calls: [],
+      sources: [],
+      execution_time_ms: 0,
+      llm_calls: 0,
+      error: run.error ?? { code: 'CANCELLED', message: 'cancelled' },
+      metadata: { thread_id: run.sessionId },
+    };
+  }
+}
+
+export function interruptedEnd(err: GraphInterrupted): { status: 'interrupted'; outcome: AgentOutcome } {
+  return {
+    status: 'interrupted',
+    outcome: {
+      response: '',
+      toolCalls: [],
+      sources: [],
+      error: null,
+      metadata: { interrupted: true, interrupts: toWire(err.interrupts) },
+      trace: {},
+    },
+  };
+}
