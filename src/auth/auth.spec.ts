@@ -65,7 +65,7 @@ describe('ApiKeyAuth', () => {
     const a = new ApiKeyAuth(new AppConfig({}), flaky as never);
     const answer = await a.required();
     rows.query = down.query as never;
-    (a as unknown as { requiredCache: { at: number } }).requiredCache.at = 0; // the cached answer has expired
+    (Reflect.get(a, 'requiredCache') as { at: number }).at = 0; // the cached answer has expired
     expect(await a.required()).toBe(answer);
     await expect(new ApiKeyAuth(new AppConfig({}), down as never).required()).rejects.toThrow('ECONNREFUSED');
   });

@@ -2,6 +2,7 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } fro
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 import { AppConfig } from '../config/app-config';
 import { PreparingClient } from '../platform/preparing-client';
@@ -26,7 +27,7 @@ class DatabaseCoreModule {}
  * interleaves concurrent connections' protocol messages, so all queries must go through a single connection.
  */
 function pgPoolFactory(dataSource: DataSource, db: DatabaseConnection, config: AppConfig): Pool {
-  if (db.embedded) return (dataSource.driver as unknown as { master: Pool }).master;
+  if (db.embedded) return (dataSource.driver as PostgresDriver).master as Pool;
   const Client = config.dbPreparedStatements ? PreparingClient : undefined;
   const pool = new Pool({ connectionString: db.url, max: 5, connectionTimeoutMillis: 5000, ...(Client ? { Client } : {}) });
   // an idle connection dropped by the server must not crash the process; the pool reconnects on demand

@@ -1,6 +1,7 @@
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 import type { AppConfig } from '../config/app-config';
 import { CHECKPOINT_SCHEMA } from './checkpoint-schema';
@@ -19,7 +20,7 @@ export async function prepareDatabase(config: AppConfig): Promise<void> {
   const ds = await new DataSource({ type: 'postgres', url: config.databaseUrl, entities: ENTITIES, migrations: MIGRATIONS }).initialize();
   try {
     if (config.migrationsRun) await ds.runMigrations();
-    const pool = (ds.driver as unknown as { master: Pool }).master;
+    const pool: Pool = (ds.driver as PostgresDriver).master;
     await new PostgresSaver(pool, undefined, { schema: CHECKPOINT_SCHEMA }).setup();
     await createPostgresStore(pool);
   } finally {

@@ -51,7 +51,7 @@ export class AgentOrchestratorFacade {
   /** The latest finished turn's result of a session, or null while it has none. */
   async getResult(sessionId: string, tenantId = DEFAULT_TENANT): Promise<ChatResult | null> {
     const run = await this.runs.latestFinished(sessionId, tenantId);
-    return (run?.result as ChatResult | undefined) ?? null;
+    return run?.result ?? null;
   }
 
   /** Waits until the job has ended (RunEnds.awaitEnd) and returns its final view; throws past `timeoutMs`. */

@@ -49,7 +49,7 @@ export function bindToolsForMode(model: BaseChatModel, tools: StructuredToolInte
 }
 
 function bind(model: BaseChatModel, tools: StructuredToolInterface[], mode: ToolCallingMode): Bound {
-  if (mode === 'prompt') return withPromptToolCalling(model, tools) as unknown as Bound;
+  if (mode === 'prompt') return withPromptToolCalling(model, tools) as Bound;
   if (mode === 'auto') return autoToolCalling(model, tools);
   if (!model.bindTools) throw new Error('this chat model does not support native tool calling; set LLM_TOOL_CALLING=prompt');
   return model.bindTools(tools) as Bound;
@@ -75,7 +75,7 @@ function autoToolCalling(model: BaseChatModel, tools: StructuredToolInterface[])
       }
       return prompt().invoke(messages, config);
     }
-  }).withConfig({ runName: 'auto_tool_calling' }) as unknown as Bound;
+  }).withConfig({ runName: 'auto_tool_calling' }) as Bound;
 }
 
 /** Whether `auto` has switched this model to prompt mode (for logs and tests). */

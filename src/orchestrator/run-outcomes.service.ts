@@ -162,7 +162,7 @@ export class RunOutcomes {
   }
 
   private resultIn(run: RunEntity): ChatResult {
-    if (run.result) return run.result as unknown as ChatResult;
+    if (run.result) return run.result;
     // ended without a result (cancelled while queued): answer in the same shape
     return {
       response: FAILURE_TEXT[run.error?.code ?? 'CANCELLED'] ?? FAILURE_TEXT.CANCELLED,

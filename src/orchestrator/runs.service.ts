@@ -20,7 +20,7 @@ export interface JobView {
   agent: string;
   status: RunEntity['status'];
   progress: Record<string, unknown> | null;
-  result?: Record<string, unknown>;
+  result?: ChatResult;
   error?: { code: string; message: string };
   /** status `interrupted`: the tool call waiting for POST /v1/jobs/{id}/approve | reject */
   pending_approval?: ReturnType<typeof pendingCallView>;

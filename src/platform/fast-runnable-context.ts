@@ -34,7 +34,7 @@ interface Provider {
  * Installed by installPlatformPatches (every entry point: `main.ts`, `worker.ts`, the embeddable module).
  * Returns whether it was installed.
  */
-export function fastRunnableContext(provider = AsyncLocalStorageProviderSingleton as unknown as Provider): boolean {
+export function fastRunnableContext(provider = AsyncLocalStorageProviderSingleton as Provider): boolean {
   if (TRACING_ENV.some((name) => ['true', '1'].includes(getEnvironmentVariable(name) ?? ''))) return false;
   const original = provider.runWithConfig.bind(provider);
   let template: Store | undefined;

@@ -13,7 +13,7 @@ function recordingPool() {
     },
     release: () => undefined,
   };
-  return { pool: { connect: async () => client, query: client.query } as unknown as Pool, sent };
+  return { pool: { connect: async () => client, query: client.query } as Pool, sent };
 }
 
 /** The serializers, callable from the test as the checkpoint writer calls them. */

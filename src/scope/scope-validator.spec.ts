@@ -15,7 +15,7 @@ const spec: ScopeSpec = {
 const validator = (responses: string[] | null) => {
   const model = responses ? new FakeListChatModel({ responses }) : null;
   const spy = model ? jest.spyOn(model, 'invoke') : undefined;
-  return { v: new ScopeValidator({ chatModel: () => model } as unknown as LlmService), spy };
+  return { v: new ScopeValidator({ chatModel: () => model } as LlmService), spy };
 };
 
 describe('ScopeValidator', () => {
@@ -44,12 +44,12 @@ describe('ScopeValidator', () => {
 
   it('asks in JSON mode, re-asks once after an unreadable answer, and treats a model failure as in scope', async () => {
     const model = new FakeChatModel(['음, 요리 질문 같네요.', 'Sure: {"is_valid": false, "reason": "요리"} done']);
-    const v = new ScopeValidator({ chatModel: () => model } as unknown as LlmService);
+    const v = new ScopeValidator({ chatModel: () => model } as Partial<LlmService> as LlmService);
     await expect(v.validate('김치찌개 끓이는 법', spec)).resolves.toEqual({ is_valid: false, reason: '요리', decided_by: 'model' });
     expect(model.calls.map((c) => (c.options.response_format as { type: string }).type)).toEqual(['json_schema', 'json_schema']);
 
     const down = new FakeChatModel([Object.assign(new Error('503 unavailable'), { status: 503 })]);
-    const v2 = new ScopeValidator({ chatModel: () => down } as unknown as LlmService);
+    const v2 = new ScopeValidator({ chatModel: () => down } as Partial<LlmService> as LlmService);
     await expect(v2.validate('김치찌개 끓이는 법', spec)).resolves.toMatchObject({
       is_valid: true,
       decided_by: 'default',
@@ -61,7 +61,7 @@ describe('ScopeValidator', () => {
     const c = new AbortController();
     c.abort();
     const abort = Object.assign(new Error('Aborted'), { name: 'AbortError' });
-    const v = new ScopeValidator({ chatModel: () => new FakeChatModel([abort]) } as unknown as LlmService);
+    const v = new ScopeValidator({ chatModel: () => new FakeChatModel([abort]) } as Partial<LlmService> as LlmService);
     await expect(v.validate('김치찌개 끓이는 법', spec, { signal: c.signal })).rejects.toThrow();
   });
 

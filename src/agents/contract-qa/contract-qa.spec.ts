@@ -24,7 +24,7 @@ describe('LightweightClassifier', () => {
 });
 
 describe('respond context', () => {
-  const base = { contract_id: 'c1', collected_info: [] } as unknown as ContractQaStateType;
+  const base = { contract_id: 'c1', collected_info: [] } as Partial<ContractQaStateType> as ContractQaStateType;
   it('keeps search hits whose article was not read, in the context and the sources', () => {
     const state = {
       ...base,

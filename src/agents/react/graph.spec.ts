@@ -121,7 +121,7 @@ describe('react graph', () => {
 
   it('ConditionalNode: error before tools, tools before response', () => {
     const ai = new AIMessage({ content: '', tool_calls: [{ id: 'x', name: 'calculator', args: {}, type: 'tool_call' }] });
-    const base = turn('x') as unknown as ReactStateType;
+    const base = turn('x') as Partial<ReactStateType> as ReactStateType;
     expect(ConditionalNode({ ...base, messages: [ai] })).toBe('tool');
     expect(ConditionalNode({ ...base, messages: [ai], error: { code: 'ITERATION_LIMIT', message: '' } })).toBe('error');
     expect(ConditionalNode({ ...base, messages: [new AIMessage('done')] })).toBe('response');

@@ -121,7 +121,7 @@ describe('executors calling one tool directly, with a run budget', () => {
     const budget = new RunBudget(limits(1));
     const config = { configurable: { ...runCtx({ budget: budget }) } };
     const plan = [1, 2].map((step_id) => ({ step_id, tool: 'calculator', input: '1+1' }));
-    let state = { plan, past_steps: [] } as unknown as PlanExecuteStateType;
+    let state = { plan, past_steps: [] } as Partial<PlanExecuteStateType> as PlanExecuteStateType;
     for (let i = 0; i < 2; i++) state = { ...state, ...(await executor(state, config)) } as PlanExecuteStateType;
     expect(state.past_steps.map((p) => p.status)).toEqual(['success', 'failure']);
     expect(state.past_steps[1].output).toMatch(/run budget exceeded: tool_calls \(limit 1, used 1\)/);

@@ -122,7 +122,8 @@ export class RunTraceDto {
   details!: Record<string, unknown>;
 }
 
-const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? (v as Record<string, unknown>[]) : []);
+/** a trace field read back from the stored jsonb: the array it was written as, or none */
+const list = <T = Record<string, unknown>>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 
 /** The stored trace of a run in the documented shape. */
 export function toRunTrace(run: RunEntity): RunTraceDto {
@@ -136,8 +137,8 @@ export function toRunTrace(run: RunEntity): RunTraceDto {
     plan: list(plan),
     past_steps: list(past_steps),
     tool_history: list(tool_history),
-    model_calls: list(model_calls).map((c) => ({ attempt: 1, ...c }) as unknown as TraceModelCall),
-    node_timings: list(node_timings) as unknown as TraceNodeTiming[],
+    model_calls: list(model_calls).map((c) => ({ attempt: 1, ...c }) as TraceModelCall),
+    node_timings: list<TraceNodeTiming>(node_timings),
     usage: { llm_calls: run.llmCalls ?? 0, prompt_tokens: run.promptTokens ?? 0, completion_tokens: run.completionTokens ?? 0 },
     attempts: typeof attempts === 'number' ? attempts : run.attempts,
     ...(budget && typeof budget === 'object' ? { budget: budget as Record<string, unknown> } : {}),

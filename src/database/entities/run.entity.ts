@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
+import type { ChatResult } from '../../core/chat-result';
 import type { ModelCallRecord, RunError } from '../../core/run-types';
 
 export type { RunError } from '../../core/run-types';
@@ -89,7 +90,7 @@ export class RunEntity {
 
   /** the ChatResult, once the run has ended (also for agent-side failures, which carry `error`) */
   @Column({ type: 'jsonb', nullable: true })
-  result: Record<string, unknown> | null;
+  result: ChatResult | null;
 
   @Column({ type: 'jsonb', nullable: true })
   error: RunError | null;

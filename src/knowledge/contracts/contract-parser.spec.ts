@@ -245,6 +245,6 @@ describe('parseContract: rejection', () => {
     const unclosed = parseError('제1조 (목적)\n본문\n제2조 (계약기간\n본문');
     expect(unclosed.reason).toMatch(/^unclosed title bracket '\(' in heading '제2조 \(계약기간': expected '제2조 \(제목\)'/);
     expect(unclosed.line).toBe(3);
-    expect(parseError(42 as unknown as string).reason).toBe('expected the contract as a string of text');
+    expect(parseError(JSON.parse('42') as string).reason).toBe('expected the contract as a string of text');
   });
 });

@@ -95,7 +95,7 @@ export async function checkUrl(url: URL, opts: SafeFetchOptions): Promise<string
 /** A `lookup` for node:net that hands back the already-checked addresses instead of resolving again. */
 function pinnedLookup(addresses: string[]) {
   return (_host: string, options: LookupOptions, callback: (...args: never[]) => void): void => {
-    const cb = callback as unknown as (err: Error | null, address: string | LookupAddress[], family?: number) => void;
+    const cb = callback as (err: Error | null, address: string | LookupAddress[], family?: number) => void;
     const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
     const list = addresses.map((address) => ({ address, family: isIP(address) })).filter((a) => !wanted || a.family === wanted);
     if (list.length === 0) return cb(Object.assign(new Error('no address of the requested family'), { code: 'ENOTFOUND' }), '');
