@@ -3,23 +3,15 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 
 import { ORCHESTRATOR_DATA_SOURCE } from '../database/data-source-name';
-import { MessageEntity, SessionEntity } from '../database/entities';
+import { MessageEntity } from '../database/entities';
 
 /**
- * The conversation as read back: a tenant's sessions and a session's messages. Sessions and messages are
- * written by the run store (runs/store: a turn's messages are recorded with its result).
+ * The conversation as read back: a session's messages. Messages are written by the run store with the turn's
+ * result (runs/store); sessions are read and written there too (SessionStore).
  */
 @Injectable()
 export class ConversationRepository {
-  constructor(
-    @InjectRepository(SessionEntity, ORCHESTRATOR_DATA_SOURCE) private readonly sessions: Repository<SessionEntity>,
-    @InjectRepository(MessageEntity, ORCHESTRATOR_DATA_SOURCE) private readonly messages: Repository<MessageEntity>,
-  ) {}
-
-  /** The tenant's sessions, most recently updated first. */
-  async list(tenantId: string, limit: number, agent?: string): Promise<SessionEntity[]> {
-    return this.sessions.find({ where: { tenantId, ...(agent ? { agent } : {}) }, order: { updatedAt: 'DESC' }, take: limit });
-  }
+  constructor(@InjectRepository(MessageEntity, ORCHESTRATOR_DATA_SOURCE) private readonly messages: Repository<MessageEntity>) {}
 
   async history(id: string, tenantId: string): Promise<MessageEntity[]> {
     return this.messages.find({ where: { sessionId: id, tenantId }, order: { seq: 'ASC' } });

@@ -24,6 +24,7 @@ import { withBudgetReport } from './budget-outcome';
 import { isTransientDbError, withDbRetry } from './db-retry';
 import { GraphInterrupted, GraphRunner, type GraphRunOptions } from './graph-runner.service';
 import { linkSignals } from './linked-signal';
+import { type RunHandle, runIdOf } from './run-handle';
 import { interruptedEnd, RunOutcomes } from './run-outcomes.service';
 import { SessionLeaseBusy, TurnLease } from './turn-lease.service';
 
@@ -38,8 +39,6 @@ export interface ExecuteOptions extends GraphRunOptions {
   leaseWait?: 'block' | 'defer';
   /** aborted → the turn stops and is handed back (status `queued`, resumes from its last checkpoint) */
   handBack?: AbortSignal;
-  /** the run is `running` already, holding its session's lease (RunStore.createStarted / leaseAndStart) */
-  startedAtAccept?: boolean;
 }
 
 /** The turn was stopped at a step boundary and queued again (shutdown, database outage); not an end. */
@@ -86,31 +85,44 @@ export class AgentOrchestrator {
    * Runs an accepted run to a final, recorded state. Safe to call twice: an ended run returns its stored result.
    * The run stays `queued` until it holds its session's lease; `started_at` is when its graph started.
    */
-  async execute(runId: string, opts: ExecuteOptions = {}, accepted?: RunEntity): Promise<ChatResult> {
+  async execute(handle: RunHandle, opts: ExecuteOptions = {}): Promise<ChatResult> {
     const started = Date.now();
     const retries = this.config.durability.dbWriteRetries;
+    // logs, metrics and spans of this execution (log context, run span, per-node timings)
+    if ('leased' in handle) {
+      const leased = { leased: handle.leased };
+      return this.observer.observe(handle.leased, () =>
+        this.executeAccepted(leased, started, { ...opts, newThread: handle.thread === 'new' }),
+      );
+    }
+    const runId = runIdOf(handle);
     // a sync turn's row tried its lease when it was written (createStarted)
-    if (!opts.startedAtAccept && (!accepted || (accepted.status === 'queued' && accepted.mode !== 'sync'))) {
+    const accepted = 'accepted' in handle ? handle.accepted : undefined;
+    if (!accepted || (accepted.status === 'queued' && accepted.mode !== 'sync')) {
       // a queued run whose session is free: leased and started in one statement (else the long way below)
       const leaseMs = this.config.runLockMs;
       const lease = await phase('run_start', () =>
         withDbRetry('start run', retries, () => this.runs.leaseAndStart(runId, leaseMs, this.config.durability.maxAttempts)),
       );
       if (lease) {
-        const newThread = opts.newThread || !lease.hasCheckpoint;
-        return this.observer.observe(lease.run, () =>
-          this.executeAccepted(lease.run, started, { ...opts, startedAtAccept: true, newThread }),
-        );
+        const leased = { leased: lease.run };
+        return this.observer.observe(lease.run, () => this.executeAccepted(leased, started, { ...opts, newThread: !lease.hasCheckpoint }));
       }
     }
     // a sync turn has the row it just wrote; markRunning below re-checks its status in the same statement
     const pending = accepted ?? (await phase('run_read', () => withDbRetry('read run', retries, () => this.runs.get(runId))));
     if (FINAL_STATUSES.includes(pending.status)) return this.outcomes.storedResult(runId);
-    // logs, metrics and spans of this execution (log context, run span, per-node timings)
-    return this.observer.observe(pending, () => this.executeAccepted(pending, started, opts));
+    return this.observer.observe(pending, () => this.executeAccepted({ pending }, started, opts));
   }
 
-  private async executeAccepted(pending: RunEntity, started: number, opts: ExecuteOptions): Promise<ChatResult> {
+  /** `leased`: running and holding its session's lease already; `pending`: to be leased and started here. */
+  private async executeAccepted(
+    held: { leased: RunEntity } | { pending: RunEntity },
+    started: number,
+    opts: ExecuteOptions,
+  ): Promise<ChatResult> {
+    const leasedAlready = 'leased' in held;
+    const pending = leasedAlready ? held.leased : held.pending;
     const runId = pending.id;
     const retries = this.config.durability.dbWriteRetries;
     const timer = new AbortController();
@@ -124,7 +136,7 @@ export class AgentOrchestrator {
     try {
       await this.notBefore(pending, opts.leaseWait ?? 'block', signal);
       const leased =
-        opts.startedAtAccept ||
+        leasedAlready ||
         (await phase('lease', () => this.lease.take(pending, started + this.config.runTimeoutMs, signal, opts.leaseWait ?? 'block')));
       if (!leased) {
         const code = signal.aborted && !timer.signal.aborted ? 'CANCELLED' : 'SESSION_BUSY';
@@ -138,14 +150,14 @@ export class AgentOrchestrator {
         );
       }
       const max = this.config.durability.maxAttempts;
-      if (!opts.startedAtAccept && pending.attempts >= max) {
+      if (!leasedAlready && pending.attempts >= max) {
         // every earlier start ended without a result (its worker died): a poison run, not started again
         const usage = PersistentUsageCollector.unwritten(await this.outcomes.usageOf(pending), pending.attempts);
         const msg = `started ${pending.attempts} times without finishing (RUN_MAX_ATTEMPTS=${max}); its worker stopped every time`;
         this.metrics.runRecoveries.inc({ event: 'exhausted' });
         return await this.outcomes.end(pending, started, usage, this.outcomes.failure('RUN_ATTEMPTS_EXHAUSTED', msg), { log });
       }
-      const run = opts.startedAtAccept
+      const run = leasedAlready
         ? pending
         : await phase('run_start', () => withDbRetry('start run', retries, () => this.runs.markRunning(runId)));
       if (!run) {

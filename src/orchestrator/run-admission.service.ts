@@ -21,6 +21,7 @@ import { RunLedger } from '../runs/store/run-ledger';
 import { RunStore } from '../runs/store/run-store';
 import { SessionStore } from '../runs/store/session-store';
 import { withDbRetry } from './db-retry';
+import { handleOf, type RunHandle } from './run-handle';
 
 export interface TurnRequest {
   message: string;
@@ -52,17 +53,12 @@ export interface KnownSession {
   id: string;
   agent: string | null;
   metadata?: Record<string, unknown>;
-  /** its thread has no checkpoint yet (a run started at once skips the read: ExecuteOptions.newThread) */
+  /** its thread has no checkpoint yet (a run started at once skips the read: a leased RunHandle's `thread`) */
   noCheckpoint?: boolean;
 }
 
-/** A sync turn as accepted: the row, whether it holds its session's lease already, whether its thread is new. */
-export interface AcceptedTurn {
-  run: RunEntity;
-  leased: boolean;
-  newThread: boolean;
-  repeat: boolean;
-}
+/** A sync turn as accepted: what the driver gets, or `repeat` — the first run of an idempotent repeat, started already. */
+export type AcceptedTurn = { handle: RunHandle; repeat?: undefined } | { repeat: RunEntity };
 
 export interface AcceptOptions {
   start?: boolean;
@@ -96,18 +92,18 @@ export class RunAdmission {
 
   /**
    * A sync turn's acceptance. Without an idempotency key it is accepted and, when its session is free, started
-   * in the same statement (`leased`). `repeat`: an idempotent repeat of a run that has started already — its
-   * result is awaited, not executed again.
+   * in the same statement (a leased handle). `repeat`: an idempotent repeat of a run that has started already —
+   * its result is awaited, not executed again.
    */
   async acceptTurn(req: TurnRequest): Promise<AcceptedTurn> {
     if (!req.idempotency_key) {
       const run = await phase('run_record', () =>
         withDbRetry('accept run', this.config.durability.dbWriteRetries, () => this.acceptNew(req, 'sync', true)),
       );
-      return { run, leased: run.status === 'running', newThread: !req.session_id, repeat: false };
+      return { handle: handleOf(run, !req.session_id) };
     }
     const run = await phase('run_record', () => this.accept(req, 'sync'));
-    return { run, leased: false, newThread: false, repeat: run.status !== 'queued' };
+    return run.status === 'queued' ? { handle: { accepted: run } } : { repeat: run };
   }
 
   /**

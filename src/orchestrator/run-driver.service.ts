@@ -11,6 +11,7 @@ import { RunCancellation } from '../runs/run-cancellation.service';
 import { RUN_WORKER, type RunOutcome, RunQueue } from '../runs/run-queue';
 import { RunStore } from '../runs/store/run-store';
 import { AgentOrchestrator, type ExecuteOptions, RunHandedBack, SessionLeaseBusy } from './agent-orchestrator.service';
+import { type RunHandle, runIdOf } from './run-handle';
 import { RunOutcomes } from './run-outcomes.service';
 
 /**
@@ -21,13 +22,6 @@ import { RunOutcomes } from './run-outcomes.service';
 const PROGRESS_WRITE_INTERVAL_MS = 1000;
 /** A run handed back for a database outage is picked up again after this long; at shutdown at once (by another worker). */
 const HANDED_BACK_MS = { shutdown: 0, other: 2000 };
-
-/** How a run reaches the driver: `leased` — accepted already `running`, holding its session's lease. */
-export interface DriveOptions extends Pick<ExecuteOptions, 'newThread' | 'onToken'> {
-  /** the row just accepted, when the caller has it (saves reading it back) */
-  accepted?: RunEntity;
-  leased?: boolean;
-}
 
 /**
  * The one run driver: lease → execute → park or hand back → finish, for every path a run takes — queued runs
@@ -58,7 +52,7 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
   /** A process with a worker takes queued runs (always with the in-process queue: nobody else would). */
   onApplicationBootstrap(): void {
     if (this.queue.kind === 'inline' || this.worker) {
-      this.queue.work({ execute: (runId) => this.execute(runId), abandon: (runId, reason) => this.outcomes.abandon(runId, reason) });
+      this.queue.work({ execute: (runId) => this.execute({ runId }), abandon: (runId, reason) => this.outcomes.abandon(runId, reason) });
     }
   }
 
@@ -74,9 +68,10 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /** A queued run, as the queue's worker loop hands it over: never waits for a busy session (it is parked instead). */
-  async execute(runId: string, opts: DriveOptions = {}): Promise<RunOutcome> {
+  async execute(handle: RunHandle): Promise<RunOutcome> {
+    const runId = runIdOf(handle);
     try {
-      await this.drive(runId, { ...opts, leaseWait: 'defer', handBack: this.handBack.signal });
+      await this.drive(handle, { leaseWait: 'defer', handBack: this.handBack.signal });
     } catch (err) {
       if (err instanceof SessionLeaseBusy) return { kind: 'parked', retryInMs: err.retryInMs };
       if (err instanceof RunHandedBack)
@@ -90,8 +85,8 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /** A turn answered in the request (`POST /v1/chat`, its stream): waits for a busy session instead of parking. */
-  runInRequest(runId: string, opts: DriveOptions = {}): Promise<ChatResult> {
-    return this.drive(runId, { ...opts, leaseWait: 'block' });
+  runInRequest(handle: RunHandle, opts: Pick<ExecuteOptions, 'onToken'> = {}): Promise<ChatResult> {
+    return this.drive(handle, { ...opts, leaseWait: 'block' });
   }
 
   /**
@@ -110,11 +105,11 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
    * while it runs, so when this process dies the lease lapses and the reconciler queues the run again. A busy
    * session, a hand-back or an outage sends the run to the queue like any other.
    */
-  startHere(run: RunEntity, opts: DriveOptions = {}): boolean {
-    const leased = run.status === 'running';
-    if (!leased && (!this.hasRoom() || run.input.start_at)) return false;
+  startHere(handle: { accepted: RunEntity } | { leased: RunEntity; thread: 'new' | 'existing' }): boolean {
+    const run = 'leased' in handle ? handle.leased : handle.accepted;
+    if ('accepted' in handle && (!this.hasRoom() || run.input.start_at)) return false;
     const context = queuedRunContext(); // the run's span continues the request's trace, its lines carry the request's id
-    const done = this.detached(() => inQueuedRunContext(context, () => this.executeHere(run, { ...opts, leased })));
+    const done = this.detached(() => inQueuedRunContext(context, () => this.executeHere(handle, run.id)));
     this.here.set(
       run.id,
       done.finally(() => this.here.delete(run.id)),
@@ -127,44 +122,39 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
     return this.here.get(runId) ?? null;
   }
 
-  private async executeHere(run: RunEntity, opts: DriveOptions): Promise<void> {
-    const outcome = await this.execute(run.id, { ...opts, accepted: run }).catch((err: Error) => {
+  private async executeHere(handle: RunHandle, runId: string): Promise<void> {
+    const outcome = await this.execute(handle).catch((err: Error) => {
       // not ended and not queued: the reconciliation queues it once its lease has lapsed
-      this.logger.error({ msg: 'run could not be executed here', run_id: run.id, err: err.message });
+      this.logger.error({ msg: 'run could not be executed here', run_id: runId, err: err.message });
       return null;
     });
     if (outcome?.kind !== 'parked') return;
-    await this.queue.enqueue(run.id, { delayMs: outcome.retryInMs ?? 0 }).catch((err: Error) => {
-      this.logger.warn({ msg: 'run not queued after a local attempt', run_id: run.id, err: err.message }); // the reconciliation queues it later
+    await this.queue.enqueue(runId, { delayMs: outcome.retryInMs ?? 0 }).catch((err: Error) => {
+      this.logger.warn({ msg: 'run not queued after a local attempt', run_id: runId, err: err.message }); // the reconciliation queues it later
     });
   }
 
   /** Every path's execution: the run's cancellation signal and progress rows around the orchestrator's turn. */
-  private async drive(runId: string, opts: DriveOptions & Pick<ExecuteOptions, 'leaseWait' | 'handBack'>): Promise<ChatResult> {
+  private async drive(handle: RunHandle, opts: Pick<ExecuteOptions, 'leaseWait' | 'handBack' | 'onToken'>): Promise<ChatResult> {
+    const runId = runIdOf(handle);
     const signal = this.cancellation.register(runId);
     // progress is written for runs that last: the first write comes after PROGRESS_WRITE_INTERVAL_MS
     let lastWrite = Date.now();
     try {
-      return await this.orchestrator.execute(
-        runId,
-        {
-          signal,
-          leaseWait: opts.leaseWait,
-          handBack: opts.handBack,
-          startedAtAccept: opts.leased,
-          newThread: opts.newThread,
-          onToken: opts.onToken,
-          onProgress: (e) => {
-            const now = Date.now();
-            if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
-            lastWrite = now;
-            this.store
-              .setProgress(runId, { node: e.node, step: e.step, at: new Date(now).toISOString() })
-              .catch((err: Error) => this.logger.warn({ msg: 'progress not recorded', run_id: runId, err: err.message }));
-          },
+      return await this.orchestrator.execute(handle, {
+        signal,
+        leaseWait: opts.leaseWait,
+        handBack: opts.handBack,
+        onToken: opts.onToken,
+        onProgress: (e) => {
+          const now = Date.now();
+          if (now - lastWrite < PROGRESS_WRITE_INTERVAL_MS) return;
+          lastWrite = now;
+          this.store
+            .setProgress(runId, { node: e.node, step: e.step, at: new Date(now).toISOString() })
+            .catch((err: Error) => this.logger.warn({ msg: 'progress not recorded', run_id: runId, err: err.message }));
         },
-        opts.accepted,
-      );
+      });
     } finally {
       this.cancellation.unregister(runId);
     }

@@ -12,6 +12,7 @@ import { RunStore } from '../runs/store/run-store';
 import { pendingCallView } from '../tools/tool-approval';
 import { type KnownSession, RunAdmission, type TurnRequest } from './run-admission.service';
 import { RunDriver } from './run-driver.service';
+import { handleOf } from './run-handle';
 import { RunOutcomes } from './run-outcomes.service';
 
 export interface JobView {
@@ -75,16 +76,15 @@ export class RunsService {
   ) {}
 
   /** A sync turn: accepted (and, when its session is free, started in the same statement), then run in the request. */
-  async chat(req: TurnRequest, opts: { onAccepted?: (run: RunEntity) => void } = {}): Promise<ChatResult> {
+  async chat(req: TurnRequest): Promise<ChatResult> {
     const accepted = await this.admission.acceptTurn(req);
-    if (accepted.repeat) return this.outcomes.resultOf(accepted.run.id); // an idempotent repeat of a started run
-    opts.onAccepted?.(accepted.run);
-    return this.driver.runInRequest(accepted.run.id, { accepted: accepted.run, leased: accepted.leased, newThread: accepted.newThread });
+    if (accepted.repeat) return this.outcomes.resultOf(accepted.repeat.id); // an idempotent repeat of a started run
+    return this.driver.runInRequest(accepted.handle);
   }
 
   /**
    * The run row is written first; if the queue then refuses it, the run ends as failed and the caller gets 503.
-   * `here`: the caller waits for the run, so this process executes it at once when it can (LocalRuns), queued
+   * `here`: the caller waits for the run, so this process executes it at once when it can (RunDriver.startHere), queued
    * otherwise.
    */
   async submit(req: TurnRequest, opts: { here?: boolean; session?: KnownSession } = {}): Promise<RunEntity> {
@@ -92,11 +92,11 @@ export class RunsService {
     const start = !!opts.here && !req.idempotency_key && !req.start_at && this.driver.hasRoom();
     const run = await this.admission.accept(req, 'async', { start, session: opts.session });
     if (start && run.status === 'running') {
-      this.driver.startHere(run, { newThread: opts.session?.noCheckpoint });
+      this.driver.startHere(handleOf(run, opts.session?.noCheckpoint));
       return run;
     }
     if (run.status !== 'queued') return run; // an idempotent repeat of a run that has started or ended
-    if (opts.here && this.driver.startHere(run)) return run;
+    if (opts.here && this.driver.startHere({ accepted: run })) return run;
     try {
       const delayMs = run.input.start_at ? Date.parse(run.input.start_at) - Date.now() : 0;
       await this.queue.enqueue(run.id, delayMs > 0 ? { delayMs } : undefined);

@@ -32,7 +32,7 @@ describe('run events', () => {
     const reading = (async () => {
       for await (const e of bus.subscribe(run.id)) events.push(e);
     })();
-    const result = await svc.app.get(RunDriver).runInRequest(run.id);
+    const result = await svc.app.get(RunDriver).runInRequest({ runId: run.id });
     await reading;
 
     const names = events.map((e) => e.event);

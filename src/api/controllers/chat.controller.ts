@@ -56,7 +56,7 @@ export class ChatController {
     res.on('close', () => stop.abort());
     let grace: NodeJS.Timeout | undefined;
     // the run's `end` closes the subscription; should it never come (a run ended elsewhere), the result still goes out
-    const done = this.driver.runInRequest(run.id).then(
+    const done = this.driver.runInRequest({ runId: run.id }).then(
       (result) => {
         grace = setTimeout(() => stop.abort(), RESULT_GRACE_MS);
         return result;

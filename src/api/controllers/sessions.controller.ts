@@ -29,7 +29,7 @@ export class SessionsController {
   @Get()
   @ApiOkResponse({ type: SessionListDto })
   async list(@Query() query: SessionListQueryDto, @Tenant() tenantId: string): Promise<SessionListDto> {
-    const sessions = await this.conversations.list(tenantId, query.limit ?? 20, query.agent);
+    const sessions = await this.sessions.list(tenantId, query.limit ?? 20, query.agent);
     return {
       sessions: sessions.map((s) => ({
         session_id: s.id,

@@ -358,6 +358,14 @@ class InMemorySessionStore extends SessionStore {
     return session ? this.s.copy(session) : null;
   }
 
+  async list(tenantId: string, limit: number, agent?: string): Promise<SessionEntity[]> {
+    return [...this.s.sessions.values()]
+      .filter((x) => x.tenantId === tenantId && (!agent || x.agent === agent))
+      .sort((a, b) => +b.updatedAt - +a.updatedAt)
+      .slice(0, limit)
+      .map((x) => this.s.copy(x));
+  }
+
   async findForTurn(id: string, tenantId: string): Promise<{ session: SessionEntity; waitingRunId: string | null } | null> {
     const session = await this.find(id, tenantId);
     if (!session) return null;

@@ -55,6 +55,10 @@ export class PgSessionStore extends SessionStore {
     return this.sessions.findOneBy({ id, tenantId });
   }
 
+  async list(tenantId: string, limit: number, agent?: string): Promise<SessionEntity[]> {
+    return this.sessions.find({ where: { tenantId, ...(agent ? { agent } : {}) }, order: { updatedAt: 'DESC' }, take: limit });
+  }
+
   /**
    * The session a turn arrives for, with the run it waits on, if any (a run paused for a tool approval:
    * `interrupted` and not finished; a new turn must not overtake it) — one statement for both.

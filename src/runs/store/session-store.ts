@@ -21,6 +21,9 @@ export abstract class SessionStore {
 
   abstract find(id: string, tenantId: string): Promise<SessionEntity | null>;
 
+  /** The tenant's sessions, most recently updated first (optionally one agent's). */
+  abstract list(tenantId: string, limit: number, agent?: string): Promise<SessionEntity[]>;
+
   /**
    * The session a turn arrives for, with the run it waits on, if any (a run paused for a tool approval:
    * `interrupted` and not finished; a new turn must not overtake it) — one statement for both.

@@ -1,0 +1,18 @@
+import type { RunEntity } from '../database/entities';
+
+/**
+ * What a caller already holds of a run it hands to the driver, so nothing is read or leased twice: its id only;
+ * the row it has just accepted (`queued`, or an idempotent repeat's); or that row accepted and started in one
+ * statement — `running`, holding its session's lease — with its thread known to be new (nothing to read) or not.
+ */
+export type RunHandle = { runId: string } | { accepted: RunEntity } | { leased: RunEntity; thread: 'new' | 'existing' };
+
+/** The run id a handle stands for. */
+export function runIdOf(handle: RunHandle): string {
+  return 'runId' in handle ? handle.runId : 'accepted' in handle ? handle.accepted.id : handle.leased.id;
+}
+
+/** A row just accepted: leased when it was started by the same statement (RunStore.createStarted). */
+export function handleOf(run: RunEntity, newThread = false): Exclude<RunHandle, { runId: string }> {
+  return run.status === 'running' ? { leased: run, thread: newThread ? 'new' : 'existing' } : { accepted: run };
+}
