@@ -3,6 +3,7 @@ import { DynamicModule, Module, Provider } from '@nestjs/common';
 import IORedis from 'ioredis';
 
 import { AppConfig } from '../config/app-config';
+import { perConfig } from '../config/per-config';
 import { redisOptions } from '../config/redis-options';
 import { BullRunQueue } from './bull-run-queue';
 import { InlineRunQueue } from './inline-run-queue';
@@ -12,8 +13,6 @@ import { RUN_WORKER, RunQueue } from './run-queue';
 import { RunQueueHealthIndicator } from './run-queue.health';
 import { RunStoreModule } from './store/run-store.module';
 
-const registered = new WeakMap<AppConfig, Map<boolean, DynamicModule>>();
-
 /**
  * The run machinery below the orchestrator: the run store and the queue port with its driver — BullMQ with
  * REDIS_URL, the in-process queue without. `worker` false → this process only enqueues (RUN_WORKER=false on API
@@ -22,51 +21,45 @@ const registered = new WeakMap<AppConfig, Map<boolean, DynamicModule>>();
 @Module({})
 export class RunsModule {
   static register(config: AppConfig, worker = config.runWorker): DynamicModule {
-    // one module object per (config, worker): Nest 11 tells dynamic modules apart by reference, and the REST
-    // and LangGraph APIs must share one queue (and one in-process worker)
-    const byWorker = registered.get(config) ?? new Map<boolean, DynamicModule>();
-    registered.set(config, byWorker);
-    const known = byWorker.get(worker);
-    if (known) return known;
-    const made = RunsModule.build(config, worker);
-    byWorker.set(worker, made);
-    return made;
+    return registered(config, worker);
   }
+}
 
-  private static build(config: AppConfig, worker: boolean): DynamicModule {
-    const common: Provider[] = [RunCancellation, RunQueueHealthIndicator, { provide: RUN_WORKER, useValue: worker }];
-    const exports = [RunQueue, RunCancellation, RunQueueHealthIndicator, RUN_WORKER, RunStoreModule];
-    if (!config.redisUrl) {
-      return {
-        module: RunsModule,
-        imports: [RunStoreModule],
-        providers: [...common, InlineRunQueue, { provide: RunQueue, useExisting: InlineRunQueue }],
-        exports,
-      };
-    }
-    // the connection is read from the injected AppConfig: an embedding host's config may come from an async factory
-    const connectionOf = (c: AppConfig) => redisOptions(c.redisUrl!);
+const registered = perConfig(build);
+
+function build(config: AppConfig, worker: boolean): DynamicModule {
+  const common: Provider[] = [RunCancellation, RunQueueHealthIndicator, { provide: RUN_WORKER, useValue: worker }];
+  const exports = [RunQueue, RunCancellation, RunQueueHealthIndicator, RUN_WORKER, RunStoreModule];
+  if (!config.redisUrl) {
     return {
       module: RunsModule,
-      imports: [
-        RunStoreModule,
-        BullModule.forRootAsync({
-          inject: [AppConfig],
-          useFactory: (c: AppConfig) => ({ connection: connectionOf(c), prefix: c.queuePrefix }),
-        }),
-        BullModule.registerQueue({ name: RUNS_QUEUE }),
-      ],
-      providers: [
-        ...common,
-        BullRunQueue,
-        { provide: RunQueue, useExisting: BullRunQueue },
-        {
-          provide: CANCEL_CHANNEL_REDIS,
-          inject: [AppConfig],
-          useFactory: (c: AppConfig) => new IORedis({ ...connectionOf(c), lazyConnect: false }),
-        },
-      ],
+      imports: [RunStoreModule],
+      providers: [...common, InlineRunQueue, { provide: RunQueue, useExisting: InlineRunQueue }],
       exports,
     };
   }
+  // the connection is read from the injected AppConfig: an embedding host's config may come from an async factory
+  const connectionOf = (c: AppConfig) => redisOptions(c.redisUrl!);
+  return {
+    module: RunsModule,
+    imports: [
+      RunStoreModule,
+      BullModule.forRootAsync({
+        inject: [AppConfig],
+        useFactory: (c: AppConfig) => ({ connection: connectionOf(c), prefix: c.queuePrefix }),
+      }),
+      BullModule.registerQueue({ name: RUNS_QUEUE }),
+    ],
+    providers: [
+      ...common,
+      BullRunQueue,
+      { provide: RunQueue, useExisting: BullRunQueue },
+      {
+        provide: CANCEL_CHANNEL_REDIS,
+        inject: [AppConfig],
+        useFactory: (c: AppConfig) => new IORedis({ ...connectionOf(c), lazyConnect: false }),
+      },
+    ],
+    exports,
+  };
 }
