@@ -89,7 +89,14 @@ export class GraphRunner {
       budget,
       ledger: this.ledger.toolLedger(run.id, run.attempts),
     };
-    const configurable = { thread_id: threadIdOf(run.tenantId, run.sessionId), ...withRunContext(context) };
+    // `tenant_id` and `run_id` are shown to graphs, as LangGraph Platform shows its run's ids (the README's LangGraph API
+    // contract); the service itself reads only the run context
+    const configurable = {
+      thread_id: threadIdOf(run.tenantId, run.sessionId),
+      tenant_id: run.tenantId,
+      run_id: run.id,
+      ...withRunContext(context),
+    };
     const resume = run.attempts > 1 && (await this.checkpointOfThisRun(agent, configurable, run.id));
     // injection: the per-run tool guard; an operator's decision resumes a paused run with a Command
     const approval = resumeAfterDecision(run);
@@ -243,7 +250,7 @@ export class GraphRunner {
 const RESERVED_CONFIGURABLE = new Set([
   'thread_id',
   RUN_CONTEXT_KEY,
-  // the service's keys before the run context carried them: still never taken from a client
+  // shown to graphs (never taken from a client)
   'tenant_id',
   'run_id',
 ]);
