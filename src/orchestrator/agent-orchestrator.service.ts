@@ -181,11 +181,6 @@ export class AgentOrchestrator {
     }
   }
 
-  /** The run row, or null when it does not exist. */
-  async peek(runId: string): Promise<RunEntity | null> {
-    return this.runs.get(runId).catch(() => null);
-  }
-
   /**
    * A run with `start_at` (`after_seconds`) in the future does not start yet: `defer` hands it back to its queue
    * (SessionLeaseBusy with the time left, so it stays `queued` without holding a slot), `block` waits.

@@ -163,8 +163,9 @@ export class BullRunQueue extends RunQueue {
     return 'pending';
   }
 
-  async forget(runId: string): Promise<void> {
-    await this.queue.remove(runId).catch(() => 0);
+  /** A finished job is removed the same way as an unstarted one. */
+  forget(runId: string): Promise<void> {
+    return this.cancel(runId);
   }
 
   isLocal(): boolean {
