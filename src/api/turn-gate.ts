@@ -1,15 +1,28 @@
 import { Injectable } from '@nestjs/common';
 
+import { UnknownToolException } from '../core/errors';
 import { ContractsService } from '../knowledge/contracts/contracts.service';
 import type { TurnRequest } from '../orchestrator/run-admission.service';
+import { ToolRegistry } from '../tools/tool-registry.service';
 import type { ChatRequestDto } from './dto/chat-request.dto';
 
-/** A validated chat body becomes a turn of the request's tenant; a `contract_id` the tenant does not have is 404. */
+/**
+ * A validated chat body becomes a turn of the request's tenant: a `contract_id` the tenant does not have is 404,
+ * an `allow_tools` name no tool has is 422 (a typo would otherwise leave the tool blocked without a word).
+ */
 @Injectable()
 export class TurnGate {
-  constructor(private readonly contracts: ContractsService) {}
+  constructor(
+    private readonly contracts: ContractsService,
+    private readonly tools: ToolRegistry,
+  ) {}
 
   async turn(body: ChatRequestDto, tenantId: string): Promise<TurnRequest> {
+    if (body.allow_tools?.length) {
+      const known = this.tools.list().map((t) => t.name);
+      const unknown = body.allow_tools.filter((t) => !known.includes(t));
+      if (unknown.length) throw new UnknownToolException(unknown, known);
+    }
     if (body.contract_id) await this.contracts.assertExists(body.contract_id, tenantId);
     return { ...body, tenant_id: tenantId };
   }

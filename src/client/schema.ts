@@ -324,6 +324,13 @@ export interface components {
             agent?: string;
             /** @description contract the question is about (contract-qa) */
             contract_id?: string;
+            /**
+             * @description high-risk tools (GET /v1/tools, `risk: "high"`) this turn may run after retrieved or tool-produced text entered it; without this (or TOOL_CONSENT) such calls are blocked, whatever the message says. Network tools still refuse arguments carrying words of that text which the message lacks
+             * @example [
+             *       "python_repl"
+             *     ]
+             */
+            allow_tools?: string[];
             /** @description free-form metadata stored with the run */
             metadata?: {
                 [key: string]: unknown;

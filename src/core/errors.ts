@@ -38,6 +38,14 @@ export class UnknownAgentException extends DomainException {
   }
 }
 
+export class UnknownToolException extends DomainException {
+  constructor(names: string[], valid: string[]) {
+    super('UNKNOWN_TOOL', `allow_tools names unknown tools: ${names.join(', ')}; known tools: ${valid.join(', ')}`, 422, {
+      valid_tools: valid,
+    });
+  }
+}
+
 export class SessionAgentMismatchException extends DomainException {
   constructor(sessionId: string, sessionAgent: string, asked: string) {
     super('SESSION_AGENT_MISMATCH', `session ${sessionId} belongs to agent "${sessionAgent}", not "${asked}"`, 409);

@@ -23,6 +23,7 @@ import type { PersistentUsageCollector } from '../runs/persistent-usage';
 import { RunLedger } from '../runs/store/run-ledger';
 import { RunStore } from '../runs/store/run-store';
 import { ApprovalPending, approvalRequestOf, createRunToolGuard, interruptsOf, resumeAfterDecision } from '../tools/tool-approval';
+import { consentedTools } from '../tools/tool-consent';
 
 export interface ProgressEvent {
   run_id: string;
@@ -107,6 +108,8 @@ export class GraphRunner {
     const guard = await createRunToolGuard(agent.graph, configurable, {
       message: turn.message,
       approvalTools: this.config.toolApproval,
+      allowed: consentedTools(this.config.toolConsent.rules, agent.name, run.input.allow_tools ?? run.input.configurable?.allow_tools),
+      askWhenTainted: this.config.toolConsent.askWhenTainted,
       resumed: resume || Boolean(approval),
       ...(opening ? { state: opening.tuple?.checkpoint.channel_values ?? {} } : {}),
     });

@@ -29,6 +29,8 @@ export interface TurnRequest {
   agent?: string;
   contract_id?: string;
   metadata?: Record<string, unknown>;
+  /** high-risk tools allowed after untrusted text entered the turn (tools/tool-consent.ts) */
+  allow_tools?: string[];
   tenant_id?: string;
   /** `Idempotency-Key`: a repeat (same tenant, same key) returns the first run instead of starting another */
   idempotency_key?: string;
@@ -163,6 +165,7 @@ export class RunAdmission {
         message: req.message,
         contract_id: req.contract_id,
         metadata: req.metadata,
+        ...(req.allow_tools?.length ? { allow_tools: req.allow_tools } : {}),
         ...(req.stream ? { stream: req.stream } : {}),
         ...lgInputOf(req),
       },
@@ -197,8 +200,7 @@ function lgInputOf(req: TurnRequest): Partial<RunInput> {
 
 /** What makes two requests under one idempotency key the same request. */
 function requestHash(req: TurnRequest, mode: RunMode): string {
-  const { message, session_id, agent, contract_id, metadata } = req;
-  return createHash('sha256')
-    .update(JSON.stringify([mode, message, session_id, agent, contract_id, metadata]))
-    .digest('hex');
+  const { message, session_id, agent, contract_id, metadata, allow_tools } = req;
+  const fields = [mode, message, session_id, agent, contract_id, metadata, ...(allow_tools?.length ? [allow_tools] : [])];
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }

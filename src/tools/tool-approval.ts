@@ -4,7 +4,7 @@ import type { ChatResult } from '../core/chat-result';
 import type { RunnableGraph } from '../core/run-types';
 import type { PendingApproval, RunEntity } from '../database/entities';
 import type { ModelCallRecord } from '../llm/usage-collector';
-import { type ApprovalRequest, ToolGuard } from './tool-guard';
+import { type ApprovalRequest, type GuardOptions, ToolGuard } from './tool-guard';
 
 /**
  * The orchestrator's side of the tool guard and of tool approval (TOOL_APPROVAL): the per-run guard put into
@@ -33,19 +33,25 @@ function isToolMessage(m: unknown): boolean {
 /**
  * The run's guard. Tainted from the start when the thread's history already holds tool output (an earlier
  * turn's results stay in the model's context) or when the run resumes mid-turn (retrieval may have happened
- * before the pause).
+ * before the pause: text the guard did not see, so it fails closed on network arguments).
  */
 export async function createRunToolGuard(
   graph: RunnableGraph,
   configurable: Record<string, unknown>,
-  opts: { message: string; approvalTools: ReadonlySet<string>; resumed: boolean; state?: { messages?: unknown } },
+  opts: GuardOptions & { message: string; resumed: boolean; state?: { messages?: unknown } },
 ): Promise<ToolGuard> {
-  const guard = new ToolGuard(opts.message, opts.approvalTools);
+  const guard = new ToolGuard(opts.message, opts);
   if (opts.resumed) guard.markTainted('this turn before it paused');
   // the thread's state as the run found it (read already by the orchestrator), or read here
   const state = opts.state ?? ((await graph.getState({ configurable })).values as { messages?: unknown } | undefined);
-  if (Array.isArray(state?.messages) && state.messages.some(isToolMessage)) guard.markTainted('tool output of earlier turns');
+  const toolOutputs = Array.isArray(state?.messages) ? state.messages.filter(isToolMessage) : [];
+  for (const m of toolOutputs) guard.markTainted('tool output of earlier turns', contentOf(m));
   return guard;
+}
+
+function contentOf(m: unknown): string {
+  const content = (m as { content?: unknown }).content;
+  return typeof content === 'string' ? content : JSON.stringify(content ?? '');
 }
 
 /**

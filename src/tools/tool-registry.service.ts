@@ -16,7 +16,7 @@ export interface ToolInfo {
   description: string;
   available: boolean;
   reason?: string;
-  /** `high`: blocked in a turn holding retrieved or tool-produced text unless the user asked (tool-risk.ts) */
+  /** `high`: blocked in a turn holding retrieved or tool-produced text without consent (tool-consent.ts) */
   risk: ToolRisk;
 }
 

@@ -3,9 +3,11 @@
  *
  * - `high`: the call can do harm or leak data if a prompt injection chose it — code execution
  *   (`python_repl`), reading the server's files (`read_file`), or sending a free-text query chosen by the
- *   model to a third party (`web_search`, `search_wikipedia`: the query can carry data out of the turn).
- *   In a turn whose context holds retrieved or tool-produced text, a high-risk call runs only when the
- *   user's own message asked for it (`userAsked`), or when an operator approved it (TOOL_APPROVAL).
+ *   model to a third party (`web_search`, `search_wikipedia`: `network`, the query can carry data out).
+ *   In a turn whose context holds retrieved or tool-produced text, a high-risk call runs only with consent
+ *   no text can produce (tool-consent.ts): the request's `allow_tools`, the agent's or assistant's
+ *   configuration, or an operator's approval (TOOL_APPROVAL, TOOL_TAINTED_CALLS=approve). Words in a message
+ *   never count.
  * - `low`: computation and read-only lookups in this service's own data (calculator, date/time, the
  *   knowledge base, contract tools, summarize) and `get_weather`: its argument is a place name sent to the
  *   operator-configured weather API, which returns structured numbers — no file, code or free-form query.
@@ -19,8 +21,12 @@ export type ToolRisk = 'low' | 'high';
 export interface ToolPolicy {
   risk: ToolRisk;
   untrustedOutput: boolean;
-  /** High risk only: whether the user's own message asked for this call. */
-  userAsked?: (message: string, args: Record<string, unknown>) => boolean;
+  /**
+   * High risk only: the call sends its arguments to a third party. Arguments that carry words of the turn's
+   * untrusted text (and not of the user's message) are untrusted: consent by request or configuration does
+   * not cover them, only an operator's approval does.
+   */
+  network?: boolean;
   /**
    * The call only computes or reads this service's own data: running it again after a crash has no effect to
    * duplicate and costs nothing outside, so it is not written to the run's tool ledger (one statement less).
@@ -28,22 +34,8 @@ export interface ToolPolicy {
   readOnly?: boolean;
 }
 
-const PYTHON =
-  /python|파이썬|\bpy\b|코드\s*(를|을)?\s*(실행|돌려)|(run|execute|exec)\s+(this\s+|the\s+|some\s+|my\s+)?(code|script)|스크립트\s*(를|을)?\s*실행/i;
-const FILE_WORDS = /파일|file|read|읽|열어|cat\b|내용/i;
-const WEB_SEARCH = /검색|search|찾아|look\s*up|google|구글|인터넷|internet|웹|\bweb\b|뉴스|news/i;
-const WIKIPEDIA = /위키|wiki|백과|검색|search|찾아|look\s*up/i;
-
-/** read_file: the message talks about files and names the path asked for (or its file name). */
-function askedForFile(message: string, args: Record<string, unknown>): boolean {
-  const path = typeof args.path === 'string' ? args.path.trim() : '';
-  if (!path || !FILE_WORDS.test(message)) return false;
-  const base = path.split(/[\\/]/).filter(Boolean).pop() ?? '';
-  const text = message.toLowerCase();
-  return text.includes(path.toLowerCase()) || (base.length > 0 && text.includes(base.toLowerCase()));
-}
-
 const low = (untrustedOutput: boolean, readOnly = false): ToolPolicy => ({ risk: 'low', untrustedOutput, readOnly });
+const high = (network = false): ToolPolicy => ({ risk: 'high', untrustedOutput: true, ...(network ? { network } : {}) });
 
 export const TOOL_POLICIES: Readonly<Record<string, ToolPolicy>> = {
   calculator: low(false, true),
@@ -56,10 +48,10 @@ export const TOOL_POLICIES: Readonly<Record<string, ToolPolicy>> = {
   get_article_by_index: low(true, true),
   get_article_by_title: low(true, true),
   lookup_standard_contract: low(true, true),
-  python_repl: { risk: 'high', untrustedOutput: true, userAsked: (m) => PYTHON.test(m) },
-  read_file: { risk: 'high', untrustedOutput: true, userAsked: askedForFile },
-  web_search: { risk: 'high', untrustedOutput: true, userAsked: (m) => WEB_SEARCH.test(m) },
-  search_wikipedia: { risk: 'high', untrustedOutput: true, userAsked: (m) => WIKIPEDIA.test(m) },
+  python_repl: high(),
+  read_file: high(),
+  web_search: high(true),
+  search_wikipedia: high(true),
 };
 
 const UNKNOWN: ToolPolicy = { risk: 'high', untrustedOutput: true };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { bool, defineSettings, int, list, optionalString, type SettingsOf, variable } from '../config/settings';
+import { parseConsentRules } from './tool-consent';
 
 export interface ToolSettings {
   network: boolean;
@@ -42,6 +43,15 @@ export const toolsSettings = defineSettings({
       'comma-separated tool names (e.g. `python_repl,read_file`) whose every call pauses the run (status `interrupted`) until `POST /v1/jobs/{id}/approve` or `/reject`; a sync `POST /v1/chat` then answers at once with `metadata: { status: "interrupted", approval_pending: true, job_id, pending_approval }`',
       'unset (no approvals)',
     ),
+    TOOL_CONSENT: variable(
+      optionalString,
+      'comma-separated high-risk tools allowed to run in a turn that holds retrieved or tool-produced text, each `tool` (every agent) or `agent:tool` (e.g. `plan-execute:python_repl`); a request adds its own with `allow_tools`. Network tools (`web_search`, `search_wikipedia`) still refuse arguments carrying words of that text which the user did not write',
+      'unset (none)',
+    ),
+    TOOL_TAINTED_CALLS: variable(
+      z.enum(['block', 'approve']).default('block'),
+      'a high-risk call in a turn holding untrusted text, without consent (`allow_tools`, `TOOL_CONSENT`): `block` (the model is told it did not run) or `approve` (the run waits for `POST /v1/jobs/{id}/approve` or `/reject`, as with `TOOL_APPROVAL`)',
+    ),
   },
   build: (e) => {
     const tools: ToolSettings = {
@@ -58,6 +68,8 @@ export const toolsSettings = defineSettings({
       tools,
       /** injection: TOOL_APPROVAL — calls of these tools wait for POST /v1/jobs/{id}/approve | reject */
       toolApproval: new Set(list(e.TOOL_APPROVAL)) as ReadonlySet<string>,
+      /** injection: TOOL_CONSENT and TOOL_TAINTED_CALLS — who may let high-risk calls run after untrusted text */
+      toolConsent: { rules: parseConsentRules(list(e.TOOL_CONSENT)), askWhenTainted: e.TOOL_TAINTED_CALLS === 'approve' },
     };
   },
 });

@@ -43,7 +43,7 @@ describe('runToolCalls and the tool ledger', () => {
         { id: 'w1', name: 'get_weather', args: { q: 'Seoul' }, type: 'tool_call' },
       ],
     });
-    const config = { configurable: runCtx({ ledger, guard: new ToolGuard('weather and 1+1', new Set()) }) };
+    const config = { configurable: runCtx({ ledger, guard: new ToolGuard('weather and 1+1') }) };
 
     const first = await runToolCalls(ai, tools, config);
     expect(first.messages.map((m) => m.content)).toEqual(['calculator(1+1)', 'get_weather(Seoul)']);

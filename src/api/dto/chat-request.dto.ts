@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 import { SESSION_ID_PATTERN } from '../../auth/tenant';
 
@@ -32,6 +32,19 @@ export class ChatRequestDto {
   @IsString()
   @MaxLength(128)
   contract_id?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'high-risk tools (GET /v1/tools, `risk: "high"`) this turn may run after retrieved or tool-produced text entered it; without this (or TOOL_CONSENT) such calls are blocked, whatever the message says. Network tools still refuse arguments carrying words of that text which the message lacks',
+    type: [String],
+    example: ['python_repl'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
+  allow_tools?: string[];
 
   @ApiPropertyOptional({ description: 'free-form metadata stored with the run', type: 'object', additionalProperties: true })
   @IsOptional()

@@ -29,6 +29,8 @@ export interface RunInput {
   message: string;
   contract_id?: string;
   metadata?: Record<string, unknown>;
+  /** high-risk tools the caller allows after untrusted text entered the turn (tools/tool-consent.ts) */
+  allow_tools?: string[];
   /** what the run's events carry besides progress and result (see events/graph-stream.ts) */
   stream?: { modes: string[]; subgraphs?: boolean; tokens?: boolean };
   /** a LangGraph API run's raw graph input (custom graphs take it instead of `message`) */
