@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import './settings/all-settings'; // the settings slices AppConfig is built from
 
-import { type INestApplication, ValidationPipe } from '@nestjs/common';
+import { ConsoleLogger, type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -27,6 +27,8 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   const config = resolveConfig(source);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bufferLogs: true,
+    // what start-up logs before pino takes over (and all of it when the start fails): JSON lines unless LOG_FORMAT=pretty
+    ...(config.logFormat === 'pretty' ? {} : { logger: new ConsoleLogger({ json: true }) }),
     bodyParser: false,
     abortOnError: false,
   });

@@ -4,12 +4,14 @@ import { Logger } from '@nestjs/common';
 
 import { runApiProcesses } from './cluster';
 import { AppConfig } from './config/app-config';
+import { probeServices } from './database/service-probe';
 import { logStartupFailure } from './observability/logger';
 import { installPlatformPatches } from './platform/install-platform-patches';
 
 async function main(): Promise<void> {
   installPlatformPatches();
   const config = new AppConfig(process.env);
+  await probeServices(config);
   await runApiProcesses(config, (processes) => serve(config, processes));
 }
 
@@ -20,8 +22,14 @@ async function serve(config: AppConfig, processes: number): Promise<void> {
   await app.listen(config.port, config.host);
   new Logger('Main').log(
     `listening on http://${config.host}:${config.port} — processes: ${processes}, database: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded'}, ` +
-      `queue: ${config.redisUrl ? 'BullMQ' : 'in-process'}, worker: ${config.runWorker ? 'on' : 'off'}, model: ${config.modelConfigured ? (config.llm.model ?? 'configured') : 'none'}`,
+      `queue: ${config.redisUrl ? 'BullMQ' : 'in-process'}, worker: ${config.runWorker ? 'on' : 'off'}, model: ${modelLine(config)}`,
   );
+}
+
+/** the model and where it is served (LLM_BASE_URL, never the key) */
+function modelLine(config: AppConfig): string {
+  if (!config.modelConfigured) return 'none (rules and tools only)';
+  return `${config.llm.model ?? 'configured'} at ${config.llm.baseUrl ?? 'OpenAI'}`;
 }
 
 main().catch((err: Error) => {

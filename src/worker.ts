@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import './settings/all-settings'; // the settings slices AppConfig is built from
 
-import { Logger } from '@nestjs/common';
+import { ConsoleLogger, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 
 import { WorkerModule } from './app.module';
 import { AppConfig } from './config/app-config';
+import { probeServices } from './database/service-probe';
 import { logStartupFailure } from './observability/logger';
 import { installPlatformPatches } from './platform/install-platform-patches';
 
@@ -17,7 +18,11 @@ async function main(): Promise<void> {
   if (!config.redisUrl || !config.databaseUrl) {
     throw new Error('worker.ts needs REDIS_URL and DATABASE_URL (shared with the API)');
   }
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
+  await probeServices(config);
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
+    bufferLogs: true,
+    ...(config.logFormat === 'pretty' ? {} : { logger: new ConsoleLogger({ json: true }) }), // JSON lines until pino takes over
+  });
   app.useLogger(app.get(PinoLogger));
   app.enableShutdownHooks();
   new Logger('Worker').log(

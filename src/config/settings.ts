@@ -114,6 +114,24 @@ export const optionalString = z
   .optional()
   .transform((v) => (v && v.trim() !== '' ? v.trim() : undefined));
 
+/**
+ * An optional URL with one of `schemes` (e.g. `['postgres', 'postgresql']`); unset or blank → undefined. The
+ * error names the schemes and what was given, without its credentials.
+ */
+export const optionalUrl = (schemes: readonly string[]) =>
+  optionalString.superRefine((v, ctx) => {
+    if (v === undefined) return;
+    const want = schemes.map((s) => `${s}://`).join(' or ');
+    let scheme: string;
+    try {
+      scheme = new URL(v).protocol.replace(/:$/, '');
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `must be a ${want} URL; got "${v.replace(/\/\/[^@/]*@/, '//…@')}", which is not a URL` });
+      return;
+    }
+    if (!schemes.includes(scheme)) ctx.addIssue({ code: 'custom', message: `must be a ${want} URL; got a ${scheme}:// URL` });
+  });
+
 /** a positive integer, or `auto` for one per core; unset or blank → 1 */
 export const processCount = z
   .string()

@@ -12,6 +12,7 @@ import { DatabaseConnection } from './database-connection';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { PG_POOL } from './pg-pool';
+import { TypeOrmToNestLogger } from './typeorm-logger';
 
 /** One connection target per process (possibly an embedded server). */
 @Global()
@@ -68,7 +69,8 @@ class PgPoolCloser implements OnApplicationShutdown {
           connectionTimeoutMillis: db.embedded ? 60_000 : 5000,
           ...(config.dbPreparedStatements ? { Client: PreparingClient } : {}),
         },
-        retryAttempts: 3,
+        logger: new TypeOrmToNestLogger(),
+        retryAttempts: 2, // main.ts and worker.ts waited for DATABASE_URL already (service-probe.ts)
         retryDelay: 500,
       }),
     }),

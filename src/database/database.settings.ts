@@ -1,12 +1,16 @@
 import { z } from 'zod';
 
-import { bool, defineSettings, int, optionalString, type SettingsOf, variable } from '../config/settings';
+import { bool, defineSettings, int, optionalUrl, type SettingsOf, variable } from '../config/settings';
 
 /** Postgres (external or embedded) and Redis. */
 export const databaseSettings = defineSettings({
   module: 'database',
   variables: {
-    DATABASE_URL: variable(optionalString, 'Postgres connection string', 'unset → embedded Postgres (PGlite) in `DATA_DIR`'),
+    DATABASE_URL: variable(
+      optionalUrl(['postgres', 'postgresql']),
+      'Postgres connection string (`postgres://` or `postgresql://`)',
+      'unset → embedded Postgres (PGlite) in `DATA_DIR`',
+    ),
     DATA_DIR: variable(z.string().default('./data'), 'where the embedded Postgres keeps its files'),
     DB_POOL_SIZE: variable(int(10, 1), 'TypeORM pool size'),
     DB_PREPARED_STATEMENTS: variable(
@@ -18,9 +22,13 @@ export const databaseSettings = defineSettings({
       'run the shipped migrations at start-up; `false` when the host runs them itself (`agent-orchestrator-migrate`)',
     ),
     REDIS_URL: variable(
-      optionalString,
+      optionalUrl(['redis', 'rediss']),
       'Redis for the BullMQ run queue, the run event bus, the LLM cache and rate limits',
       'unset → queued runs execute in-process',
+    ),
+    STARTUP_WAIT_MS: variable(
+      int(10_000, 0),
+      'how long a starting process waits for `DATABASE_URL` and `REDIS_URL` to answer; then it exits with a message naming the one that did not',
     ),
   },
   build: (e) => ({
@@ -33,6 +41,8 @@ export const databaseSettings = defineSettings({
     migrationsRun: e.DB_MIGRATIONS_RUN,
     /** unset → runs execute in-process */
     redisUrl: e.REDIS_URL,
+    /** STARTUP_WAIT_MS: start-up gives up on an unreachable database or Redis after this long */
+    startupWaitMs: e.STARTUP_WAIT_MS,
   }),
 });
 

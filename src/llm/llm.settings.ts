@@ -1,6 +1,15 @@
 import { z } from 'zod';
 
-import { bool, defineSettings, int, invalidConfiguration, optionalString, type SettingsOf, variable } from '../config/settings';
+import {
+  bool,
+  defineSettings,
+  int,
+  invalidConfiguration,
+  optionalString,
+  optionalUrl,
+  type SettingsOf,
+  variable,
+} from '../config/settings';
 
 export type ToolCallingSetting = 'native' | 'prompt' | 'auto';
 
@@ -28,7 +37,11 @@ export type LlmSettings = {
 export const llmSettings = defineSettings({
   module: 'llm',
   variables: {
-    LLM_BASE_URL: variable(optionalString, 'OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, LM Studio)', 'unset → no model'),
+    LLM_BASE_URL: variable(
+      optionalUrl(['http', 'https']),
+      'OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, LM Studio)',
+      'unset → no model',
+    ),
     LLM_API_KEY: variable(optionalString, "the endpoint's API key", 'unset → no model'),
     LLM_MODEL: variable(optionalString, 'the model name (OpenAI itself needs only a key and a model)', 'unset → no model'),
     LLM_TOOL_CALLING: variable(

@@ -124,7 +124,7 @@ export class MeteredChatOpenAI extends ChatOpenAI {
       };
       usage?.record(failed);
       this.observe(failed, input);
-      throw err;
+      throw namingTheEndpoint(err, clientBaseUrlOf(this));
     }
     const u = out.usage_metadata;
     const cached = out.response_metadata?.cache_hit === true;
@@ -228,6 +228,17 @@ export class MeteredChatOpenAI extends ChatOpenAI {
       }
     }
   }
+}
+
+/**
+ * An endpoint that did not answer (no HTTP status: refused, unresolvable, timed out): the error names it — the
+ * setting and the URL, never the key — so "Connection error." in a run's error says where it tried.
+ */
+function namingTheEndpoint(err: unknown, baseUrl: string | undefined): unknown {
+  if (!(err instanceof Error) || !isModelUnavailable(err) || statusOf(err) !== undefined || !baseUrl || err.message.includes(baseUrl))
+    return err;
+  err.message = `${err.message} (LLM_BASE_URL ${baseUrl} did not answer)`;
+  return err;
 }
 
 /** The node a call is metered under: decideJson's `model_call_node`, else LangGraph's node. */

@@ -42,13 +42,20 @@ export class HealthController {
     return { status: !ok ? 'unavailable' : model.status === 'down' ? 'degraded' : 'ok', checks, ...details };
   }
 
+  /** GET {base}/models; a failure names the endpoint (never the key) and the cause under fetch's "fetch failed" */
   private async pingModel(): Promise<boolean> {
     const base = (this.config.llm.baseUrl ?? 'https://api.openai.com/v1').replace(/\/$/, '');
-    const res = await fetch(`${base}/models`, {
-      headers: this.config.llm.apiKey ? { authorization: `Bearer ${this.config.llm.apiKey}` } : {},
-      signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
-    });
-    return res.status < 500;
+    try {
+      const res = await fetch(`${base}/models`, {
+        headers: this.config.llm.apiKey ? { authorization: `Bearer ${this.config.llm.apiKey}` } : {},
+        signal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
+      });
+      return res.status < 500;
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? (err as Error).message;
+      throw new Error(`${this.config.llm.baseUrl ? 'LLM_BASE_URL' : 'OpenAI'} ${base} did not answer: ${why}`);
+    }
   }
 }
 

@@ -7,6 +7,9 @@ import { waitFor } from './test-app';
 
 const REPO = path.resolve(__dirname, '../..');
 
+/** `node -r swc-register src/main.ts`: the same start-up without a build (for tests of start-up itself) */
+export const FROM_SOURCE = ['-r', './test/support/swc-register.js', 'src/main.ts'] as const;
+
 export type LogLine = Record<string, any> & { pid: number; msg?: string };
 
 /**
@@ -21,9 +24,10 @@ export class MainProcess {
   private partial = '';
   private text = '';
 
-  constructor(port: number, env: Record<string, string>) {
+  /** `command`: node's arguments — the shipped build by default, or e.g. the sources through swc (FROM_SOURCE) */
+  constructor(port: number, env: Record<string, string>, command: readonly string[] = ['dist/main.js']) {
     this.url = `http://127.0.0.1:${port}`;
-    this.child = spawn(process.execPath, ['dist/main.js'], {
+    this.child = spawn(process.execPath, [...command], {
       cwd: REPO,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', PORT: String(port), HOST: '127.0.0.1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
