@@ -1,17 +1,34 @@
+# The service image: `docker build -t agent-orchestrator .` (or podman/buildah). Non-root, production
+# dependencies only, a health check on readiness, and /data for the embedded Postgres when DATABASE_URL is unset.
+
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY console ./console
-RUN npm run build && npm prune --omit=dev
+RUN npm run build
+
+# production dependencies, without what only a compiler or a reader needs (source maps, type declarations, docs)
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' \) -delete \
+  && rm -rf node_modules/typeorm/browser \
+  && npm cache clean --force
 
 FROM node:20-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production
-COPY --from=build /app/node_modules ./node_modules
+ENV NODE_ENV=production DATA_DIR=/data PORT=3000
+RUN mkdir -p /data && chown node:node /data
+COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+USER node
+VOLUME ["/data"]
 EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/main.js"]

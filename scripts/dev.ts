@@ -1,0 +1,60 @@
+/**
+ * `npm run dev`: the service from its sources (no build: it listens in seconds) in a child process, restarted
+ * when a source file, `langgraph.json` or a file of a graph it names changes — as `langgraphjs dev` reloads.
+ * Same settings as `npm start` (the environment, `.env` is not read).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, type FSWatcher, readFileSync, watch } from 'node:fs';
+import path from 'node:path';
+
+const REPO = path.resolve(__dirname, '..');
+const CONFIG = path.resolve(process.env.LANGGRAPH_CONFIG ?? path.join(REPO, 'langgraph.json'));
+
+/** src/, the langgraph.json and the folders of the graphs it names */
+function watchedPaths(): string[] {
+  const paths = [path.join(REPO, 'src')];
+  if (!existsSync(CONFIG)) return paths;
+  paths.push(CONFIG);
+  try {
+    const graphs = (JSON.parse(readFileSync(CONFIG, 'utf8')) as { graphs?: Record<string, string> }).graphs ?? {};
+    for (const spec of Object.values(graphs)) paths.push(path.dirname(path.resolve(path.dirname(CONFIG), spec.split(':')[0])));
+  } catch {
+    /* a langgraph.json that does not parse: the service says why at start */
+  }
+  return [...new Set(paths)].filter((p) => existsSync(p));
+}
+
+let child: ChildProcess | undefined;
+let watchers: FSWatcher[] = [];
+let timer: NodeJS.Timeout | undefined;
+
+function start(): void {
+  child = spawn(process.execPath, ['-r', './test/support/swc-register.js', 'src/main.ts'], {
+    cwd: REPO,
+    env: { LOG_FORMAT: 'pretty', ...process.env, LANGGRAPH_CONFIG: existsSync(CONFIG) ? CONFIG : '' },
+    stdio: 'inherit',
+  });
+  for (const w of watchers) w.close();
+  watchers = watchedPaths().map((p) => watch(p, { recursive: true }, (_event, file) => restartSoon(String(file ?? p))));
+}
+
+/** one restart for a burst of changes (an editor saves several files) */
+function restartSoon(file: string): void {
+  clearTimeout(timer);
+  timer = setTimeout(() => {
+    console.log(`[dev] ${file} changed: restarting`);
+    const old = child;
+    if (!old || old.exitCode !== null) return start();
+    old.once('exit', start);
+    old.kill('SIGTERM');
+  }, 200);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    for (const w of watchers) w.close();
+    if (child && child.exitCode === null) child.once('exit', () => process.exit(0)).kill(signal);
+    else process.exit(0);
+  });
+}
+start();
