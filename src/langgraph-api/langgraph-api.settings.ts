@@ -17,7 +17,7 @@ export const langgraphApiSettings = defineSettings({
     RUN_MAX_DELAY_S: variable(
       z.coerce.number().int().min(0).max(LONGEST_TIMER_S).default(259_200),
       `longest \`after_seconds\` of a LangGraph API run (then 422 \`RUN_DELAY_TOO_LONG\`); at most ${LONGEST_TIMER_S} (24.8 days, Node's longest timer)`,
-      '259200 (3 days)',
+      '`259200` (3 days)',
     ),
     CRON_MIN_INTERVAL_S: variable(
       int(60, 1),
