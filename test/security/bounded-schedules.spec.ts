@@ -91,6 +91,14 @@ describe('bounded schedules', () => {
       expect((await as(T2, 'POST', '/runs/crons', { assistant_id: 'react', schedule: NEVER_SOON, input: INPUT })).status).toBe(200);
     });
 
+    it('concurrent creations do not pass the cap together', async () => {
+      const made = await Promise.all(
+        Array.from({ length: 6 }, () => as(T1, 'POST', '/runs/crons', { assistant_id: 'react', schedule: NEVER_SOON, input: INPUT })),
+      );
+      expect(made.map((r) => r.status).sort()).toEqual([200, 200, 422, 422, 422, 422]);
+      expect((await as(T1, 'POST', '/runs/crons/count', {})).body).toBe(2);
+    });
+
     it("a loopback webhook is refused when the cron is made or patched (422), as a run's is", async () => {
       const webhook = 'http://127.0.0.1:9/hook';
       const made = await as(T1, 'POST', '/runs/crons', { assistant_id: 'react', schedule: NEVER_SOON, input: INPUT, webhook });

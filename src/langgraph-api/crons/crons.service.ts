@@ -60,29 +60,31 @@ export class CronsService {
     checkInput(body.input);
     // the webhook its runs will send to, checked now as a run's is (not first refused at each tick)
     if (body.webhook) await this.webhooks.check(body.webhook);
-    const { maxPerTenant } = this.config.crons;
-    const existing = await this.repo.count(tenantId, {});
-    if (existing >= maxPerTenant) {
-      throw new LimitExceededException('CRON_LIMIT_REACHED', `the tenant has ${existing} crons`, 'CRON_MAX_PER_TENANT', maxPerTenant);
-    }
     const endTime = body.end_time ? new Date(body.end_time) : null;
     const enabled = body.enabled ?? true;
     const timezone = body.timezone ?? null;
-    const cron = await this.repo.insert({
-      tenantId,
-      cronId: randomUUID(),
-      assistantId: assistant.assistant_id,
-      threadId,
-      schedule: body.schedule,
-      timezone,
-      endTime,
-      payload: payloadOf(body),
-      metadata: body.metadata ?? {},
-      onRunCompleted: threadId === null ? (body.on_run_completed ?? 'delete') : 'keep',
-      enabled,
-      userId: null,
-      nextRunDate: enabled ? nextRunDate(body.schedule, timezone, endTime) : null,
-    });
+    const { maxPerTenant } = this.config.crons;
+    const cron = await this.repo.insert(
+      {
+        tenantId,
+        cronId: randomUUID(),
+        assistantId: assistant.assistant_id,
+        threadId,
+        schedule: body.schedule,
+        timezone,
+        endTime,
+        payload: payloadOf(body),
+        metadata: body.metadata ?? {},
+        onRunCompleted: threadId === null ? (body.on_run_completed ?? 'delete') : 'keep',
+        enabled,
+        userId: null,
+        nextRunDate: enabled ? nextRunDate(body.schedule, timezone, endTime) : null,
+      },
+      maxPerTenant,
+    );
+    if (cron === 'limit') {
+      throw new LimitExceededException('CRON_LIMIT_REACHED', `the tenant has ${maxPerTenant} crons`, 'CRON_MAX_PER_TENANT', maxPerTenant);
+    }
     try {
       await this.scheduler.schedule(cron);
     } catch (err) {
