@@ -152,7 +152,7 @@ describe('bad input answers 4xx', () => {
       const res = await fetch(`${svc.url}/v1/agents`, { headers: { authorization: `Bearer ${'x'.repeat(100_000)}` } });
       expect(res.status).toBe(431);
       expect(res.headers.get('content-type')).toMatch(/application\/json/);
-      const body = await res.json();
+      const body = (await res.json()) as { error: { code: string; message: string }; detail: string };
       expect(body.error.code).toBe('HEADERS_TOO_LARGE');
       expect(body.error.message).toMatch(/maxHeaderSize/);
       expect(body.detail).toBe(body.error.message);
