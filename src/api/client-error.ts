@@ -17,8 +17,9 @@ const KNOWN: Record<string, { status: number; code: string; message: string }> =
  * not known here, so the body carries both the REST v1 `error` and the LangGraph API's `detail`.
  */
 export function answerClientErrors(server: Server): void {
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } | null }) => {
+    // as Node's own handler: nothing is written to a socket gone, or one already answering a (pipelined) request
+    if (err.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) {
       socket.destroy();
       return;
     }
