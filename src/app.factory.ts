@@ -8,6 +8,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 
+import { answerClientErrors } from './api/client-error';
 import { AllExceptionsFilter } from './api/filters/all-exceptions.filter';
 import { contentTypeGuard, inputGuard } from './api/input-guard';
 import { createOpenApiDocument } from './api/openapi';
@@ -36,6 +37,7 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   // id, log context and span, the content
   // type (415), the JSON parser, then NUL / lone surrogates / depth / prototype keys (400) before any validator
   app.useLogger(app.get(Logger));
+  answerClientErrors(app.getHttpServer());
   app.use(helmet());
   if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });
   app.use(authMiddleware(app.get(ApiKeyAuth), config));

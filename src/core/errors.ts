@@ -88,8 +88,16 @@ export class QueueUnavailableException extends DomainException {
 }
 
 export class SessionBusyException extends DomainException {
-  constructor(id: string) {
-    super('SESSION_BUSY', `session ${id} is still busy with an earlier turn`, 409);
+  /** `scheduledRunId`: the session's run that waits for its start time (`after_seconds`) */
+  constructor(id: string, scheduledRunId?: string) {
+    super(
+      'SESSION_BUSY',
+      scheduledRunId
+        ? `session ${id} has run ${scheduledRunId} scheduled for later (after_seconds); a turn now would wait for it: cancel it or come back after it ran`
+        : `session ${id} is still busy with an earlier turn`,
+      409,
+      scheduledRunId ? { run_id: scheduledRunId } : undefined,
+    );
   }
 }
 

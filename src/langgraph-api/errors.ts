@@ -79,3 +79,31 @@ export class InvalidRequestException extends DomainException {
     super('VALIDATION_FAILED', message, 422, issues ? { issues } : undefined);
   }
 }
+
+/** A request over a configured limit: 422 (413 for a size), naming the setting that sets the limit. */
+export class LimitExceededException extends DomainException {
+  constructor(code: string, problem: string, setting: string, limit: number, status = 422) {
+    super(code, `${problem}; the limit is ${limit} (${setting})`, status, { setting, limit });
+  }
+}
+
+/** `command.goto` to a node the run's graph does not have. */
+export class UnknownNodeException extends DomainException {
+  constructor(node: string, graphId: string, nodes: string[]) {
+    super('UNKNOWN_NODE', `command.goto: graph "${graphId}" has no node "${node.slice(0, 128)}"; its nodes: ${nodes.join(', ')}`, 422, {
+      node: node.slice(0, 128),
+      nodes,
+    });
+  }
+}
+
+/** `input: null` (continue from the checkpoint) on a thread that has no checkpoint to continue from. */
+export class EmptyInputException extends DomainException {
+  constructor(threadId: string | null) {
+    super(
+      'EMPTY_INPUT',
+      `input: null continues a thread from its checkpoint, and ${threadId ? `thread ${threadId.slice(0, 128)}` : 'a new thread'} has none; send an input or a command`,
+      422,
+    );
+  }
+}

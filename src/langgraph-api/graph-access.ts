@@ -11,6 +11,7 @@ import { toWire } from './serde';
  */
 export interface LangGraphGraph {
   channels?: Record<string, unknown>;
+  nodes?: Record<string, unknown>;
   inputChannels?: string | string[];
   outputChannels?: string | string[];
   getState(config: RunnableConfig, options?: { subgraphs?: boolean }): Promise<StateSnapshot>;

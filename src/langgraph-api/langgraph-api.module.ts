@@ -14,6 +14,7 @@ import { CronsController } from './crons/crons.controller';
 import { cronProviders } from './crons/crons.providers';
 import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
+import { RunRequestChecks } from './runs/run-request-checks';
 import { RunWebhooks } from './runs/run-webhook';
 import { RunsController } from './runs/runs.controller';
 import { WebhookDelivery } from './runs/webhook-delivery';
@@ -50,6 +51,7 @@ export class LangGraphApiModule {
         StoreService,
         LgRunsRepository,
         LangGraphRunsService,
+        RunRequestChecks,
         RunWebhooks,
         WebhookDelivery,
         ...cronProviders(config),

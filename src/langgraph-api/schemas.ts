@@ -137,12 +137,16 @@ export type HistoryRequestBody = z.infer<typeof HistoryRequest>;
 
 const namespace = z.array(z.string());
 
+/** A store item's longest `ttl`: 100 years, in minutes (far larger ones are past what a Date or a Postgres timestamp holds). */
+const MAX_TTL_MINUTES = 100 * 366 * 24 * 60;
+
 export const StorePut = z.object({
   namespace,
   key: z.string().min(1),
   value: record,
   index: z.union([z.literal(false), z.array(z.string())]).nullish(),
-  ttl: z.number().nullish(),
+  /** minutes until the item expires; null or absent: never */
+  ttl: z.number().positive().max(MAX_TTL_MINUTES).nullish(),
 });
 
 export const StoreDelete = z.object({ namespace: namespace.nullish(), key: z.string().min(1) });

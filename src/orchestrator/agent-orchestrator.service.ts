@@ -250,7 +250,9 @@ export class AgentOrchestrator {
               ? 'MODEL_UNAVAILABLE'
               : (err as Error)?.name === 'GraphRecursionError' // the run's recursion_limit: its message is safe to show
                 ? 'RECURSION_LIMIT'
-                : 'INTERNAL_ERROR';
+                : (err as Error)?.name === 'EmptyInputError' // nothing to start or continue from (input null, no checkpoint)
+                  ? 'EMPTY_INPUT'
+                  : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
       // an internal error's text (SQL, stack details) stays in the log; the client gets the run id to report
       const message = code === 'INTERNAL_ERROR' ? `internal error in run ${run.id}` : (budget.exceeded ?? (err as Error)).message;

@@ -145,7 +145,7 @@ export class RunAdmission {
     }
     const tenantId = req.tenant_id ?? DEFAULT_TENANT;
     const found = known
-      ? { session: { id: known.id, agent: known.agent }, waitingRunId: null }
+      ? { session: { id: known.id, agent: known.agent }, waitingRunId: null, scheduledRunId: null }
       : req.session_id
         ? await this.sessions.findForTurn(req.session_id, tenantId)
         : null;
@@ -156,6 +156,8 @@ export class RunAdmission {
     if (!this.agents.get(agent)) throw new UnknownAgentException(agent, this.agents.names());
     if (session?.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
     if (session && found?.waitingRunId) throw new SessionAwaitingApprovalException(session.id, found.waitingRunId);
+    // a turn answered in the request would wait out the scheduled run's delay, then time out: refused at once
+    if (session && mode === 'sync' && found?.scheduledRunId) throw new SessionBusyException(session.id, found.scheduledRunId);
     const run = {
       id: randomUUID(),
       tenantId,

@@ -10,7 +10,8 @@ import { type RunningApp, startApp, waitFor } from '../support/test-app';
 
 const T1 = 'tenant-one-key-0123456789';
 const T2 = 'tenant-two-key-0123456789';
-const ENV = { API_KEYS: `t1:${T1},t2:${T2}`, DEFAULT_AGENT: 'react' };
+// every second: these suites watch several ticks, so the minimum interval (60 s by default) is lowered
+const ENV = { API_KEYS: `t1:${T1},t2:${T2}`, DEFAULT_AGENT: 'react', CRON_MIN_INTERVAL_S: '1' };
 const EVERY_SECOND = '* * * * * *';
 const NEVER_SOON = '0 0 1 1 *';
 // no model: the react agent answers bare arithmetic by its rule fast path

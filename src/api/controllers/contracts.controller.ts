@@ -12,14 +12,14 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
-import { ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery } from '@nestjs/swagger';
+import { ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { AppConfig } from '../../config/app-config';
 import { DomainException } from '../../core/errors';
 import { ContractNotFoundException, ContractsService, type ContractView } from '../../knowledge/contracts/contracts.service';
 import { ApiErrors } from '../dto/api-docs';
-import { ContractDto, ContractListDto, CreateContractDto } from '../dto/contract.dto';
+import { ContractDto, ContractListDto, ContractListQueryDto, CreateContractDto } from '../dto/contract.dto';
 import { findBadInput, uploadProblem } from '../input-guard';
 import { isUuid } from './ids';
 
@@ -69,10 +69,9 @@ export class ContractsController {
   }
 
   @Get()
-  @ApiQuery({ name: 'kind', required: false, enum: ['user', 'standard'] })
   @ApiOkResponse({ type: ContractListDto })
-  async list(@Tenant() tenantId: string, @Query('kind') kind?: string) {
-    return { contracts: await this.contracts.list(kind === 'user' || kind === 'standard' ? kind : undefined, tenantId) };
+  async list(@Tenant() tenantId: string, @Query() query: ContractListQueryDto) {
+    return { contracts: await this.contracts.list(query.kind, tenantId) };
   }
 
   @Get(':id')

@@ -70,3 +70,11 @@ export class ContractListDto {
   @ApiProperty({ type: [ContractSummaryDto] })
   contracts: ContractSummaryDto[];
 }
+
+/** `GET /v1/contracts?kind=`: only contracts of that kind; any other value is 400. */
+export class ContractListQueryDto {
+  @ApiPropertyOptional({ enum: ['user', 'standard'] })
+  @IsOptional()
+  @IsIn(['user', 'standard'])
+  kind?: 'user' | 'standard';
+}

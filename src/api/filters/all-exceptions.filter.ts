@@ -1,8 +1,9 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, NotFoundException } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
 
 import { DomainException } from '../../core/errors';
+import { allowedMethods } from '../allowed-methods';
 
 interface ErrorBody {
   error: { code: string; message: string; details?: unknown };
@@ -22,15 +23,26 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    const [status, body] = this.map(exception);
+    const req = host.switchToHttp().getRequest<Request | undefined>();
+    const [status, body] = this.methodNotAllowed(exception, req) ?? this.map(exception);
     if (status >= 500 && !(exception instanceof DomainException)) {
       const err = exception as Error;
       this.logger.error({ msg: 'request failed', status, code: body.error.code, err: err?.stack ?? String(exception) });
     }
     if (res.headersSent) return;
-    const path = host.switchToHttp().getRequest<Request>()?.path ?? '';
+    const path = req?.path ?? '';
+    if (status === 405) res.setHeader('Allow', (body.error.details as string[]).join(', '));
     // REST v1 also under an embedding host's prefix (`/agents/v1/...`)
     res.status(status).json(REST_V1.test(path) ? body : { ...body, detail: body.error.message });
+  }
+
+  /** No route for this method, but routes for others on the path (Nest's not-found handler): 405 with what `Allow`s. */
+  private methodNotAllowed(e: unknown, req: Request | undefined): [number, ErrorBody] | null {
+    if (!req || !(e instanceof NotFoundException) || !e.message.startsWith(`Cannot ${req.method} `)) return null;
+    const allow = allowedMethods(req.app, req.path);
+    if (!allow.length) return null;
+    const message = `${req.method} is not allowed on ${req.path.slice(0, 200)}; allowed: ${allow.join(', ')}`;
+    return [405, { error: { code: 'METHOD_NOT_ALLOWED', message, details: allow } }];
   }
 
   private map(e: unknown): [number, ErrorBody] {

@@ -178,6 +178,12 @@ export class AssistantsService {
     return out;
   }
 
+  /** What a `command.goto` may name in a graph: its nodes (but `__start__`) and `__end__`; null when it does not list them. */
+  gotoTargets(graphId: string): string[] | null {
+    const nodes = graphOf(this.graph(graphId)).nodes;
+    return nodes ? [...Object.keys(nodes).filter((n) => n !== '__start__'), '__end__'] : null;
+  }
+
   private graph(graphId: string): AgentDefinition {
     const def = this.registry.get(graphId);
     if (!def) throw new GraphNotFoundException(graphId, this.registry.names());

@@ -16,7 +16,7 @@ const runOptions = {
   metadata: record.nullish(),
   interrupt_before: z.union([z.literal('*'), z.array(z.string())]).nullish(),
   interrupt_after: z.union([z.literal('*'), z.array(z.string())]).nullish(),
-  webhook: z.string().nullish(),
+  webhook: z.string().url().nullish(),
   multitask_strategy: z.enum(['reject', 'interrupt', 'rollback', 'enqueue']).nullish(),
   checkpoint_during: z.boolean().nullish(),
   durability: z.enum(['exit', 'async', 'sync']).nullish(),

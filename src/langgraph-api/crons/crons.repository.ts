@@ -85,30 +85,39 @@ const json = (v: unknown) => (v !== null && typeof v === 'object' ? JSON.stringi
 export class CronsRepository {
   constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource) {}
 
-  async insert(c: NewCron): Promise<CronRow> {
-    const rows = rowsOf<Row>(
-      await this.dataSource.query(
-        `INSERT INTO lg_crons (tenant_id, cron_id, assistant_id, thread_id, schedule, timezone, end_time, payload, metadata,
+  /**
+   * Inserts the cron unless its tenant has `maxPerTenant` already ('limit'): counted and inserted under a per-tenant
+   * transaction lock, so concurrent creations cannot pass the cap together.
+   */
+  async insert(c: NewCron, maxPerTenant: number): Promise<CronRow | 'limit'> {
+    return this.dataSource.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('lg_crons:' || $1))`, [c.tenantId]);
+      const counted = rowsOf<{ n: string }>(await tx.query(`SELECT count(*) AS n FROM lg_crons WHERE tenant_id = $1`, [c.tenantId]));
+      if (Number(counted[0]?.n ?? 0) >= maxPerTenant) return 'limit';
+      const rows = rowsOf<Row>(
+        await tx.query(
+          `INSERT INTO lg_crons (tenant_id, cron_id, assistant_id, thread_id, schedule, timezone, end_time, payload, metadata,
                                on_run_completed, enabled, user_id, next_run_date)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING *`,
-        [
-          c.tenantId,
-          c.cronId,
-          c.assistantId,
-          c.threadId,
-          c.schedule,
-          c.timezone,
-          c.endTime,
-          JSON.stringify(c.payload),
-          JSON.stringify(c.metadata),
-          c.onRunCompleted,
-          c.enabled,
-          c.userId,
-          c.nextRunDate,
-        ],
-      ),
-    );
-    return cronRow(rows[0]);
+          [
+            c.tenantId,
+            c.cronId,
+            c.assistantId,
+            c.threadId,
+            c.schedule,
+            c.timezone,
+            c.endTime,
+            JSON.stringify(c.payload),
+            JSON.stringify(c.metadata),
+            c.onRunCompleted,
+            c.enabled,
+            c.userId,
+            c.nextRunDate,
+          ],
+        ),
+      );
+      return cronRow(rows[0]);
+    });
   }
 
   async get(tenantId: string, cronId: string): Promise<CronRow | null> {

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
 
+import { AppConfig } from '../../config/app-config';
 import { AssistantsService } from '../assistants/assistants.service';
-import { CronNotFoundException, InvalidRequestException, ThreadNotFoundException } from '../errors';
+import { CronNotFoundException, InvalidRequestException, LimitExceededException, ThreadNotFoundException } from '../errors';
+import { RunWebhooks } from '../runs/run-webhook';
 import { ThreadsRepository } from '../threads/threads.repository';
-import { nextRunDate, validateSchedule } from './cron-schedule';
+import { checkInterval, nextRunDate, validateSchedule } from './cron-schedule';
 import { CronScheduler } from './cron-scheduler';
 import { type CronCountBody, type CronCreateBody, type CronPatchBody, type CronSearchBody, payloadOf } from './cron-schemas';
 import { type CronRow, CronsRepository } from './crons.repository';
@@ -47,31 +49,42 @@ export class CronsService {
     private readonly scheduler: CronScheduler,
     private readonly assistants: AssistantsService,
     private readonly threads: ThreadsRepository,
+    private readonly webhooks: RunWebhooks,
+    private readonly config: AppConfig,
   ) {}
 
   async create(tenantId: string, threadId: string | null, body: CronCreateBody): Promise<Record<string, unknown>> {
-    validateSchedule(body.schedule, body.timezone);
+    this.checkSchedule(body.schedule, body.timezone);
     if (threadId !== null && !(await this.threads.get(tenantId, threadId))) throw new ThreadNotFoundException(threadId);
     const assistant = await this.assistants.get(tenantId, body.assistant_id);
     checkInput(body.input);
+    // the webhook its runs will send to, checked now as a run's is (not first refused at each tick)
+    if (body.webhook) await this.webhooks.check(body.webhook);
     const endTime = body.end_time ? new Date(body.end_time) : null;
     const enabled = body.enabled ?? true;
     const timezone = body.timezone ?? null;
-    const cron = await this.repo.insert({
-      tenantId,
-      cronId: randomUUID(),
-      assistantId: assistant.assistant_id,
-      threadId,
-      schedule: body.schedule,
-      timezone,
-      endTime,
-      payload: payloadOf(body),
-      metadata: body.metadata ?? {},
-      onRunCompleted: threadId === null ? (body.on_run_completed ?? 'delete') : 'keep',
-      enabled,
-      userId: null,
-      nextRunDate: enabled ? nextRunDate(body.schedule, timezone, endTime) : null,
-    });
+    const { maxPerTenant } = this.config.crons;
+    const cron = await this.repo.insert(
+      {
+        tenantId,
+        cronId: randomUUID(),
+        assistantId: assistant.assistant_id,
+        threadId,
+        schedule: body.schedule,
+        timezone,
+        endTime,
+        payload: payloadOf(body),
+        metadata: body.metadata ?? {},
+        onRunCompleted: threadId === null ? (body.on_run_completed ?? 'delete') : 'keep',
+        enabled,
+        userId: null,
+        nextRunDate: enabled ? nextRunDate(body.schedule, timezone, endTime) : null,
+      },
+      maxPerTenant,
+    );
+    if (cron === 'limit') {
+      throw new LimitExceededException('CRON_LIMIT_REACHED', `the tenant has ${maxPerTenant} crons`, 'CRON_MAX_PER_TENANT', maxPerTenant);
+    }
     try {
       await this.scheduler.schedule(cron);
     } catch (err) {
@@ -85,9 +98,12 @@ export class CronsService {
     const cron = await this.row(tenantId, cronId);
     const schedule = body.schedule ?? cron.schedule;
     const timezone = body.timezone === undefined ? cron.timezone : body.timezone;
-    validateSchedule(schedule, timezone);
+    // a cron made before CRON_MIN_INTERVAL_S was lowered can still be disabled or edited otherwise
+    if (body.schedule == null) validateSchedule(schedule, timezone);
+    else this.checkSchedule(schedule, timezone);
     const payload = { ...cron.payload, ...payloadOf(body) };
     if (body.input !== undefined) checkInput(payload.input);
+    if (body.webhook) await this.webhooks.check(body.webhook);
     const endTime = body.end_time === undefined ? cron.endTime : body.end_time === null ? null : new Date(body.end_time);
     const enabled = body.enabled ?? cron.enabled;
     const updated = await this.repo.update(tenantId, cronId, {
@@ -124,6 +140,12 @@ export class CronsService {
 
   count(tenantId: string, q: CronCountBody): Promise<number> {
     return this.repo.count(tenantId, { assistantId: q.assistant_id, threadId: q.thread_id, metadata: q.metadata });
+  }
+
+  /** A valid cron expression and time zone, ticking at most every CRON_MIN_INTERVAL_S. */
+  private checkSchedule(schedule: string, timezone: string | null | undefined): void {
+    validateSchedule(schedule, timezone);
+    checkInterval(schedule, timezone, this.config.crons.minIntervalS);
   }
 
   private async row(tenantId: string, cronId: string): Promise<CronRow> {

@@ -16,6 +16,7 @@ import { InvalidRequestException, ThreadBusyException, ThreadNotFoundException }
 import { ThreadsRepository } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
 import { LgRunsRepository } from './lg-runs.repository';
+import { RunRequestChecks } from './run-request-checks';
 import { type ApiStreamMode, graphOptionsOf, type RunCancelManyBody, type RunCreateBody, type RunListQueryValue } from './run-schemas';
 import { RunWebhooks } from './run-webhook';
 import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatusesOf, type SseEvent, toApiRun } from './run-wire';
@@ -83,6 +84,7 @@ export class LangGraphRunsService {
     private readonly webhooks: RunWebhooks,
     private readonly delivery: WebhookDelivery,
     private readonly ends: RunEnds,
+    private readonly checks: RunRequestChecks,
   ) {}
 
   /**
@@ -98,10 +100,12 @@ export class LangGraphRunsService {
     ]);
     const temporary = threadId === null && (body.on_completion ?? 'delete') === 'delete';
     const id = threadId ?? randomUUID();
+    if (threadId !== null && !known && body.if_not_exists !== 'create') throw new ThreadNotFoundException(id);
+    const thread = threadId === null ? null : { id, hasCheckpoint: !!known?.hasCheckpoint, inflight: known?.inflight ?? [] };
+    await this.checks.check(tenantId, body, assistant.graph_id, thread);
     let inflight = known?.inflight ?? [];
     if (threadId === null) await this.sessions.insert(tenantId, id, {});
     else if (!known) {
-      if (body.if_not_exists !== 'create') throw new ThreadNotFoundException(id);
       // created by another request meanwhile: its runs count
       if (!(await this.sessions.insert(tenantId, id, {}))) inflight = await this.sessions.inflight(tenantId, id);
     }

@@ -2,9 +2,12 @@ import type { Item } from '@langchain/langgraph-checkpoint';
 import type { PostgresStore } from '@langchain/langgraph-checkpoint-postgres/store';
 import { Inject, Injectable } from '@nestjs/common';
 
+import { AppConfig } from '../../config/app-config';
+import { DomainException } from '../../core/errors';
 import { LANGGRAPH_STORE } from '../../database/store/store.module';
 import { BAD_LABEL, tenantLabel } from '../../database/store/tenant-store';
-import { InvalidRequestException } from '../errors';
+import { InvalidRequestException, LimitExceededException } from '../errors';
+import { checkStoreFilter, comparesNumbers } from './store-filter';
 
 export { tenantLabel } from '../../database/store/tenant-store';
 
@@ -36,7 +39,10 @@ const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOStr
 /** The LangGraph API's `/store`, per tenant: every namespace starts with the tenant's hidden label. */
 @Injectable()
 export class StoreService {
-  constructor(@Inject(LANGGRAPH_STORE) readonly store: PostgresStore) {}
+  constructor(
+    @Inject(LANGGRAPH_STORE) readonly store: PostgresStore,
+    private readonly config: AppConfig,
+  ) {}
 
   async put(
     tenantId: string,
@@ -47,6 +53,7 @@ export class StoreService {
     ttl?: number | null,
   ) {
     checkNamespace(namespace, 'namespace', false);
+    this.checkSizes(namespace, key, value);
     await this.store.put([tenantLabel(tenantId), ...namespace], key, value, index ?? undefined, ttl ? { ttl } : undefined);
   }
 
@@ -66,12 +73,25 @@ export class StoreService {
     q: { filter?: Record<string, unknown> | null; limit: number; offset: number; query?: string | null },
   ): Promise<WireItem[]> {
     checkNamespace(prefix, 'namespace_prefix', true);
-    const items = await this.store.search([tenantLabel(tenantId), ...prefix], {
-      filter: (q.filter ?? undefined) as Record<string, string | number | boolean | null> | undefined,
-      limit: q.limit,
-      offset: q.offset,
-      query: q.query ?? undefined,
-    });
+    checkStoreFilter(q.filter);
+    const items = await this.store
+      .search([tenantLabel(tenantId), ...prefix], {
+        filter: (q.filter ?? undefined) as Record<string, string | number | boolean | null> | undefined,
+        limit: q.limit,
+        offset: q.offset,
+        query: q.query ?? undefined,
+      })
+      .catch((err: unknown) => {
+        // a numeric comparison met a stored value that is not a number (Postgres: invalid_text_representation)
+        if ((err as { code?: string }).code === '22P02' && comparesNumbers(q.filter)) {
+          throw new DomainException(
+            'STORE_FILTER_TYPE_MISMATCH',
+            'filter: $gt/$gte/$lt/$lte compare numbers, and an item under this namespace_prefix holds a value that is not a number in a compared field',
+            422,
+          );
+        }
+        throw err;
+      });
     return items.map((i) => this.wire(i)!);
   }
 
@@ -95,6 +115,31 @@ export class StoreService {
       truncated.set(cut.join('\u0000'), cut);
     }
     return [...truncated.values()].slice(q.offset, q.offset + q.limit);
+  }
+
+  /** STORE_MAX_KEY_CHARS for the key and each namespace label, STORE_MAX_VALUE_BYTES for the value's JSON. */
+  private checkSizes(namespace: string[], key: string, value: Record<string, unknown>): void {
+    const { maxKeyChars, maxValueBytes } = this.config.store;
+    const longest = [key, ...namespace].reduce((a, b) => (b.length > a.length ? b : a));
+    if (longest.length > maxKeyChars) {
+      const what = longest === key ? 'key' : 'a namespace label';
+      throw new LimitExceededException(
+        'STORE_KEY_TOO_LONG',
+        `${what} has ${longest.length} characters`,
+        'STORE_MAX_KEY_CHARS',
+        maxKeyChars,
+      );
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(value));
+    if (bytes > maxValueBytes) {
+      throw new LimitExceededException(
+        'STORE_VALUE_TOO_LARGE',
+        `value is ${bytes} bytes of JSON`,
+        'STORE_MAX_VALUE_BYTES',
+        maxValueBytes,
+        413,
+      );
+    }
   }
 
   private wire(item: (Item & { score?: number }) | null): WireItem | null {

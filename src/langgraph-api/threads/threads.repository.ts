@@ -95,6 +95,17 @@ export class ThreadsRepository {
     return r ? { row: threadRow(r), inflight: (r.inflight as string[] | null) ?? [], hasCheckpoint: r.has_checkpoint === true } : null;
   }
 
+  /** Whether the thread has this (root) checkpoint. */
+  async hasCheckpoint(tenantId: string, id: string, checkpointId: string): Promise<boolean> {
+    const rows = rowsOf(
+      await this.dataSource.query(
+        `SELECT 1 FROM "${CHECKPOINT_SCHEMA}".checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' AND checkpoint_id = $2 LIMIT 1`,
+        [threadIdOf(tenantId, id), checkpointId],
+      ),
+    );
+    return rows.length > 0;
+  }
+
   /** Threads matching the filter, sorted; `limit` null → all (bounded by `cap`). */
   async search(
     tenantId: string,

@@ -4,7 +4,7 @@ import { FINAL_STATUSES, type PendingApproval, RunEntity, type RunStatus, Sessio
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
 import { RunLedger } from './run-ledger';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore } from './run-store';
-import { SessionStore } from './session-store';
+import { SessionStore, type TurnSession } from './session-store';
 
 interface Message {
   tenantId: string;
@@ -366,13 +366,13 @@ class InMemorySessionStore extends SessionStore {
       .map((x) => this.s.copy(x));
   }
 
-  async findForTurn(id: string, tenantId: string): Promise<{ session: SessionEntity; waitingRunId: string | null } | null> {
+  async findForTurn(id: string, tenantId: string): Promise<TurnSession | null> {
     const session = await this.find(id, tenantId);
     if (!session) return null;
-    const waiting = [...this.s.runs.values()].find(
-      (r) => r.sessionId === id && r.tenantId === tenantId && r.status === 'interrupted' && r.finishedAt === null,
-    );
-    return { session, waitingRunId: waiting?.id ?? null };
+    const runs = [...this.s.runs.values()].filter((r) => r.sessionId === id && r.tenantId === tenantId);
+    const waiting = runs.find((r) => r.status === 'interrupted' && r.finishedAt === null);
+    const scheduled = runs.find((r) => this.s.startable(r) && !this.s.due(r));
+    return { session, waitingRunId: waiting?.id ?? null, scheduledRunId: scheduled?.id ?? null };
   }
 
   async patchMetadata(tenantId: string, id: string, metadata: Record<string, unknown>): Promise<boolean> {

@@ -6,8 +6,8 @@ import { SessionNotFoundException } from '../../core/errors';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { SessionEntity } from '../../database/entities';
 import { rowsOf } from '../../database/query-rows';
-import { firstInLine, leaseFree, startable, takeLease, unfinished } from './run-rules';
-import { SessionStore } from './session-store';
+import { due, firstInLine, leaseFree, startable, takeLease, unfinished } from './run-rules';
+import { SessionStore, type TurnSession } from './session-store';
 
 /** Session rows and the turn lease in Postgres. */
 @Injectable()
@@ -63,16 +63,21 @@ export class PgSessionStore extends SessionStore {
    * The session a turn arrives for, with the run it waits on, if any (a run paused for a tool approval:
    * `interrupted` and not finished; a new turn must not overtake it) — one statement for both.
    */
-  async findForTurn(id: string, tenantId: string): Promise<{ session: SessionEntity; waitingRunId: string | null } | null> {
+  async findForTurn(id: string, tenantId: string): Promise<TurnSession | null> {
     const { entities, raw } = await this.sessions
       .createQueryBuilder('s')
       .addSelect(
         `(SELECT r.id FROM runs r WHERE r.session_id = s.id AND r.tenant_id = s.tenant_id AND r.status = 'interrupted' AND r.finished_at IS NULL LIMIT 1)`,
         'waiting_run_id',
       )
+      .addSelect(
+        `(SELECT r.id FROM runs r WHERE r.session_id = s.id AND r.tenant_id = s.tenant_id AND ${startable('r')} AND NOT ${due('r')} LIMIT 1)`,
+        'scheduled_run_id',
+      )
       .where('s.id = :id AND s.tenant_id = :tenantId', { id, tenantId })
-      .getRawAndEntities<{ waiting_run_id: string | null }>();
-    return entities[0] ? { session: entities[0], waitingRunId: raw[0]?.waiting_run_id ?? null } : null;
+      .getRawAndEntities<{ waiting_run_id: string | null; scheduled_run_id: string | null }>();
+    if (!entities[0]) return null;
+    return { session: entities[0], waitingRunId: raw[0]?.waiting_run_id ?? null, scheduledRunId: raw[0]?.scheduled_run_id ?? null };
   }
 
   /** Merges `metadata` into the session's; false when there is no such session. */

@@ -6,6 +6,13 @@ import type { SessionEntity } from '../../database/entities';
  * never overlap, across processes too: taken before a turn starts, renewed while it runs, released with its
  * result). Reads of sessions for a turn live here too; history and listings are read by their modules.
  */
+/** A session as a turn finds it (SessionStore.findForTurn). */
+export interface TurnSession {
+  session: SessionEntity;
+  waitingRunId: string | null;
+  scheduledRunId: string | null;
+}
+
 export abstract class SessionStore {
   /**
    * The tenant's session with a client-chosen id, started with `agent` when the tenant has never used the
@@ -26,9 +33,10 @@ export abstract class SessionStore {
 
   /**
    * The session a turn arrives for, with the run it waits on, if any (a run paused for a tool approval:
-   * `interrupted` and not finished; a new turn must not overtake it) — one statement for both.
+   * `interrupted` and not finished; a new turn must not overtake it), and a run of it scheduled for later
+   * (`after_seconds`: queued, not due yet; a turn behind it would wait until then) — one statement for all.
    */
-  abstract findForTurn(id: string, tenantId: string): Promise<{ session: SessionEntity; waitingRunId: string | null } | null>;
+  abstract findForTurn(id: string, tenantId: string): Promise<TurnSession | null>;
 
   /** Merges `metadata` into the session's; false when there is no such session. */
   abstract patchMetadata(tenantId: string, id: string, metadata: Record<string, unknown>): Promise<boolean>;
