@@ -49,6 +49,9 @@ describe('langgraph.json', () => {
     expect(c.env).toMatchObject({ CHAT_GRAPH_MODEL: 'fixture-model' });
     expect(c.dependencies).toEqual(['.']);
     expect(c.ignored).toEqual(['node_version']);
+    expect(c.portability).toEqual([
+      'graph "chat": "./chat.ts" names no export; the LangGraph CLI refuses it — write "./chat.ts:default" (read here as the default export)',
+    ]);
   });
 
   it('parses specs as the CLI does (export after the last colon, a drive letter is not one)', () => {

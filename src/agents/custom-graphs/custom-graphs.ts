@@ -36,6 +36,7 @@ export async function loadCustomGraphs(
     });
   }
   if (config.ignored.length > 0) logger.warn({ msg: 'langgraph.json keys not used by this service', keys: config.ignored });
+  for (const warning of config.portability) logger.warn(`${config.path}: ${warning}`);
   const loader = new GraphModuleLoader();
   const agents: AgentDefinition[] = [];
   for (const spec of config.graphs) {

@@ -24,6 +24,8 @@ export interface LanggraphConfig {
   dependencies: string[];
   /** keys of the CLI's format this service does not use (dockerfile_lines, node_version, store, auth, …) */
   ignored: string[];
+  /** what this service accepts and the LangGraph CLI refuses, each with the portable form */
+  portability: string[];
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -59,6 +61,9 @@ export function readLanggraphConfig(file: string): LanggraphConfig {
     env: envOf(parsed.data.env, dir, fail),
     dependencies: parsed.data.dependencies ?? [],
     ignored: Object.keys(raw as object).filter((k) => !(k in schema.shape)),
+    portability: graphs
+      .filter((g) => !g.spec.slice(2).includes(':'))
+      .map((g) => `graph "${g.name}": "${g.spec}" names no export; the LangGraph CLI refuses it — write "${g.spec}:default" (read here as the default export)`),
   };
 }
 

@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { createTestDatabase, type TestDatabase } from '../support/infra';
+import { freePort } from '../support/main-process';
+import { waitFor } from '../support/test-app';
+
+/**
+ * `npm run dev` (issue 27): the service from its sources, no build, and a graph of `langgraph.json` reloaded
+ * when its file changes — as `langgraphjs dev` does.
+ */
+const REPO = path.resolve(__dirname, '../..');
+
+const graphSource = (reply: string) => `
+import { AIMessage } from '@langchain/core/messages';
+import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+
+export const graph = new StateGraph(MessagesAnnotation)
+  .addNode('reply', () => ({ messages: [new AIMessage(${JSON.stringify(reply)})] }))
+  .addEdge(START, 'reply')
+  .addEdge('reply', END);
+`;
+
+describe('npm run dev', () => {
+  let dir: string;
+  let db: TestDatabase;
+  let dev: ChildProcess | undefined;
+  let output = '';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'dev-'));
+    writeFileSync(path.join(dir, 'langgraph.json'), JSON.stringify({ graphs: { hello: './hello.ts:graph' } }));
+    writeFileSync(path.join(dir, 'hello.ts'), graphSource('version one'));
+    db = await createTestDatabase('dev_cmd');
+  });
+
+  afterAll(async () => {
+    if (dev && dev.exitCode === null) {
+      const exited = new Promise((r) => dev!.once('exit', r));
+      dev.kill('SIGTERM');
+      await exited;
+    }
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** the graph's reply to one stateless run */
+  async function reply(url: string): Promise<string | undefined> {
+    const res = await fetch(`${url}/runs/wait`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: 'hello', input: { messages: [{ role: 'user', content: 'hi' }] } }),
+    }).catch(() => undefined);
+    if (!res?.ok) return undefined;
+    const values = (await res.json()) as { messages?: Array<{ content: string }> };
+    return values.messages?.at(-1)?.content;
+  }
+
+  it('listens without a build and serves the graph again, changed, after its file is edited', async () => {
+    const port = await freePort();
+    const started = Date.now();
+    dev = spawn(process.execPath, ['-r', './test/support/swc-register.js', 'scripts/dev.ts'], {
+      cwd: REPO,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: db.url,
+        LANGGRAPH_CONFIG: path.join(dir, 'langgraph.json'),
+        LOG_FORMAT: 'json',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    dev.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    dev.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    const url = `http://127.0.0.1:${port}`;
+    expect(await waitFor(() => reply(url).then((r) => r || undefined), 60_000, 200)).toBe('version one');
+    const startMs = Date.now() - started;
+    writeFileSync(path.join(dir, 'hello.ts'), graphSource('version two'));
+    expect(await waitFor(async () => ((await reply(url)) === 'version two' ? 'version two' : undefined), 60_000, 200)).toBe('version two');
+    expect(output).toMatch(/\[dev\] .*hello\.ts changed: restarting/);
+    expect(startMs).toBeLessThan(45_000); // seconds, not a build (a build alone takes 25 s or more here)
+  });
+});
