@@ -9,7 +9,10 @@ const REPO = path.resolve(__dirname, '../..');
 const dockerfile = readFileSync(path.join(REPO, 'Dockerfile'), 'utf8');
 const compose = readFileSync(path.join(REPO, 'docker-compose.yml'), 'utf8');
 /** the instructions of the image's last stage (the one that runs), continuation lines joined */
-const finalStage = dockerfile.replace(/\\\n\s*/g, ' ').split(/^FROM /m).at(-1)!;
+const finalStage = dockerfile
+  .replace(/\\\n\s*/g, ' ')
+  .split(/^FROM /m)
+  .at(-1)!;
 
 describe('Dockerfile', () => {
   it('installs with npm ci only, and the image keeps production dependencies only', () => {

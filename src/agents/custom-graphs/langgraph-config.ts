@@ -63,7 +63,10 @@ export function readLanggraphConfig(file: string): LanggraphConfig {
     ignored: Object.keys(raw as object).filter((k) => !(k in schema.shape)),
     portability: graphs
       .filter((g) => !g.spec.slice(2).includes(':'))
-      .map((g) => `graph "${g.name}": "${g.spec}" names no export; the LangGraph CLI refuses it — write "${g.spec}:default" (read here as the default export)`),
+      .map(
+        (g) =>
+          `graph "${g.name}": "${g.spec}" names no export; the LangGraph CLI refuses it — write "${g.spec}:default" (read here as the default export)`,
+      ),
   };
 }
 
