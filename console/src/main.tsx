@@ -18,6 +18,7 @@ import { Composer, needsContract } from './composer';
 import { plural } from './format';
 import { KnowledgeTab } from './knowledge';
 import { type LiveRun, RunPanel } from './run-panel';
+import { SessionsAside } from './sessions';
 
 interface Turn {
   role: 'user' | 'assistant';
@@ -247,34 +248,15 @@ function App() {
         <KnowledgeTab onError={report} />
       ) : (
         <main class="chat-layout">
-          <aside class="sessions">
-            <label>
-              Agent{' '}
-              <select name="agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)} disabled={!!session}>
-                {agents.map((a) => (
-                  <option key={a.name} value={a.name} title={a.description}>
-                    {a.name}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <button type="button" onClick={newSession}>
-              New session
-            </button>
-            <ul>
-              {sessions.map((s) => (
-                <li key={s.session_id} class={s.session_id === session?.session_id ? 'active' : ''}>
-                  <button type="button" class="link title" title={s.session_id} onClick={() => void openSession(s.session_id)}>
-                    {s.title ?? `new session ${s.session_id.slice(0, 8)}`}
-                  </button>
-                  <div class="muted">
-                    {s.agent ?? '—'} · {new Date(s.updated_at).toLocaleString()}
-                  </div>
-                  {s.summary && <div class="muted summary">{s.summary}</div>}
-                </li>
-              ))}
-            </ul>
-          </aside>
+          <SessionsAside
+            agents={agents}
+            agent={agent}
+            onAgent={setAgent}
+            sessions={sessions}
+            openId={session?.session_id}
+            onNew={newSession}
+            onOpen={(id) => void openSession(id)}
+          />
           <section class="chat">
             <div class="messages">
               {turns.length === 0 && <p class="muted">Ask the {agent || 'agent'} something.</p>}
