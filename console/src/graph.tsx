@@ -46,7 +46,7 @@ function backEdges(graph: GraphJson): Set<Edge> {
  * Layers: each node one below the deepest node with an edge into it (cycles broken at their back edge),
  * `__end__` last, so every forward edge points down. Nodes in neighbouring layers are joined by a curve;
  * back edges, self loops and edges that skip layers run in a lane of their own beside the nodes (back
- * edges left, the others right), entering the target from above, so no edge crosses a node.
+ * edges left, the others right), so no edge crosses a node.
  */
 export function layout(graph: GraphJson): { nodes: Placed[]; edges: Drawn[]; width: number; height: number } {
   const back = backEdges(graph);
@@ -74,6 +74,11 @@ export function layout(graph: GraphJson): { nodes: Placed[]; edges: Drawn[]; wid
   });
   const at = new Map(nodes.map((n) => [n.id, n]));
 
+  // a node first (or last) in its row can be left (or entered) through its side facing the lane
+  const outermost = (id: string, side: 'left' | 'right') => {
+    const row = filled[rowOf.get(id)!];
+    return row[side === 'left' ? 0 : row.length - 1] === id;
+  };
   const edges: Drawn[] = [];
   for (const edge of graph.edges) {
     const a = at.get(edge.source);
@@ -86,10 +91,15 @@ export function layout(graph: GraphJson): { nodes: Placed[]; edges: Drawn[]; wid
       edges.push({ edge, d: `M${x1},${y1} C${x1},${y1 + bend} ${x2},${y2 - bend} ${x2},${y2}` });
       continue;
     }
-    // down out of the source, along the lane to just above the target, then down into it
-    const laneX = back.has(edge) ? margin - (lane + 0.5) * LANE : margin + inner + (lane + 0.5) * LANE;
+    // out of the source (its side, or down through the gap below it), along the lane, into the target
+    // (its side, or down from the gap above it): the gaps between rows and the lanes hold no node
+    const side = back.has(edge) ? 'left' : 'right';
+    const laneX = side === 'left' ? margin - (lane + 0.5) * LANE : margin + inner + (lane + 0.5) * LANE;
+    const sideX = (n: Placed) => (side === 'left' ? n.x : n.x + NODE_W);
     const drop = 8 + 5 * (lane % 3);
-    edges.push({ edge, d: `M${x1},${y1} V${y1 + drop} H${laneX} V${y2 - drop} H${x2} V${y2}` });
+    const out = outermost(edge.source, side) ? `M${sideX(a)},${a.y + NODE_H / 2 + 6}` : `M${x1},${y1} V${y1 + drop}`;
+    const into = outermost(edge.target, side) ? `V${b.y + NODE_H / 2 - 6} H${sideX(b)}` : `V${y2 - drop} H${x2} V${y2}`;
+    edges.push({ edge, d: `${out} H${laneX} ${into}` });
   }
   return { nodes, edges, width, height: filled.length * (NODE_H + GAP_Y) - GAP_Y + 2 * GAP_X };
 }
