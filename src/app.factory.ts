@@ -5,13 +5,13 @@ import { ConsoleLogger, type INestApplication, ValidationPipe } from '@nestjs/co
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
-import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 
 import { answerClientErrors } from './api/client-error';
 import { AllExceptionsFilter } from './api/filters/all-exceptions.filter';
 import { contentTypeGuard, inputGuard } from './api/input-guard';
 import { createOpenApiDocument } from './api/openapi';
+import { securityHeaders } from './api/security-headers';
 import { AppModule } from './app.module';
 import { ApiKeyAuth } from './auth/api-key-auth.service';
 import { authMiddleware } from './auth/auth.middleware';
@@ -38,7 +38,7 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   // type (415), the JSON parser, then NUL / lone surrogates / depth / prototype keys (400) before any validator
   app.useLogger(app.get(Logger));
   answerClientErrors(app.getHttpServer());
-  app.use(helmet());
+  app.use(securityHeaders(config.security.upgradeInsecureRequests));
   if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });
   app.use(authMiddleware(app.get(ApiKeyAuth), config));
   app.use(requestContext);

@@ -91,6 +91,8 @@ export interface GraphJson {
 export interface SessionSummary {
   session_id: string;
   agent: string | null;
+  /** the first user message, cut to 60 characters (null before the first turn) */
+  title: string | null;
   summary: string | null;
   updated_at: string;
 }
@@ -149,6 +151,11 @@ export interface Trace {
   tool_history: ToolCall[];
   model_calls: ModelCall[];
   usage: { llm_calls: number; prompt_tokens: number; completion_tokens: number };
+}
+export interface ContractSummary {
+  contract_id: string;
+  title: string;
+  kind: string;
 }
 export interface Contract {
   contract_id: string;

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
-import { api, type Contract, type DocumentDetail, type KnowledgeDocument, upload } from './api';
+import { api, type Contract, type ContractSummary, type DocumentDetail, type KnowledgeDocument, upload } from './api';
+import { plural } from './format';
 
 type Report = (err: unknown) => void;
 
@@ -14,7 +15,7 @@ function ContractView({ contract }: { contract: Contract }) {
       <ol class="articles">
         {contract.articles.map((a) => (
           <li key={a.number}>
-            <b>{a.number}</b> {a.title ?? ''} <span class="muted">{a.clauses.length} clauses</span>
+            <b>{a.number}</b> {a.title ?? ''} <span class="muted">{plural(a.clauses.length, 'clause')}</span>
           </li>
         ))}
       </ol>
@@ -52,7 +53,7 @@ function DocumentView({ doc }: { doc: DocumentDetail }) {
 
 /** Contracts (upload, list, parsed articles and exhibits) and knowledge-base documents (add, list, chunks). */
 export function KnowledgeTab({ onError }: { onError: Report }) {
-  const [contracts, setContracts] = useState<Array<{ contract_id: string; title: string; kind: string }>>([]);
+  const [contracts, setContracts] = useState<ContractSummary[]>([]);
   const [selected, setSelected] = useState<Contract>();
   const [documents, setDocuments] = useState<KnowledgeDocument[]>([]);
   const [openDoc, setOpenDoc] = useState<DocumentDetail>();
@@ -144,7 +145,8 @@ export function KnowledgeTab({ onError }: { onError: Report }) {
                 {d.title}
               </button>{' '}
               <span class="muted">
-                {d.chunks} chunks{d.source ? ` · ${d.source}` : ''}
+                {plural(d.chunks, 'chunk')}
+                {d.source ? ` · ${d.source}` : ''}
               </span>
             </li>
           ))}

@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 
 import {
   type Agent,
@@ -14,8 +14,11 @@ import {
   storeKey,
   type Trace,
 } from './api';
+import { Composer, needsContract } from './composer';
+import { plural } from './format';
 import { KnowledgeTab } from './knowledge';
 import { type LiveRun, RunPanel } from './run-panel';
+import { SessionsAside } from './sessions';
 
 interface Turn {
   role: 'user' | 'assistant';
@@ -75,7 +78,7 @@ function Answer({ turn }: { turn: Turn }) {
       )}
       {r && (
         <div class="muted meta">
-          {r.agent} · {r.execution_time_ms} ms · {r.llm_calls} model calls
+          {r.agent} · {r.execution_time_ms} ms · {plural(r.llm_calls, 'model call')}
         </div>
       )}
     </div>
@@ -95,7 +98,7 @@ function App() {
   const [live, setLive] = useState<LiveRun>({ steps: [] });
   const [pastTrace, setPastTrace] = useState<Trace>();
   const [busy, setBusy] = useState(false);
-  const input = useRef<HTMLTextAreaElement>(null);
+  const [contractId, setContractId] = useState('');
 
   const report = (err: unknown) => setError(describe(err));
   const loadSessions = () => api<{ sessions: SessionSummary[] }>('GET', '/v1/sessions?limit=50').then((r) => setSessions(r.sessions));
@@ -135,6 +138,11 @@ function App() {
       );
       setLive({ steps: [] });
       setPastTrace(undefined);
+      // a contract session goes on about the contract its last turn was about
+      if (detail.agent && needsContract(detail.agent) && detail.runs.length > 0) {
+        const last = await api<ChatResult>('GET', `/v1/sessions/${encodeURIComponent(id)}/result`).catch(() => undefined);
+        if (typeof last?.metadata.contract_id === 'string') setContractId(last.metadata.contract_id);
+      }
     } catch (err) {
       report(err);
     }
@@ -152,10 +160,8 @@ function App() {
     api<Trace>('GET', `/v1/sessions/${encodeURIComponent(session.session_id)}/runs/${runId}/trace`).then(setPastTrace, report);
   };
 
-  const send = async (e: Event) => {
-    e.preventDefault();
-    const message = input.current?.value.trim();
-    if (!message || busy) return;
+  /** Streams one turn into the chat and the run panel; true when it went through. */
+  const send = async (message: string): Promise<boolean> => {
     setError(undefined);
     setBusy(true);
     setPastTrace(undefined);
@@ -167,7 +173,12 @@ function App() {
     let sessionId = session?.session_id;
     setLive({ steps: [], current: '__start__' });
     try {
-      const body = { message, agent, ...(sessionId ? { session_id: sessionId } : {}) };
+      const body = {
+        message,
+        agent,
+        ...(sessionId ? { session_id: sessionId } : {}),
+        ...(needsContract(agent) && contractId ? { contract_id: contractId } : {}),
+      };
       for await (const ev of postSse('/v1/chat/stream', body)) {
         if (ev.event === 'run') {
           sessionId = ev.data.session_id;
@@ -192,14 +203,15 @@ function App() {
           setLive((l) => ({ ...l, result, trace }));
         }
       }
-      if (input.current) input.current.value = '';
       if (sessionId) {
         setSession(await api<SessionDetail>('GET', `/v1/sessions/${encodeURIComponent(sessionId)}`));
         await loadSessions();
       }
+      return true;
     } catch (err) {
       report(err);
       setTurns((t) => (t[t.length - 1]?.content ? t : t.slice(0, -1)));
+      return false;
     } finally {
       setBusy(false);
     }
@@ -236,31 +248,15 @@ function App() {
         <KnowledgeTab onError={report} />
       ) : (
         <main class="chat-layout">
-          <aside class="sessions">
-            <label>
-              Agent{' '}
-              <select name="agent" value={agent} onChange={(e) => setAgent(e.currentTarget.value)} disabled={!!session}>
-                {agents.map((a) => (
-                  <option key={a.name} value={a.name} title={a.description}>
-                    {a.name}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <button type="button" onClick={newSession}>
-              New session
-            </button>
-            <ul>
-              {sessions.map((s) => (
-                <li key={s.session_id} class={s.session_id === session?.session_id ? 'active' : ''}>
-                  <button type="button" class="link" onClick={() => void openSession(s.session_id)}>
-                    {s.agent ?? '—'} · {s.session_id.slice(0, 8)}
-                  </button>
-                  <div class="muted summary">{s.summary ?? 'no summary yet'}</div>
-                </li>
-              ))}
-            </ul>
-          </aside>
+          <SessionsAside
+            agents={agents}
+            agent={agent}
+            onAgent={setAgent}
+            sessions={sessions}
+            openId={session?.session_id}
+            onNew={newSession}
+            onOpen={(id) => void openSession(id)}
+          />
           <section class="chat">
             <div class="messages">
               {turns.length === 0 && <p class="muted">Ask the {agent || 'agent'} something.</p>}
@@ -268,12 +264,15 @@ function App() {
                 <Answer key={i} turn={t} />
               ))}
             </div>
-            <form class="composer" onSubmit={send}>
-              <textarea ref={input} name="message" rows={2} placeholder="Message" />
-              <button type="submit" disabled={busy || !agent}>
-                {busy ? 'Running…' : 'Send'}
-              </button>
-            </form>
+            <Composer
+              agent={agent}
+              busy={busy}
+              contractId={contractId}
+              onContract={setContractId}
+              onUpload={() => setTab('knowledge')}
+              onError={report}
+              onSend={send}
+            />
           </section>
           <RunPanel graph={graph} live={live} runs={session?.runs ?? []} pastTrace={pastTrace} onPickRun={pickRun} />
         </main>

@@ -1,4 +1,5 @@
 import type { ChatResult, GraphJson, RunSummary, Trace } from './api';
+import { fmtMs, plural } from './format';
 import { GraphView } from './graph';
 
 /** One graph step as the stream reported it: the node, when it ended, and the tokens it streamed. */
@@ -17,13 +18,11 @@ export interface LiveRun {
   trace?: Trace;
 }
 
-const fmtMs = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
-
 function TraceView({ trace }: { trace: Trace }) {
   return (
     <div class="trace" data-run={trace.run_id}>
       <p class="muted">
-        run {trace.run_id.slice(0, 8)} · {trace.status} · {trace.usage.llm_calls} model calls · {trace.usage.prompt_tokens}+
+        run {trace.run_id.slice(0, 8)} · {trace.status} · {plural(trace.usage.llm_calls, 'model call')} · {trace.usage.prompt_tokens}+
         {trace.usage.completion_tokens} tokens
       </p>
       {trace.model_calls.length > 0 && (
@@ -112,7 +111,7 @@ export function RunPanel(props: {
         {props.runs.map((r) => (
           <li key={r.run_id}>
             <button type="button" class="link" onClick={() => props.onPickRun(r.run_id)}>
-              {new Date(r.created_at).toLocaleTimeString()} · {r.status} · {r.mode} · {r.llm_calls} model calls
+              {new Date(r.created_at).toLocaleTimeString()} · {r.status} · {r.mode} · {plural(r.llm_calls, 'model call')}
             </button>
           </li>
         ))}

@@ -14,9 +14,9 @@ export function isHealthPath(path: string): boolean {
   return path === '/health' || path.startsWith('/health/');
 }
 
-/** The console page is static and public: it asks for the key and sends it with each API call. */
+/** The console page (and the favicon) are static and public: the page asks for the key and sends it with each API call. */
 export function isConsolePath(path: string): boolean {
-  return path === '/console' || path.startsWith('/console/');
+  return path === '/console' || path.startsWith('/console/') || path === '/favicon.ico';
 }
 
 function isOpenPath(path: string, config: AppConfig): boolean {

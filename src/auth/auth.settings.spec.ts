@@ -9,6 +9,7 @@ describe('auth settings', () => {
       docsPublic: false,
       rateLimitPerMinute: 600,
       corsOrigins: [],
+      upgradeInsecureRequests: false,
       maxJsonDepth: 32,
     });
   });

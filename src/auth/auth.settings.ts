@@ -1,6 +1,6 @@
 import { bool, defineSettings, int, invalidConfiguration, list, optionalString, type SettingsOf, variable } from '../config/settings';
 
-/** Tenancy: API keys, what stays open with keys, rate limits, CORS, input depth. */
+/** Tenancy: API keys, what stays open with keys, rate limits, CORS, the CSP's https upgrade, input depth. */
 export const authSettings = defineSettings({
   module: 'auth',
   variables: {
@@ -16,19 +16,24 @@ export const authSettings = defineSettings({
       'requests per minute per API key, counted in Redis when `REDIS_URL` is set (shared by every API process); then 429 `TOO_MANY_REQUESTS` with `retry-after`; `0` = off; requests without a key (no keys configured, `/health`) are not limited',
     ),
     CORS_ORIGINS: variable(optionalString, 'comma-separated origins allowed by CORS', 'unset → no CORS headers'),
+    CSP_UPGRADE_INSECURE_REQUESTS: variable(
+      bool(false),
+      "add `upgrade-insecure-requests` to every response's Content-Security-Policy (for a service reachable only over HTTPS, e.g. behind a TLS proxy); otherwise it is sent only on requests that came over HTTPS, so `/console` and `/docs` work over plain HTTP on any host name",
+    ),
     MAX_JSON_DEPTH: variable(
       int(32, 2),
       'deepest accepted JSON nesting; deeper bodies, NUL characters, lone surrogates and `__proto__`/`constructor`/`prototype` keys are 400 `INVALID_INPUT` before validation',
     ),
   },
   build: (e) => ({
-    /** tenancy: `API_KEYS` as tenant:key pairs, what stays open with keys, per-key rate limit (0 = off), CORS, input depth */
+    /** tenancy: `API_KEYS` as tenant:key pairs, what stays open with keys, per-key rate limit (0 = off), CORS, CSP upgrade, input depth */
     security: {
       apiKeys: parseApiKeys(e.API_KEYS),
       metricsPublic: e.METRICS_PUBLIC,
       docsPublic: e.DOCS_PUBLIC,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
       corsOrigins: list(e.CORS_ORIGINS),
+      upgradeInsecureRequests: e.CSP_UPGRADE_INSECURE_REQUESTS,
       maxJsonDepth: e.MAX_JSON_DEPTH,
     },
   }),

@@ -424,6 +424,11 @@ export interface components {
             session_id: string;
             /** @description null for a LangGraph API thread that has not run yet */
             agent: string | null;
+            /**
+             * @description the first user message on one line, cut to 60 characters with "…"; null before the first turn
+             * @example What is nine times nine?
+             */
+            title: string | null;
             summary: string | null;
             /** Format: date-time */
             created_at: string;
@@ -462,6 +467,11 @@ export interface components {
             session_id: string;
             /** @description null for a LangGraph API thread that has not run yet */
             agent: string | null;
+            /**
+             * @description the first user message on one line, cut to 60 characters with "…"; null before the first turn
+             * @example What is nine times nine?
+             */
+            title: string | null;
             summary: string | null;
             /** Format: date-time */
             created_at: string;

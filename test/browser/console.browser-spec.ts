@@ -14,13 +14,19 @@ const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
 const CONTRACT = join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md');
 const uiDir = mkdtempSync(join(tmpdir(), 'console-ui-'));
+/** a host name other than localhost, resolved to the app by Chromium itself (no /etc/hosts) */
+const HOST = 'console.test';
 
 // one browser for the file: built page and Chromium before any app starts
 let browser: Browser;
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   await buildConsole(uiDir);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', `--host-resolver-rules=MAP ${HOST} 127.0.0.1`],
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -62,7 +68,13 @@ describe('web console at /console', () => {
     const res = await fetch(`${svc.url}/console`);
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('<script type="module" src="/console/app.js">');
-    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const csp = res.headers.get('content-security-policy');
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).not.toContain('upgrade-insecure-requests'); // plain HTTP: assets stay on http
+    const icon = await fetch(`${svc.url}/favicon.ico`); // public too, an image
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
     const js = await fetch(`${svc.url}/console/app.js`);
     expect(js.headers.get('content-type')).toMatch(/javascript/);
     for (const path of ['/console/secrets.env', '/console/__proto__', '/console/..%2Fpackage.json']) {
@@ -96,14 +108,15 @@ describe('web console at /console', () => {
     model.latencyMs = 700; // each model call takes a while, so the run can be watched while it runs
     model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '9*9' } }] }, { content: 'Nine times nine is eighty-one.' });
     await page.fill('textarea[name="message"]', 'What is nine times nine?');
-    await page.click('.composer button[type="submit"]');
+    await page.press('textarea[name="message"]', 'Enter'); // Enter sends
     // while the run is under way a node is highlighted
     // (a string: evaluated in the page, both conditions at the same moment)
     await page.waitForFunction(
-      `!!document.querySelector('.graph .node.current') && document.querySelector('.composer button').textContent === 'Running…'`,
+      `!!document.querySelector('.graph .node.current') && document.querySelector('.composer button[type="submit"]').textContent === 'Running…'`,
     );
     await shot('chat-running');
-    await page.locator('.composer button:text-is("Send")').waitFor();
+    await page.locator('.composer button[type="submit"]:text-is("Send")').waitFor();
+    expect(await page.inputValue('textarea[name="message"]')).toBe(''); // sent, so cleared
     model.latencyMs = 0;
 
     expect(await page.locator('.msg.assistant .content').last().textContent()).toBe('Nine times nine is eighty-one.');
@@ -121,15 +134,20 @@ describe('web console at /console', () => {
     expect(await page.locator('.graph .node.current').getAttribute('data-node')).toBe('ResponseNode');
     expect(await page.locator('.graph .node.visited[data-node="ToolNode"]').count()).toBe(1);
     expect(await page.locator('.run-panel .model-calls tbody tr').count()).toBe(2);
+    expect(await page.locator('.msg.assistant .meta').last().textContent()).toMatch(/ · 2 model calls$/);
     expect(await page.locator('.run-panel .tool-history').textContent()).toContain('calculator');
-    // the session is listed and its past run opens with its trace
+    // the session is listed, titled by its first message, and its past run opens with its trace
+    await page.locator('.sessions li .title:text-is("What is nine times nine?")').waitFor();
     expect(await page.locator('.sessions li').count()).toBe(1);
+    expect(await page.locator('.sessions li').textContent()).not.toContain('summary');
     await page.locator('.past-runs button').first().click();
     await page.locator('.run-panel .trace').nth(1).waitFor();
     await shot('chat-done');
 
     const listed = await call(svc.url, ACME, 'GET', '/v1/sessions');
-    expect(listed.body.sessions).toEqual([expect.objectContaining({ agent: 'react', summary: null })]);
+    expect(listed.body.sessions).toEqual([expect.objectContaining({ agent: 'react', title: 'What is nine times nine?', summary: null })]);
+    const detail = await call(svc.url, ACME, 'GET', `/v1/sessions/${listed.body.sessions[0].session_id}`);
+    expect(detail.body.title).toBe('What is nine times nine?');
   });
 
   it('opens an existing session from the list and continues it', async () => {
@@ -140,15 +158,26 @@ describe('web console at /console', () => {
     expect(await page.locator('.msg .content').allTextContents()).toEqual(['What is nine times nine?', 'Nine times nine is eighty-one.']);
 
     model.enqueue({ content: 'Still eighty-one.' });
-    await page.fill('textarea[name="message"]', 'And again?');
-    await page.click('.composer button[type="submit"]');
+    // Shift+Enter breaks the line and sends nothing; Enter sends both lines
+    const box = page.locator('textarea[name="message"]');
+    await box.fill('And again?');
+    await box.press('Shift+Enter');
+    await box.pressSequentially('Twice.');
+    expect(await box.inputValue()).toBe('And again?\nTwice.');
+    expect(await page.locator('.msg').count()).toBe(2);
+    await box.press('Enter');
     await page.locator('.msg.assistant .content:text-is("Still eighty-one.")').waitFor();
+    expect(await page.locator('.msg.user .content').last().textContent()).toBe('And again?\nTwice.');
     await page.locator('.past-runs li').nth(1).waitFor();
+    // one model call is "1 model call", in the answer and in the session's runs
+    expect(await page.locator('.msg.assistant .meta').last().textContent()).toMatch(/ · 1 model call$/);
+    expect(await page.locator('.past-runs li').nth(1).textContent()).toMatch(/ · 1 model call$/);
+    expect(await page.locator('.sessions li .title').textContent()).toBe('What is nine times nine?');
     const { body } = await call(svc.url, ACME, 'GET', '/v1/sessions');
     expect(body.sessions).toHaveLength(1);
     const session = (await call(svc.url, ACME, 'GET', `/v1/sessions/${body.sessions[0].session_id}`)).body;
     expect(session.runs).toHaveLength(2);
-    expect(session.messages.map((m: { content: string }) => m.content)).toContain('And again?');
+    expect(session.messages.map((m: { content: string }) => m.content)).toContain('And again?\nTwice.');
   });
 
   it('uploads a contract and shows its articles and exhibits', async () => {
@@ -184,7 +213,7 @@ describe('web console at /console', () => {
     expect(doc.chunks.map((c: { content: string }) => c.content).join('\n')).toContain('3월까지 이월');
     const shown = await page.locator('.document .chunks .chunk-text').allTextContents();
     expect(shown).toEqual(doc.chunks.map((c: { content: string }) => c.content));
-    expect(await page.locator('.documents li').textContent()).toContain(`${doc.chunks.length} chunks`);
+    expect(await page.locator('.documents li').textContent()).toContain(`${doc.chunks.length} chunk${doc.chunks.length === 1 ? '' : 's'}`);
     for (const [key, path] of [
       [GLOBEX, `/v1/documents/${id}`],
       [ACME, '/v1/documents/not-an-id'],
@@ -207,8 +236,197 @@ describe('web console at /console', () => {
   });
 });
 
+/** What a page did wrong while open: script errors, console errors, failed requests, and every URL it asked for. */
+function watch(page: Page) {
+  const seen = { urls: [] as string[], errors: [] as string[] };
+  page.on('request', (r) => seen.urls.push(r.url()));
+  page.on('requestfailed', (r) => seen.errors.push(`${r.url()}: ${r.failure()?.errorText}`));
+  page.on('pageerror', (e) => seen.errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') seen.errors.push(m.text());
+  });
+  return seen;
+}
+
+/**
+ * Polls an expression in the page until it is truthy (page.evaluate runs it over CDP; the page's CSP, without
+ * 'unsafe-eval', refuses waitForFunction's string predicates once they are polled in the page).
+ */
+async function until(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Every edge of the drawn graph: does it start on its source's box, end on its target's, and which boxes does it cross? */
+const EDGE_GEOMETRY = `(() => {
+  const svg = document.querySelector('.graph');
+  const boxes = new Map([...svg.querySelectorAll('.node')].map((g) => {
+    const m = g.transform.baseVal.consolidate().matrix;
+    const r = g.querySelector('rect');
+    return [g.dataset.node, { x: m.e, y: m.f, w: r.width.baseVal.value, h: r.height.baseVal.value }];
+  }));
+  const inside = (p, b, inset) => p.x > b.x + inset && p.x < b.x + b.w - inset && p.y > b.y + inset && p.y < b.y + b.h - inset;
+  const onBorder = (p, b) => inside(p, b, -1.5) && !inside(p, b, 1.5);
+  return [...svg.querySelectorAll('path.edge')].map((path) => {
+    const length = path.getTotalLength();
+    const crossed = new Set();
+    for (let at = 2; at < length - 2; at += 2) {
+      const p = path.getPointAtLength(at);
+      for (const [id, b] of boxes) if (inside(p, b, 1)) crossed.add(id);
+    }
+    return {
+      edge: path.dataset.source + '->' + path.dataset.target,
+      fromSource: onBorder(path.getPointAtLength(0), boxes.get(path.dataset.source)),
+      toTarget: onBorder(path.getPointAtLength(length), boxes.get(path.dataset.target)),
+      crossed: [...crossed],
+    };
+  });
+})()`;
+
 describe('web console without a model and without API keys', () => {
   const svc = useService('console-no-model', { env: { CONSOLE_DIR: uiDir } });
+
+  const withPage = async (size: { width: number; height: number }, use: (page: Page) => Promise<void>) => {
+    const page = await browser.newPage({ viewport: size });
+    try {
+      await use(page);
+    } finally {
+      await page.close();
+    }
+  };
+  const pickAgent = async (page: Page, name: string) => {
+    await page.locator(`select[name="agent"] option[value="${name}"]`).waitFor({ state: 'attached' });
+    await page.selectOption('select[name="agent"]', name);
+  };
+
+  it('opens over plain HTTP under a host name other than localhost: every asset over http, no errors; /docs too', async () => {
+    const base = svc.url.replace('127.0.0.1', HOST);
+    await withPage({ width: 1400, height: 900 }, async (page) => {
+      const seen = watch(page);
+      await page.goto(`${base}/console`);
+      await page.locator('select[name="agent"] option[value="react"]').waitFor({ state: 'attached' });
+      await page.locator('.graph .node').first().waitFor();
+      // the favicon decodes as an image in the browser
+      expect(
+        await page.evaluate(
+          `new Promise((done) => { const i = new Image(); i.onload = () => done(i.naturalWidth); i.onerror = () => done(-1); i.src = '/favicon.ico'; })`,
+        ),
+      ).toBeGreaterThan(0);
+      await screenshot(page, 'other-host');
+      await page.goto(`${base}/docs`);
+      await page.locator('.swagger-ui .info .title').waitFor();
+      expect(await page.locator('.swagger-ui .opblock').count()).toBeGreaterThan(10);
+      await screenshot(page, 'other-host-docs');
+      expect(seen.errors).toEqual([]);
+      expect(seen.urls.filter((u) => !u.startsWith(`${base}/`) && !u.startsWith('data:'))).toEqual([]);
+      expect(seen.urls).toEqual(expect.arrayContaining([`${base}/console/app.js`, `${base}/console/app.css`]));
+    });
+  });
+
+  it("draws every agent's graph: each edge leaves its source, enters its target and crosses no node", async () => {
+    await withPage({ width: 1400, height: 900 }, async (page) => {
+      await page.goto(`${svc.url}/console`);
+      const { body } = await svc.http('GET', '/v1/agents');
+      expect(body.agents.length).toBeGreaterThanOrEqual(5);
+      for (const { name } of body.agents as Array<{ name: string }>) {
+        const graph = (await svc.http('GET', `/assistants/${name}/graph`)).body;
+        await pickAgent(page, name);
+        const ids = JSON.stringify(graph.nodes.map((n: { id: string }) => n.id).sort());
+        await until(
+          page,
+          `JSON.stringify([...document.querySelectorAll('.graph .node')].map((g) => g.dataset.node).sort()) === ${JSON.stringify(ids)}`,
+        );
+        const edges = (await page.evaluate(EDGE_GEOMETRY)) as Array<{
+          edge: string;
+          fromSource: boolean;
+          toTarget: boolean;
+          crossed: string[];
+        }>;
+        expect(edges.map((e) => e.edge).sort()).toEqual(
+          graph.edges.map((e: { source: string; target: string }) => `${e.source}->${e.target}`).sort(),
+        );
+        expect(edges.filter((e) => !e.fromSource || !e.toTarget || e.crossed.length > 0)).toEqual([]);
+        await screenshot(page, `graph-${name}`);
+      }
+    });
+  });
+
+  it('asks contract-qa about a contract picked in the composer (none yet: a link to upload one)', async () => {
+    await withPage({ width: 1400, height: 900 }, async (page) => {
+      await page.goto(`${svc.url}/console`);
+      await pickAgent(page, 'contract-qa');
+      await page.click('.contract-picker button:has-text("upload one")');
+      await page.fill('.upload-contract input[name="title"]', '유지보수 용역계약');
+      await page.setInputFiles('.upload-contract input[type="file"]', CONTRACT);
+      await page.click('.upload-contract button[type="submit"]');
+      await page.locator('.contract .articles li').first().waitFor();
+      const [contract] = (await svc.http('GET', '/v1/contracts')).body.contracts;
+
+      await page.click('header nav button:has-text("Chat")');
+      const picker = page.locator('select[name="contract_id"]');
+      await picker.locator(`option[value="${contract.contract_id}"]`).waitFor({ state: 'attached' });
+      await page.fill('textarea[name="message"]', '해지 조건이 뭐야?');
+      expect(await page.locator('.composer button[type="submit"]').isDisabled()).toBe(true); // no contract chosen yet
+      await picker.selectOption(contract.contract_id);
+      const [request] = await Promise.all([
+        page.waitForRequest((r) => r.url().endsWith('/v1/chat/stream')),
+        page.press('textarea[name="message"]', 'Enter'),
+      ]);
+      expect(request.postDataJSON()).toMatchObject({
+        agent: 'contract-qa',
+        contract_id: contract.contract_id,
+        message: '해지 조건이 뭐야?',
+      });
+      await page.locator('.msg.assistant .meta').waitFor();
+      expect(await page.locator('.msg.assistant .content').textContent()).toMatch(/\[제10조 계약의 해지\]/);
+      await screenshot(page, 'contract-qa');
+
+      // the session, opened again, keeps asking about the same contract
+      await page.click('.sessions button:has-text("New session")');
+      expect(await picker.inputValue()).toBe(contract.contract_id);
+      await page.selectOption('select[name="contract_id"]', '');
+      await page.locator('.sessions li button:has-text("해지 조건이 뭐야?")').click();
+      await until(page, `document.querySelector('select[name="contract_id"]').value === ${JSON.stringify(contract.contract_id)}`);
+    });
+  });
+
+  it('fits 1024×768: Send stays in view without scrolling the page, the conversation scrolls inside', async () => {
+    await withPage({ width: 1024, height: 768 }, async (page) => {
+      const sendInView = async () => {
+        const box = (await page.locator('.composer button[type="submit"]').boundingBox())!;
+        expect(box.y + box.height).toBeLessThanOrEqual(768);
+        expect(box.x + box.width).toBeLessThanOrEqual(1024);
+        expect(await page.evaluate('document.documentElement.scrollHeight')).toBeLessThanOrEqual(768);
+        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(1024);
+      };
+      await page.goto(`${svc.url}/console`);
+      await page.locator('.notice.no-model').waitFor();
+      await pickAgent(page, 'react');
+      await sendInView();
+      for (let i = 1; i <= 5; i += 1) {
+        await page.locator('.composer button[type="submit"]:not([disabled])').waitFor(); // the last turn has ended
+        await page.fill('textarea[name="message"]', `${i} * 1000`);
+        await page.press('textarea[name="message"]', 'Enter');
+        await page
+          .locator('.msg.assistant .meta')
+          .nth(i - 1)
+          .waitFor();
+      }
+      await page.locator('.past-runs li').nth(4).waitFor();
+      expect(
+        await page.evaluate(`(() => { const m = document.querySelector('.messages'); return m.scrollHeight > m.clientHeight; })()`),
+      ).toBe(true);
+      await sendInView();
+      await screenshot(page, '1024x768');
+      await page.click('.sessions button:has-text("New session")');
+      await pickAgent(page, 'contract-qa');
+      await page.locator('.contract-picker').waitFor();
+      await sendInView();
+    });
+  });
 
   it('says that no model is configured, and answers by rules', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

@@ -5,6 +5,7 @@ import { isSessionId } from '../../auth/tenant';
 import { Tenant } from '../../auth/tenant.guard';
 import { NoResultException, RunNotFoundException, SessionNotFoundException } from '../../core/errors';
 import { ConversationRepository } from '../../memory/conversation.repository';
+import { sessionTitle } from '../../memory/session-title';
 import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
@@ -25,15 +26,20 @@ export class SessionsController {
     private readonly admission: RunAdmission,
   ) {}
 
-  /** The tenant's sessions with their summaries, most recently updated first (what the console lists). */
+  /** The tenant's sessions with their titles and summaries, most recently updated first (what the console lists). */
   @Get()
   @ApiOkResponse({ type: SessionListDto })
   async list(@Query() query: SessionListQueryDto, @Tenant() tenantId: string): Promise<SessionListDto> {
     const sessions = await this.sessions.list(tenantId, query.limit ?? 20, query.agent);
+    const titles = await this.conversations.titles(
+      tenantId,
+      sessions.map((s) => s.id),
+    );
     return {
       sessions: sessions.map((s) => ({
         session_id: s.id,
         agent: s.agent,
+        title: titles.get(s.id) ?? null,
         summary: s.summary,
         created_at: s.createdAt.toISOString(),
         updated_at: s.updatedAt.toISOString(),
@@ -50,6 +56,7 @@ export class SessionsController {
     return {
       session_id: session.id,
       agent: session.agent,
+      title: sessionTitle(messages.find((m) => m.role === 'user')?.content),
       summary: session.summary,
       created_at: session.createdAt.toISOString(),
       updated_at: session.updatedAt.toISOString(),

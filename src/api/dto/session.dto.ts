@@ -44,6 +44,14 @@ export class SessionSummaryDto {
   @ApiProperty({ nullable: true, type: String, description: 'null for a LangGraph API thread that has not run yet' })
   agent: string | null;
 
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'the first user message on one line, cut to 60 characters with "…"; null before the first turn',
+    example: 'What is nine times nine?',
+  })
+  title: string | null;
+
   @ApiProperty({ nullable: true, type: String })
   summary: string | null;
 
