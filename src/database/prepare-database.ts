@@ -16,7 +16,7 @@ import { createPostgresStore } from './store/store.module';
  * `CREATE SCHEMA IF NOT EXISTS` or `CREATE TABLE IF NOT EXISTS` one can fail on the catalog's unique index.
  * Afterwards each process finds the tables there and its own setup changes nothing.
  */
-export async function prepareDatabase(config: AppConfig): Promise<void> {
+export async function prepareDatabase(config: Pick<AppConfig, 'databaseUrl' | 'migrationsRun'>): Promise<void> {
   const ds = await new DataSource({ type: 'postgres', url: config.databaseUrl, entities: ENTITIES, migrations: MIGRATIONS }).initialize();
   try {
     if (config.migrationsRun) await ds.runMigrations();
