@@ -96,47 +96,64 @@ async function main(): Promise<void> {
   const row = async (id: string) => (await pg.query(`SELECT status, attempts FROM runs WHERE id = $1`, [id])).rows[0];
 
   const kills: Kill[] = [];
-  for (let n = 1; kills.length < KILLS; n++) {
-    const tag = `kill-${n}`;
-    const res = await fetch(`http://127.0.0.1:${port}/v1/jobs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message: `weather for ${tag}` }),
-    });
-    const { job_id: id } = (await res.json()) as { job_id: string };
-    while (!models.some((m) => askedFor(m, tag) > 0)) await sleep(POLL_MS);
-    const holder = models.findIndex((m) => askedFor(m, tag) > 0);
-    const other = 1 - holder;
-    await sleep(Math.random() * 5000);
-    if ((await row(id)).status !== 'running') throw new Error(`${tag} was not running at its kill`);
-    const token = await redis.get(`${key(id)}:lock`);
-    const killedAt = Date.now();
-    workers[holder].kill('SIGKILL');
-    const at: Partial<Record<'lockGone' | 'relocked' | 'started' | 'resumedCall', number>> = {};
-    const mark = (name: keyof typeof at, yes: boolean) => {
-      if (yes && at[name] === undefined) at[name] = Date.now() - killedAt;
-    };
-    while (Object.keys(at).length < 4) {
-      if (Date.now() - killedAt > 60_000) throw new Error(`${tag}: not taken over within 60 s (${JSON.stringify(at)})`);
-      const lock = await redis.get(`${key(id)}:lock`);
-      mark('lockGone', lock !== token);
-      mark('relocked', lock !== null && lock !== token);
-      mark('started', (await row(id)).attempts >= 2);
-      mark('resumedCall', askedFor(models[other], tag) > 0);
-      await sleep(POLL_MS);
+  try {
+    for (let n = 1; kills.length < KILLS; n++) {
+      const tag = `kill-${n}`;
+      const res = await fetch(`http://127.0.0.1:${port}/v1/jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: `weather for ${tag}` }),
+      });
+      const { job_id: id } = (await res.json()) as { job_id: string };
+      while (!models.some((m) => askedFor(m, tag) > 0)) await sleep(POLL_MS);
+      const holder = models.findIndex((m) => askedFor(m, tag) > 0);
+      await sleep(Math.random() * 5000);
+      if ((await row(id)).status !== 'running') throw new Error(`${tag} was not running at its kill`);
+      const token = await redis.get(`${key(id)}:lock`);
+      const killedAt = Date.now();
+      workers[holder].kill('SIGKILL');
+      const at: Partial<Record<'lockGone' | 'relocked' | 'started' | 'resumedCall', number>> = {};
+      const mark = (name: keyof typeof at, yes: boolean) => {
+        if (yes && at[name] === undefined) at[name] = Date.now() - killedAt;
+      };
+      while (Object.keys(at).length < 4) {
+        if (Date.now() - killedAt > 60_000) throw new Error(`${tag}: not taken over within 60 s (${JSON.stringify(at)})`);
+        const lock = await redis.get(`${key(id)}:lock`);
+        mark('lockGone', lock !== token);
+        mark('relocked', lock !== null && lock !== token);
+        mark('started', (await row(id)).attempts >= 2);
+        mark('resumedCall', askedFor(models[1 - holder], tag) > 0);
+        await sleep(POLL_MS);
+      }
+      let status = (await row(id)).status;
+      for (const until = Date.now() + 60_000; !['completed', 'failed', 'cancelled'].includes(status) && Date.now() < until;) {
+        await sleep(100);
+        status = (await row(id)).status;
+      }
+      await workers[holder].exited;
+      workers[holder] = await startWorker(holder);
+      const k: Kill = { n: kills.length + 1, ...(at as Required<typeof at>), toolRuns: weather.count(tag), status };
+      kills.push(k);
+      console.error(`kill ${k.n}: started ${k.started} ms (lock gone ${k.lockGone}, relocked ${k.relocked}), ${status}`);
     }
-    let status = (await row(id)).status;
-    for (const until = Date.now() + 60_000; !['completed', 'failed', 'cancelled'].includes(status) && Date.now() < until;) {
-      await sleep(100);
-      status = (await row(id)).status;
-    }
-    await workers[holder].exited;
-    workers[holder] = await startWorker(holder);
-    kills.push({ n: kills.length + 1, ...(at as Required<typeof at>), toolRuns: weather.count(tag), status });
-    const k = kills[kills.length - 1];
-    console.error(`kill ${k.n}: started ${k.started} ms (lock gone ${k.lockGone}, relocked ${k.relocked}), ${status}`);
+    report(kills);
+  } catch (err) {
+    if (!api.alive) console.error(`the API process exited:\n${api.logs.slice(-4000)}`);
+    throw err;
+  } finally {
+    await pg.end();
+    redis.disconnect();
+    for (const p of [...workers, api]) await p.stop();
+    const q = new Queue(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix });
+    await q.obliterate({ force: true }).catch(() => undefined);
+    await q.close();
+    for (const m of models) await m.stop();
+    await weather.stop();
+    await db.drop();
   }
+}
 
+function report(kills: Kill[]): void {
   const s = (ms: number) => round(ms / 1000, 2);
   const bound = (LOCK_MS + STALL_MS) / 1000;
   console.log(
@@ -154,16 +171,6 @@ async function main(): Promise<void> {
       `(bound RUN_LOCK_MS + RUN_STALLED_CHECK_MS = ${bound} s; over it: ${took.filter((t) => t > bound * 1000).length}); ` +
       `completed ${kills.filter((k) => k.status === 'completed').length}/${KILLS}, tool run once ${kills.filter((k) => k.toolRuns === 1).length}/${KILLS}`,
   );
-
-  await pg.end();
-  redis.disconnect();
-  for (const p of [...workers, api]) await p.stop();
-  const q = new Queue(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix });
-  await q.obliterate({ force: true }).catch(() => undefined);
-  await q.close();
-  for (const m of models) await m.stop();
-  await weather.stop();
-  await db.drop();
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
