@@ -104,6 +104,9 @@ export class BullRunQueue extends RunQueue {
       prefix: this.config.queuePrefix,
       concurrency: this.config.workerConcurrency,
       lockDuration: this.config.runLockMs,
+      // renewed every quarter of it, as the session lease is (BullMQ's default, half, lets a busy but live worker's
+      // lock lapse after half of it without an answer; the stalled check, frequent below, would then take its job)
+      lockRenewTime: Math.floor(this.config.runLockMs / 4),
       stalledInterval: stalledCheckEvery(this.config.runStalledCheckMs),
       // the run row counts starts (RUN_MAX_ATTEMPTS) and ends a crashing run; BullMQ's limit is the backstop
       maxStalledCount: this.config.durability.maxAttempts,

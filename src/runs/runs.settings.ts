@@ -16,7 +16,7 @@ export const runsSettings = defineSettings({
     RUN_TIMEOUT_MS: variable(int(120_000, 100), "a run's time limit (then `RUN_TIMEOUT`)"),
     RUN_LOCK_MS: variable(
       int(5_000, 500),
-      'BullMQ job lock and session lease (both renewed while a turn runs, so both lapse at most this long after a crash): a crashed worker\'s run is started again by another worker within `RUN_LOCK_MS` + `RUN_STALLED_CHECK_MS` (20 kills at the defaults: 3.8–5.4 s, median 4.9 s; see "Durability")',
+      'BullMQ job lock and session lease (both renewed every quarter of it while a turn runs, so both lapse at most this long after a crash): a crashed worker\'s run is started again by another worker within `RUN_LOCK_MS` + `RUN_STALLED_CHECK_MS` (20 kills at the defaults: 4.3–5.5 s, median 5.0 s; see "Durability")',
     ),
     RUN_STALLED_CHECK_MS: variable(
       int(2_500, 200),
