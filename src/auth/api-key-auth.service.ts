@@ -43,21 +43,21 @@ export class ApiKeyAuth implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!(await this.required())) {
       this.logger.warn(
-        `No API keys configured (API_KEYS unset, no keys in api_keys): every request runs as tenant "${DEFAULT_TENANT}", unauthenticated`,
+        `No API keys configured (API_KEYS unset, no keys issued in api_keys): every request runs as tenant "${DEFAULT_TENANT}", unauthenticated`,
       );
     } else {
-      this.logger.log(`API keys required (${this.envKeys.length} from API_KEYS, plus active keys in api_keys)`);
+      this.logger.log(`API keys required (${this.envKeys.length} from API_KEYS, plus the active keys in api_keys)`);
     }
   }
 
-  /** Whether any key is configured: then every route but /health/* needs one. */
+  /** Whether any key is configured (in API_KEYS, or issued in api_keys, revoked or not): then every route but /health/* needs one. */
   async required(): Promise<boolean> {
     if (this.envKeys.length > 0) return true;
     const now = Date.now();
     if (this.requiredCache && now - this.requiredCache.at < REQUIRED_TTL_MS) return this.requiredCache.value;
     let value: boolean;
     try {
-      value = await this.store.anyActive();
+      value = await this.store.anyIssued();
     } catch (err) {
       // the database is away: keep the last answer rather than refuse every request until it is back (with
       // keys in API_KEYS nothing is read; a first check that fails still fails)

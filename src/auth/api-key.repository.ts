@@ -58,8 +58,12 @@ export class ApiKeyRepository {
     return row ?? null;
   }
 
-  async anyActive(): Promise<boolean> {
-    const [row] = rows<{ any: boolean }>(await this.query(`SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL) AS any`, []));
+  /**
+   * Whether keys are managed in the table at all: a revoked key counts, so revoking the last one leaves the
+   * service closed (every key refused) instead of opening it to everyone as tenant `default`.
+   */
+  async anyIssued(): Promise<boolean> {
+    const [row] = rows<{ any: boolean }>(await this.query(`SELECT EXISTS (SELECT 1 FROM api_keys) AS any`, []));
     return Boolean(row?.any);
   }
 }

@@ -6,7 +6,7 @@ export const authSettings = defineSettings({
   variables: {
     API_KEYS: variable(
       optionalString,
-      "`tenant:key,tenant:key` (tenant: 1–64 chars of `[A-Za-z0-9._-]`, key ≥ 16 chars). With any key configured (here or in the `api_keys` table, see `npm run api-keys -- create --tenant t`), every route but `/health/*` needs `Authorization: Bearer <key>` or `x-api-key` (else 401 `UNAUTHORIZED`), and each key's tenant sees only its own sessions, jobs, contracts, documents, retrieval results and cache entries",
+      "`tenant:key,tenant:key` (tenant: 1–64 chars of `[A-Za-z0-9._-]`, key ≥ 16 chars). With any key configured (here or in the `api_keys` table, see `npm run api-keys -- create --tenant t`; a revoked key still counts, so revoking the last one leaves the service closed), every route but `/health/*` needs `Authorization: Bearer <key>` or `x-api-key` (else 401 `UNAUTHORIZED`), and each key's tenant sees only its own sessions, jobs, contracts, documents, retrieval results and cache entries",
       'unset → one tenant `default`, no authentication (logged at start-up)',
     ),
     METRICS_PUBLIC: variable(bool(false), 'serve `/metrics` without a key when keys are configured'),

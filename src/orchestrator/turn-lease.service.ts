@@ -40,6 +40,7 @@ export class TurnLease {
    */
   async take(run: RunEntity, deadline: number, signal: AbortSignal, mode: 'block' | 'defer'): Promise<boolean> {
     const retries = this.config.durability.dbWriteRetries;
+    let lapsed = false;
     for (;;) {
       if (await withDbRetry('take lease', retries, () => this.sessions.tryLease(run.sessionId, run.id, this.config.runLockMs))) return true;
       // ended or cancelled meanwhile (e.g. by another executor of an idempotent repeat): its stored result answers
@@ -47,6 +48,12 @@ export class TurnLease {
       if (FINAL_STATUSES.includes(now.status) || now.cancelRequested) return false;
       if (mode === 'defer') {
         const holder = await this.sessions.leaseHolder(run.sessionId, run.tenantId);
+        // no live lease any more: it lapsed since the try (a crashed worker's, this run's own): try once more now
+        // rather than park for the default wait, which is meant for a session busy with an earlier turn
+        if (!holder && !lapsed) {
+          lapsed = true;
+          continue;
+        }
         throw new SessionLeaseBusy(run.sessionId, holder?.runId === run.id ? Math.min(holder.remainingMs + 50, 1000) : undefined);
       }
       if (Date.now() >= deadline || signal.aborted) return false;

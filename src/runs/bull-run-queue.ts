@@ -15,6 +15,21 @@ const ENQUEUE_TIMEOUT_MS = 3000;
 /** A job whose session is busy is parked this long (or until the session's running turn ends and wakes it). */
 const PARKED_MS = 1000;
 
+/**
+ * How often BullMQ looks for stalled jobs, so that a killed worker's run starts again within RUN_LOCK_MS +
+ * RUN_STALLED_CHECK_MS. Its lock lapses at most RUN_LOCK_MS after the kill (it was renewed at most then); the
+ * job goes back to wait at the first check after that (an earlier one marked it). A check sets a gate for the
+ * check interval, shared by all workers, and a worker's next check comes just after its own gate expires — or,
+ * when the two meet within Redis's millisecond, one interval later: checks are one to two intervals apart.
+ * Checking every RUN_STALLED_CHECK_MS could spend twice the bound's share on that wait (bench/takeover.ts at the
+ * defaults: the job was taken up to 3 s after its lock lapsed; every 1.25 s: up to 2.5 s). Every quarter of it
+ * waits at most half, leaving the other half for the next worker to take the job and the session. A check is
+ * one short script for the whole queue.
+ */
+export function stalledCheckEvery(runStalledCheckMs: number): number {
+  return Math.max(50, Math.floor(runStalledCheckMs / 4));
+}
+
 /** The part of the queue's ioredis client the bulk job-state check uses. */
 interface RedisPipelining {
   pipeline(): {
@@ -28,8 +43,8 @@ interface RedisPipelining {
  * The BullMQ driver. Producer: the only place that calls `queue.add`; the job id is the run id, so re-adding is
  * harmless. Worker (`work`, in processes that run one): thin — the run driver executes the run; a job whose run
  * is parked (busy session, not due, handed back) goes back to the delayed set without counting an attempt or
- * holding a slot. A worker that dies stops renewing its job lock; after RUN_LOCK_MS + RUN_STALLED_CHECK_MS another
- * worker takes the job over and the run resumes from its last checkpoint.
+ * holding a slot. A worker that dies stops renewing its job lock; within RUN_LOCK_MS + RUN_STALLED_CHECK_MS another
+ * worker takes the job over and the run resumes from its last checkpoint (see `stalledCheckEvery`).
  */
 @Injectable()
 export class BullRunQueue extends RunQueue {
@@ -89,7 +104,10 @@ export class BullRunQueue extends RunQueue {
       prefix: this.config.queuePrefix,
       concurrency: this.config.workerConcurrency,
       lockDuration: this.config.runLockMs,
-      stalledInterval: this.config.runStalledCheckMs,
+      // renewed every quarter of it, as the session lease is (BullMQ's default, half, lets a busy but live worker's
+      // lock lapse after half of it without an answer; the stalled check, frequent below, would then take its job)
+      lockRenewTime: Math.floor(this.config.runLockMs / 4),
+      stalledInterval: stalledCheckEvery(this.config.runStalledCheckMs),
       // the run row counts starts (RUN_MAX_ATTEMPTS) and ends a crashing run; BullMQ's limit is the backstop
       maxStalledCount: this.config.durability.maxAttempts,
     });

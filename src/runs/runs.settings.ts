@@ -16,9 +16,12 @@ export const runsSettings = defineSettings({
     RUN_TIMEOUT_MS: variable(int(120_000, 100), "a run's time limit (then `RUN_TIMEOUT`)"),
     RUN_LOCK_MS: variable(
       int(5_000, 500),
-      'BullMQ job lock (also the session lease, renewed every quarter of it): a crashed worker\'s job is taken over within `RUN_LOCK_MS` + `RUN_STALLED_CHECK_MS` (see "Durability")',
+      'BullMQ job lock and session lease (both renewed every quarter of it while a turn runs, so both lapse at most this long after a crash): a crashed worker\'s run is started again by another worker within `RUN_LOCK_MS` + `RUN_STALLED_CHECK_MS` (20 kills at the defaults: 4.3–5.5 s, median 5.0 s; see "Durability")',
     ),
-    RUN_STALLED_CHECK_MS: variable(int(2_500, 200), 'how often BullMQ checks for stalled jobs (see `RUN_LOCK_MS`)'),
+    RUN_STALLED_CHECK_MS: variable(
+      int(2_500, 200),
+      "how long a crashed worker's job may wait, once its lock has lapsed, for BullMQ to find it stalled; BullMQ checks every quarter of it (so at most half of it passes before one finds the job), leaving the rest for the next worker to start the run (see `RUN_LOCK_MS`)",
+    ),
     RUN_MAX_MODEL_CALLS: variable(
       int(50),
       'per-run budget: model calls that reach the endpoint (cache hits are free); `0` = unlimited (then `BUDGET_EXCEEDED`; wall time is `RUN_TIMEOUT_MS`)',
@@ -51,8 +54,9 @@ export const runsSettings = defineSettings({
     /** LangGraph `wait`/`stream` runs executed at once by the accepting process (LocalRuns); 0 = always queued */
     localRunConcurrency: e.LOCAL_RUN_CONCURRENCY,
     runTimeoutMs: e.RUN_TIMEOUT_MS,
-    /** BullMQ job lock: a worker that stops renewing it (crash) loses the job to another after this long */
+    /** BullMQ job lock and session lease: a crashed worker's run starts again elsewhere within this + runStalledCheckMs */
     runLockMs: e.RUN_LOCK_MS,
+    /** the bound's second part: BullMQ checks for stalled jobs every quarter of it (BullRunQueue `stalledCheckEvery`) */
     runStalledCheckMs: e.RUN_STALLED_CHECK_MS,
     /** per-run budgets (0 = unlimited): model calls reaching the endpoint, model tokens, tool calls (llm/run-budget's BudgetLimits) */
     runBudget: { modelCalls: e.RUN_MAX_MODEL_CALLS, modelTokens: e.RUN_MAX_MODEL_TOKENS, toolCalls: e.RUN_MAX_TOOL_CALLS },

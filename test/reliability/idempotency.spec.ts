@@ -50,4 +50,45 @@ describe('Idempotency-Key', () => {
     const bad = await post('/v1/jobs', { message: 'x' }, 'k'.repeat(300));
     expect(bad).toMatchObject({ status: 400, body: { error: { code: 'INVALID_IDEMPOTENCY_KEY' } } });
   });
+
+  it('10 parallel POST /v1/chat and 10 parallel POST /v1/jobs racing on one key: one run each, the same answer for all', async () => {
+    h.model.latencyMs = 300; // the first request is still running while the others arrive
+    try {
+      const body = { message: 'weather in Daegu', session_id: 'race-chat', agent: 'assistant' }; // the agent with get_weather
+      const chats = await Promise.all(Array.from({ length: 10 }, () => post('/v1/chat', body, 'race-chat-key')));
+      expect(chats.map((c) => c.status)).toEqual(Array(10).fill(200));
+      expect(new Set(chats.map((c) => c.body.run_id)).size).toBe(1);
+      for (const c of chats) expect(c.body).toEqual(chats[0].body);
+      expect(chats[0].body.response).toBe('날씨를 확인했습니다: Daegu');
+
+      if (!h.workers.some((w) => w.alive)) await h.startWorker();
+      const jobBody = { message: 'weather in Ulsan', agent: 'assistant' };
+      const jobs = await Promise.all(Array.from({ length: 10 }, () => post('/v1/jobs', jobBody, 'race-job-key')));
+      expect(jobs.map((j) => j.status)).toEqual(Array(10).fill(202));
+      expect(new Set(jobs.map((j) => j.body.job_id)).size).toBe(1);
+      const [run] = await h.allEnded([jobs[0].body.job_id]);
+      expect(run.status).toBe('completed');
+      const results = await Promise.all(Array.from({ length: 10 }, () => h.job(run.id)));
+      for (const r of results) expect(r.result).toEqual(results[0].result);
+      expect(results[0].result.response).toBe('날씨를 확인했습니다: Ulsan');
+
+      const runs = await h.query(`SELECT idempotency_key, count(*)::int AS n FROM runs WHERE input->>'message' IN ($1, $2) GROUP BY 1`, [
+        body.message,
+        jobBody.message,
+      ]);
+      expect(runs).toEqual(
+        expect.arrayContaining([
+          { idempotency_key: 'race-chat-key', n: 1 },
+          { idempotency_key: 'race-job-key', n: 1 },
+        ]),
+      );
+      expect(runs).toHaveLength(2); // no run of a losing request is left behind, with or without the key
+      expect(h.weather.count('Daegu')).toBe(1);
+      expect(h.weather.count('Ulsan')).toBe(1);
+      expect(asked('weather in Daegu')).toBe(2); // the tool decision and the answer, once
+      expect(asked('weather in Ulsan')).toBe(2);
+    } finally {
+      h.model.latencyMs = 0;
+    }
+  });
 });

@@ -11,7 +11,8 @@ describe('worker killed mid-run (SIGKILL)', () => {
   const h = new Harness();
 
   beforeAll(async () => {
-    await h.start('crash');
+    // a hung tool call must still hang when its worker is killed, however long the standby took to start
+    await h.start('crash', { TOOLS_TIMEOUT_MS: '60000' });
   });
 
   afterAll(async () => {

@@ -1,0 +1,41 @@
+import type { AppConfig } from '../config/app-config';
+import type { RunEntity } from '../database/entities';
+import type { RunStore } from '../runs/store/run-store';
+import type { SessionStore } from '../runs/store/session-store';
+import { SessionLeaseBusy, TurnLease } from './turn-lease.service';
+
+/** TurnLease.take in `defer` mode (a queued run): when to park, and for how long. */
+describe('TurnLease.take (defer)', () => {
+  const run = { id: 'r1', sessionId: 's1', tenantId: 't' } as RunEntity;
+  const config = { runLockMs: 5000, durability: { dbWriteRetries: 0 } } as AppConfig;
+  const runs = { get: () => Promise.resolve({ ...run, status: 'running', cancelRequested: false }) } as unknown as RunStore;
+
+  function leaseWith(tries: boolean[], holders: Array<{ runId: string; remainingMs: number } | null>) {
+    const sessions = {
+      tryLease: jest.fn(() => Promise.resolve(tries.shift() ?? false)),
+      leaseHolder: jest.fn(() => Promise.resolve(holders.shift() ?? null)),
+    };
+    return { sessions, lease: new TurnLease(sessions as unknown as SessionStore, runs, config) };
+  }
+  const take = (lease: TurnLease) => lease.take(run, Date.now() + 1000, new AbortController().signal, 'defer');
+
+  it("a lease that lapsed between the try and the look (a crashed worker's) is taken at once, not after a park", async () => {
+    const { sessions, lease } = leaseWith([false, true], [null]);
+    await expect(take(lease)).resolves.toBe(true);
+    expect(sessions.tryLease).toHaveBeenCalledTimes(2);
+  });
+
+  it("the run's own live lease (its previous attempt's): parked until it lapses, at most 1 s", async () => {
+    await expect(take(leaseWith([false], [{ runId: 'r1', remainingMs: 300 }]).lease)).rejects.toMatchObject({ retryInMs: 350 });
+    await expect(take(leaseWith([false], [{ runId: 'r1', remainingMs: 4000 }]).lease)).rejects.toMatchObject({ retryInMs: 1000 });
+  });
+
+  it("another run's lease, or an earlier turn without one: parked for the queue's default wait (woken when it ends)", async () => {
+    const other = take(leaseWith([false], [{ runId: 'r0', remainingMs: 300 }]).lease);
+    await expect(other).rejects.toBeInstanceOf(SessionLeaseBusy);
+    await expect(other).rejects.toMatchObject({ retryInMs: undefined });
+    const { sessions, lease } = leaseWith([false, false], [null, null]);
+    await expect(take(lease)).rejects.toMatchObject({ retryInMs: undefined });
+    expect(sessions.tryLease).toHaveBeenCalledTimes(2);
+  });
+});
