@@ -6,7 +6,7 @@ import path from 'node:path';
 
 import { createGetWeatherTool, getWeather, getWeatherAvailability } from './get-weather.tool';
 import { createGeneralTools } from './index';
-import { createSearchWikipediaTool, searchWikipedia, searchWikipediaAvailability } from './search-wikipedia.tool';
+import { createSearchWikipediaTool, searchWikipedia, searchWikipediaAvailability, wikipediaEndpoint } from './search-wikipedia.tool';
 import type { NetworkOptions } from './types';
 import { createWebSearchTool, webSearch, webSearchAvailability } from './web-search.tool';
 
@@ -117,9 +117,14 @@ describe('search_wikipedia', () => {
     await expect(searchWikipedia('세종', 3, { baseUrl: `${srv.base}/w/api.php` })).rejects.toThrow(/refused.*127\.0\.0\.1/);
   });
 
-  it('is available without a key, defaults to ko.wikipedia.org, and reports bad config', () => {
+  it("is available without a key, follows the user's language unless one is set, and reports bad config", () => {
     expect(searchWikipediaAvailability({})).toEqual({ available: true });
-    expect(createSearchWikipediaTool({}).description).toContain('ko.wikipedia.org');
+    expect(createSearchWikipediaTool({}).description).toContain("the edition in the user's language");
+    expect(createSearchWikipediaTool({ language: 'ko' }).description).toContain('ko.wikipedia.org');
+    expect(wikipediaEndpoint({}, 'ko')).toBe('https://ko.wikipedia.org/w/api.php');
+    expect(wikipediaEndpoint({}, 'en')).toBe('https://en.wikipedia.org/w/api.php');
+    expect(wikipediaEndpoint({ language: 'de' }, 'ko')).toBe('https://de.wikipedia.org/w/api.php'); // WIKIPEDIA_LANGUAGE wins
+    expect(wikipediaEndpoint({ baseUrl: 'https://wiki.example/api.php' }, 'ko')).toBe('https://wiki.example/api.php');
     expect(searchWikipediaAvailability({ language: 'en; DROP' })).toMatchObject({
       available: false,
       reason: expect.stringMatching(/language/),
