@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
+import { withRunContext } from '../../core/run-context';
 import { createGetWeatherTool, getWeather, getWeatherAvailability } from './get-weather.tool';
 import { createGeneralTools } from './index';
 import { createSearchWikipediaTool, searchWikipedia, searchWikipediaAvailability, wikipediaEndpoint } from './search-wikipedia.tool';
@@ -159,12 +160,21 @@ describe('get_weather', () => {
   afterAll(() => srv.close());
   const opts = () => ({ apiKey: 'k-123', baseUrl: `${srv.base}/data/2.5`, network: testNet });
 
-  it('returns the current weather in Korean with metric units', async () => {
-    const out = await createGetWeatherTool(opts()).invoke({ city: 'Seoul' });
+  it("returns the current weather in the run's language (Korean here) with metric units", async () => {
+    const korean = { configurable: withRunContext({ tenantId: 't', runId: 'r', language: 'ko' }) };
+    const out = await createGetWeatherTool(opts()).invoke({ city: 'Seoul' }, korean);
     expect(out).toBe('서울 (KR) 현재 날씨: 맑음, 기온 12.3°C, 체감 10.1°C, 최저/최고 9/14.5°C, 습도 40%, 풍속 3.1 m/s');
     const req = srv.seen[srv.seen.length - 1];
     expect(req.url.pathname).toBe('/data/2.5/weather');
     expect(Object.fromEntries(req.url.searchParams)).toEqual({ q: 'Seoul', units: 'metric', lang: 'kr', appid: 'k-123' });
+  });
+
+  it('labels the weather in English and asks OpenWeather for English outside a Korean run', async () => {
+    const out = await createGetWeatherTool(opts()).invoke({ city: 'Seoul' });
+    expect(out).toBe(
+      '서울 (KR) current weather: 맑음, temperature 12.3°C, feels like 10.1°C, min/max 9/14.5°C, humidity 40%, wind 3.1 m/s',
+    );
+    expect(srv.seen[srv.seen.length - 1].url.searchParams.get('lang')).toBe('en');
   });
 
   it('turns upstream errors into messages without leaking the key', async () => {
