@@ -28,7 +28,11 @@ export const toolsSettings = defineSettings({
       'none',
     ),
     TOOLS_TIMEOUT_MS: variable(int(10_000, 100), "the network tools' time limit"),
-    WIKIPEDIA_BASE_URL: variable(optionalString, '`search_wikipedia` (MediaWiki API)', 'ko.wikipedia.org'),
+    WIKIPEDIA_BASE_URL: variable(
+      optionalString,
+      '`search_wikipedia` (MediaWiki API)',
+      "the Wikipedia edition of `WIKIPEDIA_LANGUAGE`, else of the user's language",
+    ),
     WIKIPEDIA_LANGUAGE: variable(
       optionalString,
       "`search_wikipedia`'s language, fixed (e.g. `ko`)",
