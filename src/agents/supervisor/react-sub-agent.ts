@@ -11,7 +11,7 @@ import type { LlmNodeDeps } from '../react/nodes/llm.node';
 import { turnInput } from '../react/state';
 import { toolResultsOfTurn } from '../shared/outage';
 import type { ToolRunOptions } from '../shared/tool-executor';
-import { subAgentPrompt,SUPERVISOR_TEXTS } from './prompts';
+import { subAgentPrompt, SUPERVISOR_TEXTS } from './prompts';
 
 export interface SubAgentSpec {
   name: string;
