@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 import { defineSettings, int, invalidConfiguration, list, optionalString, type SettingsOf, variable } from '../config/settings';
+import { LANGUAGES } from '../core/language';
 import { DEFAULT_SUB_AGENTS } from './supervisor/default-sub-agents';
 
 const SubAgents = z
@@ -15,6 +16,10 @@ export const agentsSettings = defineSettings({
   module: 'agents',
   variables: {
     DEFAULT_AGENT: variable(z.string().default('react'), 'agent used when a request names none'),
+    DEFAULT_LANGUAGE: variable(
+      z.enum(LANGUAGES).default('en'),
+      'the language of answers to a message whose script tells none (`12 * 7`); otherwise every answer follows the message: Hangul → `ko`, Latin → `en`, kana → `ja`, Han → `zh`, Cyrillic → `ru`, …',
+    ),
     BUILTIN_AGENTS: variable(
       optionalString,
       'the built-in agents this process registers (comma-separated, `none` for none)',
@@ -58,6 +63,8 @@ export const agentsSettings = defineSettings({
     };
     return {
       defaultAgent: e.DEFAULT_AGENT,
+      /** DEFAULT_LANGUAGE: the answers' language when the message's script tells none */
+      defaultLanguage: e.DEFAULT_LANGUAGE,
       /** BUILTIN_AGENTS: the built-in agents registered; undefined → all of them */
       builtInAgents: e.BUILTIN_AGENTS ? (new Set(list(e.BUILTIN_AGENTS).filter((a) => a !== 'none')) as ReadonlySet<string>) : undefined,
       iterationLimits,

@@ -708,7 +708,7 @@ export interface components {
         CreateContractDto: {
             /** @example 소프트웨어 유지보수 용역계약서 */
             title: string;
-            /** @description the contract as text or markdown, with articles like "제1조 (목적)" (or upload it as multipart `file`) */
+            /** @description the contract as text or markdown, Korean or English, with articles like "제1조 (목적)", "Article 1 (Purpose)", "Section 1. Definitions" or "1. Definitions" (or upload it as multipart `file`) */
             content?: string;
             /**
              * @default user
@@ -717,7 +717,10 @@ export interface components {
             kind: "user" | "standard";
         };
         ContractArticleDto: {
-            /** @example 제10조 */
+            /**
+             * @description the document's own numbering: '제10조', '제3조의2', 'Article 10', 'Section 10'
+             * @example 제10조
+             */
             number: string;
             /** @example 계약의 해지 */
             title: string;
@@ -725,7 +728,10 @@ export interface components {
             clauses: string[];
         };
         ExhibitDto: {
-            /** @example 별지 1 */
+            /**
+             * @description '별지 1', 'Schedule 1', 'Exhibit A', 'Annex II', 'Appendix 1'
+             * @example 별지 1
+             */
             number: string;
             title: string;
             content: string;

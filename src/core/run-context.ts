@@ -13,6 +13,8 @@ export interface RunContext {
   /** whose run this is: tools, knowledge and the store read it from here, never from ambient state */
   tenantId: string;
   runId: string;
+  /** the language of the turn's message (core/language.ts), which every user-facing text of the run follows */
+  language?: string;
 }
 
 /** The one `configurable` key the service defines (besides LangGraph's own `thread_id` and checkpoint keys). */

@@ -5,6 +5,7 @@ import { AgentRegistry } from '../agents/agent-registry.service';
 import { runInTenant } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
 import type { ChatResult } from '../core/chat-result';
+import { detectLanguage, localize } from '../core/language';
 import { withRunContext } from '../core/run-context';
 import { FINAL_STATUSES, type RunEntity } from '../database/entities';
 import { RunEventBus } from '../events/run-event-bus';
@@ -145,7 +146,7 @@ export class AgentOrchestrator {
           pending,
           started,
           usage,
-          this.outcomes.failure(code, 'the session stayed busy with an earlier turn'),
+          this.outcomes.failure(code, 'the session stayed busy with an earlier turn', pending),
           { log },
         );
       }
@@ -155,7 +156,7 @@ export class AgentOrchestrator {
         const usage = PersistentUsageCollector.unwritten(await this.outcomes.usageOf(pending), pending.attempts);
         const msg = `started ${pending.attempts} times without finishing (RUN_MAX_ATTEMPTS=${max}); its worker stopped every time`;
         this.metrics.runRecoveries.inc({ event: 'exhausted' });
-        return await this.outcomes.end(pending, started, usage, this.outcomes.failure('RUN_ATTEMPTS_EXHAUSTED', msg), { log });
+        return await this.outcomes.end(pending, started, usage, this.outcomes.failure('RUN_ATTEMPTS_EXHAUSTED', msg, pending), { log });
       }
       const run = leasedAlready
         ? pending
@@ -256,7 +257,7 @@ export class AgentOrchestrator {
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
       // an internal error's text (SQL, stack details) stays in the log; the client gets the run id to report
       const message = code === 'INTERNAL_ERROR' ? `internal error in run ${run.id}` : (budget.exceeded ?? (err as Error)).message;
-      const failure = withBudgetReport(this.outcomes.failure(code, message), budget);
+      const failure = withBudgetReport(this.outcomes.failure(code, message, run), budget);
       return this.outcomes.end(run, started, usage, failure, { log, turn });
     }
   }
@@ -268,11 +269,12 @@ export class AgentOrchestrator {
     { tenantId, signal, usage, budget }: { tenantId: string; signal: AbortSignal; usage: UsageCollector; budget: RunBudget },
   ): Promise<AgentOutcome | null> {
     if (!agent.scope) return null;
-    const configurable = withRunContext({ tenantId, runId: turn.runId, usage, budget });
+    const language = detectLanguage(turn.message, this.config.defaultLanguage);
+    const configurable = withRunContext({ tenantId, runId: turn.runId, language, usage, budget });
     const verdict = await this.scope.validate(turn.message, agent.scope, { signal, configurable });
     if (verdict.is_valid) return null;
     return {
-      response: agent.scope.refusal,
+      response: localize(agent.scope.refusal, language),
       toolCalls: [],
       sources: [],
       error: null,

@@ -7,6 +7,7 @@ import type { AgentDefinition, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
 import { threadIdOf } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
+import { detectLanguage } from '../core/language';
 import { RUN_CONTEXT_KEY, type RunContext, withRunContext } from '../core/run-context';
 import { OpeningRead, PendingWrites } from '../database/checkpoint-writer';
 import type { RunEntity } from '../database/entities';
@@ -86,6 +87,7 @@ export class GraphRunner {
     const context: RunContext = {
       tenantId: run.tenantId,
       runId: run.id,
+      language: detectLanguage(turn.message, this.config.defaultLanguage),
       usage,
       budget,
       ledger: this.ledger.toolLedger(run.id, run.attempts),

@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 
 import type { AgentOutcome, TurnContext } from '../agents/agent-definition';
-import { MODEL_UNAVAILABLE_TEXT } from '../agents/shared/outage';
+import { type AgentTexts, agentTexts } from '../agents/shared/messages';
 import { AppConfig } from '../config/app-config';
 import type { ChatResult } from '../core/chat-result';
 import { SessionBusyException } from '../core/errors';
+import { detectLanguage } from '../core/language';
 import { FINAL_STATUSES, type RunEntity, type RunError } from '../database/entities';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
@@ -20,14 +21,15 @@ import { ApprovalPending, pendingApprovalResult, toPendingApproval } from '../to
 import { withDbRetry } from './db-retry';
 import { GraphInterrupted } from './graph-runner.service';
 
-const FAILURE_TEXT: Record<string, string> = {
-  RUN_TIMEOUT: '처리 시간이 초과되었습니다. (The run took too long and was stopped.)',
-  CANCELLED: '요청이 취소되었습니다. (The run was cancelled.)',
-  BUDGET_EXCEEDED: '이 요청에 허용된 사용량을 초과하여 중단했습니다. (The run used up its budget of model or tool calls and was stopped.)',
-  SESSION_BUSY: '이전 요청을 처리하는 중입니다. 잠시 후 다시 시도해 주세요. (An earlier turn of this session is still running.)',
-  MODEL_UNAVAILABLE: MODEL_UNAVAILABLE_TEXT,
-  INTERNAL_ERROR: '요청을 처리하는 중 오류가 발생했습니다. (Something went wrong while handling the request.)',
-  RUN_ATTEMPTS_EXHAUSTED: '요청을 처리하지 못했습니다. (The run failed on every attempt.)',
+/** the user-facing text of each way a run can fail (agents/shared/messages.ts), in the language of its message */
+const FAILURE_TEXT: Record<string, keyof AgentTexts> = {
+  RUN_TIMEOUT: 'runTimeout',
+  CANCELLED: 'cancelled',
+  BUDGET_EXCEEDED: 'budgetExceeded',
+  SESSION_BUSY: 'sessionBusy',
+  MODEL_UNAVAILABLE: 'modelUnavailable',
+  INTERNAL_ERROR: 'internalError',
+  RUN_ATTEMPTS_EXHAUSTED: 'attemptsExhausted',
 };
 
 /**
@@ -68,7 +70,7 @@ export class RunOutcomes {
     if (!run || FINAL_STATUSES.includes(run.status)) return;
     const usage = PersistentUsageCollector.unwritten(await this.usageOf(run), run.attempts);
     const log = { run_id: run.id, session_id: run.sessionId, agent: run.agent };
-    await this.end(run, Date.now(), usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', `failed on every attempt: ${message}`), { log });
+    await this.end(run, Date.now(), usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', `failed on every attempt: ${message}`, run), { log });
   }
 
   /** What earlier attempts of the run recorded (nothing to read for a first attempt). */
@@ -92,18 +94,19 @@ export class RunOutcomes {
     this.logger.log({ msg: 'run waits for tool approval', ...log, tool: pending.tool, tool_call_id: pending.tool_call_id });
     if (!paused) return this.storedResult(run.id);
     const ms = Date.now() - started;
-    const result = pendingApprovalResult(run, pending, { ms, llmCalls: usage.totals.calls, model: this.llm.modelName });
+    const language = detectLanguage(run.input?.message, this.config.defaultLanguage);
+    const result = pendingApprovalResult(run, pending, { ms, llmCalls: usage.totals.calls, model: this.llm.modelName }, language);
     this.events.publish(run.id, 'interrupt', result); // not an end: the run goes on after the decision
     return result;
   }
 
-  failure(code: string, message: string): { status: RunEnd['status']; outcome: AgentOutcome } {
+  /** A failed run's outcome; its text in the language of the run's message (`run`), else DEFAULT_LANGUAGE. */
+  failure(code: string, message: string, run?: RunEntity): { status: RunEnd['status']; outcome: AgentOutcome } {
     const status = code === 'CANCELLED' ? ('cancelled' as const) : ('failed' as const);
     const error: RunError = { code, message: message.slice(0, 500) };
-    return {
-      status,
-      outcome: { response: FAILURE_TEXT[code] ?? FAILURE_TEXT.INTERNAL_ERROR, toolCalls: [], sources: [], error, metadata: {}, trace: {} },
-    };
+    const texts = agentTexts(detectLanguage(run?.input?.message, this.config.defaultLanguage));
+    const response = texts[FAILURE_TEXT[code] ?? 'internalError'];
+    return { status, outcome: { response, toolCalls: [], sources: [], error, metadata: {}, trace: {} } };
   }
 
   async end(

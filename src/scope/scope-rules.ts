@@ -1,6 +1,7 @@
 import type { ScopeSpec, ScopeVerdict } from './scope.types';
 
-const SMALL_TALK = /^\s*(안녕|반가|고마|감사|수고|hi\b|hello\b|hey\b|thanks?\b|thank you|good (morning|afternoon|evening))/i;
+const SMALL_TALK =
+  /^\s*(안녕|반가|고마|감사|수고|hi\b|hello\b|hey\b|thanks?\b|thank you|good (morning|afternoon|evening)|how are you|what can you do)/i;
 
 /** The rule fast path: a verdict when the patterns are sure, null when the model should decide. */
 export function scopeByRules(message: string, spec: ScopeSpec): ScopeVerdict | null {

@@ -9,7 +9,7 @@ const spec: ScopeSpec = {
   domain: '계약서에 관한 질문',
   inScope: [/제\s*\d+\s*조/, /계약|해지|조항|별지/],
   outOfScope: [/날씨|레시피|주식|축구/],
-  refusal: '계약서에 관한 질문에만 답할 수 있습니다.',
+  refusal: { en: 'Only questions about the contract.', ko: '계약서에 관한 질문에만 답할 수 있습니다.' },
 };
 
 const validator = (responses: string[] | null) => {

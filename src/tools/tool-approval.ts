@@ -1,6 +1,7 @@
 import { Command } from '@langchain/langgraph';
 
 import type { ChatResult } from '../core/chat-result';
+import { type Language, localize, type Messages } from '../core/language';
 import type { RunnableGraph } from '../core/run-types';
 import type { PendingApproval, RunEntity } from '../database/entities';
 import type { ModelCallRecord } from '../llm/usage-collector';
@@ -94,16 +95,23 @@ export function pendingCallView({ tool, args, tool_call_id, requested_at }: Pend
   return { tool, args, tool_call_id, requested_at };
 }
 
-/** What `POST /v1/chat` answers while its run waits for an operator. */
+/** The answer while a call waits for an operator, per language (core/language.ts). */
+const PENDING_TEXT: Messages<(tool: string, runId: string) => string> = {
+  en: (tool, runId) =>
+    `The ${tool} call needs an operator's approval; the request continues once it is approved (POST /v1/jobs/${runId}/approve or /reject).`,
+  ko: (tool, runId) =>
+    `도구 실행(${tool})에 운영자 승인이 필요합니다. 승인 후 처리가 계속됩니다. (POST /v1/jobs/${runId}/approve 또는 /reject)`,
+};
+
+/** What `POST /v1/chat` answers while its run waits for an operator, in the language of the user's message. */
 export function pendingApprovalResult(
   run: RunEntity,
   pending: PendingApproval,
   usage: { ms: number; llmCalls: number; model: string | null },
+  language: Language = 'en',
 ): ChatResult {
   return {
-    response:
-      `도구 실행(${pending.tool})에 운영자 승인이 필요합니다. 승인 후 처리가 계속됩니다. ` +
-      `(The ${pending.tool} call waits for an operator: POST /v1/jobs/${run.id}/approve or /reject.)`,
+    response: localize(PENDING_TEXT, language)(pending.tool, run.id),
     session_id: run.sessionId,
     run_id: run.id,
     agent: run.agent,

@@ -4,7 +4,7 @@ import { Inject, Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { DocumentsService } from '../knowledge/documents/documents.service';
 import { calculatorTool } from './basic/calculator.tool';
-import { datetimeTool } from './basic/datetime.tool';
+import { createDatetimeTool } from './basic/datetime.tool';
 import { createKnowledgeBaseTool } from './basic/knowledge-base.tool';
 import { createGeneralTools } from './general';
 import { HOST_TOOLS, type HostTools } from './host-tools';
@@ -33,7 +33,7 @@ export class ToolRegistry implements OnModuleInit {
     @Optional() @Inject(HOST_TOOLS) private readonly host?: HostTools,
   ) {
     this.register(calculatorTool);
-    this.register(datetimeTool);
+    this.register(createDatetimeTool(config?.defaultTimeZone));
     if (documents) this.register(createKnowledgeBaseTool(documents));
     if (config) this.registerGeneral(config);
   }

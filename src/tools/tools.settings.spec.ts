@@ -10,7 +10,9 @@ describe('tools settings', () => {
       timeoutMs: 10_000,
       pythonRepl: { enabled: false, timeoutMs: 10_000 },
     });
-    expect(s.tools.wikipedia).toEqual({ baseUrl: undefined, language: 'ko' });
+    // unset: the wiki of the user's language, and the process's own time zone
+    expect(s.tools.wikipedia).toEqual({ baseUrl: undefined, language: undefined });
+    expect(s.defaultTimeZone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
     expect([...s.toolApproval]).toEqual([]);
   });
 
@@ -19,5 +21,14 @@ describe('tools settings', () => {
     expect([...s.toolApproval]).toEqual(['python_repl', 'read_file']);
     expect(s.tools.allowedPrivateHosts).toEqual(['a.local', 'b']);
     expect(() => readSlice(toolsSettings, { TOOLS_TIMEOUT_MS: '5' })).toThrow(/^Invalid configuration: TOOLS_TIMEOUT_MS: /);
+  });
+
+  it('takes DEFAULT_TIMEZONE and WIKIPEDIA_LANGUAGE as given, and refuses an unknown zone', () => {
+    const s = readSlice(toolsSettings, { DEFAULT_TIMEZONE: 'Europe/Berlin', WIKIPEDIA_LANGUAGE: 'de' });
+    expect(s.defaultTimeZone).toBe('Europe/Berlin');
+    expect(s.tools.wikipedia.language).toBe('de');
+    expect(() => readSlice(toolsSettings, { DEFAULT_TIMEZONE: 'Mars/Olympus' })).toThrow(
+      /DEFAULT_TIMEZONE: unknown time zone "Mars\/Olympus"/,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { bool, defineSettings, int, list, optionalString, type SettingsOf, variable } from '../config/settings';
+import { bool, defineSettings, int, invalidConfiguration, list, optionalString, type SettingsOf, variable } from '../config/settings';
+import { isTimeZone, systemTimeZone } from './basic/time-zones';
 import { parseConsentRules } from './tool-consent';
 
 export interface ToolSettings {
@@ -8,7 +9,8 @@ export interface ToolSettings {
   /** host names allowed although they resolve to private addresses (self-hosted services) */
   allowedPrivateHosts: string[];
   timeoutMs: number;
-  wikipedia: { baseUrl?: string; language: string };
+  /** `language`: WIKIPEDIA_LANGUAGE; unset → the language of the user's message */
+  wikipedia: { baseUrl?: string; language?: string };
   weather: { apiKey?: string; baseUrl?: string };
   webSearch: { apiKey?: string; baseUrl?: string };
   readFileRoot?: string;
@@ -26,8 +28,21 @@ export const toolsSettings = defineSettings({
       'none',
     ),
     TOOLS_TIMEOUT_MS: variable(int(10_000, 100), "the network tools' time limit"),
-    WIKIPEDIA_BASE_URL: variable(optionalString, '`search_wikipedia` (MediaWiki API)', 'ko.wikipedia.org'),
-    WIKIPEDIA_LANGUAGE: variable(z.string().default('ko'), "`search_wikipedia`'s language"),
+    WIKIPEDIA_BASE_URL: variable(
+      optionalString,
+      '`search_wikipedia` (MediaWiki API)',
+      "the Wikipedia edition of `WIKIPEDIA_LANGUAGE`, else of the user's language",
+    ),
+    WIKIPEDIA_LANGUAGE: variable(
+      optionalString,
+      "`search_wikipedia`'s language, fixed (e.g. `ko`)",
+      "unset → the language of the user's message (`DEFAULT_LANGUAGE` when its script tells none)",
+    ),
+    DEFAULT_TIMEZONE: variable(
+      optionalString,
+      '`get_current_datetime`\'s zone (IANA name) when the question names no place or zone ("What time is it in Berlin?" → `Europe/Berlin`)',
+      "the process's `Intl` time zone",
+    ),
     OPENWEATHER_API_KEY: variable(optionalString, '`get_weather` (unavailable without a key)'),
     OPENWEATHER_BASE_URL: variable(optionalString, "`get_weather`'s endpoint"),
     TAVILY_API_KEY: variable(optionalString, '`web_search` (unavailable without a key)'),
@@ -54,6 +69,9 @@ export const toolsSettings = defineSettings({
     ),
   },
   build: (e) => {
+    if (e.DEFAULT_TIMEZONE && !isTimeZone(e.DEFAULT_TIMEZONE)) {
+      throw invalidConfiguration(`DEFAULT_TIMEZONE: unknown time zone "${e.DEFAULT_TIMEZONE}" (use an IANA name such as Europe/Berlin)`);
+    }
     const tools: ToolSettings = {
       network: e.TOOLS_NETWORK,
       allowedPrivateHosts: list(e.TOOLS_ALLOWED_PRIVATE_HOSTS),
@@ -66,6 +84,8 @@ export const toolsSettings = defineSettings({
     };
     return {
       tools,
+      /** DEFAULT_TIMEZONE, else the process's zone: get_current_datetime's zone when a question names none */
+      defaultTimeZone: e.DEFAULT_TIMEZONE ?? systemTimeZone(),
       /** injection: TOOL_APPROVAL — calls of these tools wait for POST /v1/jobs/{id}/approve | reject */
       toolApproval: new Set(list(e.TOOL_APPROVAL)) as ReadonlySet<string>,
       /** injection: TOOL_CONSENT and TOOL_TAINTED_CALLS — who may let high-risk calls run after untrusted text */

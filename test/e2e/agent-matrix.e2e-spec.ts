@@ -1,7 +1,8 @@
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { type MatrixFixtures, runCell, startMatrixApp, uploadFixtures } from '../support/matrix-runner';
 import { ScriptedModelServer } from '../support/model-server';
-import { type JsonCell, SEED_SCENARIOS, type ToolCallingCell } from '../support/seed-scenarios';
+import { type JsonCell, SEED_SCENARIOS, type SeedScenario, type ToolCallingCell } from '../support/seed-scenarios';
+import { englishProblem, SEED_SCENARIOS_EN } from '../support/seed-scenarios-en';
 import type { RunningApp } from '../support/test-app';
 
 /**
@@ -9,6 +10,8 @@ import type { RunningApp } from '../support/test-app';
  * scenarios, the same model answering like a real one, the expected counts written out here.
  */
 const scenario = (id: string) => SEED_SCENARIOS.find((s) => s.id === id)!;
+/** the same scenario asked in English (seed-scenarios-en.ts) */
+const inEnglish = (id: string) => SEED_SCENARIOS_EN.find((s) => s.koId === id)!;
 
 type Expected = { nodes: unknown[]; responseFormat: number; tools: number };
 /** a call of the supervisor's sub-agent (whatever its graph names the node), and a failed one */
@@ -80,10 +83,16 @@ describe.each([
     await app?.close();
   });
 
-  it.each(Object.keys(EXPECTED))('%s: right answer, its sources, the expected model calls', async (id) => {
-    const s = scenario(id);
+  it.each(
+    Object.keys(EXPECTED).flatMap((id) => [
+      [id, 'Korean'],
+      [id, 'English'],
+    ]),
+  )('%s in %s: right answer, its sources, the expected model calls', async (id, language) => {
+    const s: SeedScenario = language === 'English' ? inEnglish(id) : scenario(id);
     const cell = await runCell(app, model, fixtures!, s, tools, json);
-    expect({ answer: cell.answer, problem: cell.problem }).toEqual({ answer: cell.answer, problem: null });
+    const problem = cell.problem ?? (language === 'English' ? englishProblem(cell.answer) : null);
+    expect({ answer: cell.answer, problem }).toEqual({ answer: cell.answer, problem: null });
     expect(cell.sources).toEqual(expect.arrayContaining(s.sources));
     expect(cell.sourcesMissing).toEqual([]);
     if (s.sources.length) expect(cell.sources.length).toBeGreaterThan(0);
@@ -94,5 +103,26 @@ describe.each([
       nodes: want.nodes,
       sent: { responseFormat: want.responseFormat, tools: want.tools },
     });
+  });
+});
+
+/** Every seed scenario asked in English: the same correctness as in Korean (bench/agent-matrix.ts runs the Korean ones). */
+describe('every seed scenario in English (native tool calling, JSON mode on)', () => {
+  let app: RunningApp;
+
+  beforeAll(async () => {
+    app = await startMatrixApp(model, db.url, 'native', 'on');
+    fixtures ??= await uploadFixtures(app);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it.each(SEED_SCENARIOS_EN.map((s) => [s.id, s] as const))('%s: right answer in English, its sources', async (_id, s) => {
+    const cell = await runCell(app, model, fixtures!, s, 'native', 'on');
+    expect({ answer: cell.answer, problem: cell.problem ?? englishProblem(cell.answer) }).toEqual({ answer: cell.answer, problem: null });
+    expect(cell.sourcesMissing).toEqual([]);
+    expect(cell.nodes.every((n) => !n.endsWith('!'))).toBe(true);
   });
 });

@@ -13,7 +13,8 @@ const lastOf = (r: ChatRequest) => r.messages[r.messages.length - 1];
  * A model that decides the way a real one may, from what it is sent: it calls the evaluator satisfied at once,
  * wraps JSON in prose unless a response_format constrains it, wraps plans in {"steps": [...]} under JSON mode,
  * answers tool requests natively or in the ReAct text format (whichever the request asks for), and builds its
- * answers from the tool results and context it was given — so a right answer means the data reached it.
+ * answers from the tool results and context it was given — so a right answer means the data reached it. It answers
+ * in English when the service asks it to ("Answer in English" in a system prompt), else in Korean.
  */
 function plausibleModel(req: ChatRequest): ScriptedReply {
   const sys = systemOf(req);
@@ -29,8 +30,12 @@ function plausibleModel(req: ChatRequest): ScriptedReply {
   const final = (answer: string): ScriptedReply =>
     prompt ? { content: `Thought: 답할 수 있다\nFinal Answer: ${answer}` } : { content: answer };
   const fact = (source: string, pattern: RegExp, fallback: string) => pattern.exec(source)?.[0] ?? fallback;
+  const en = req.messages.some((m) => m.role === 'system' && text(m.content).includes('Answer in English'));
+  const days = en ? /\d+ days/ : /\d+일/;
 
   if (sys.includes('충분성')) return json({ is_sufficient: true, reasoning: '검색 결과로 충분하다', missing_info: null });
+  if (sys.includes('질의응답') && en)
+    return { content: `According to the contract, ${fact(text(last.content), /at least \d+ days[^.\n]*/, 'no article covers this')}.` };
   if (sys.includes('질의응답'))
     return { content: `계약서에 따르면 ${fact(text(last.content), /\d+일 전[^.\n]*/, '관련 조항이 없습니다')}.` };
   if (sys.includes('사용자 질문을 분류')) return json({ route: 'rag', reason: '사내 규정 질문' });
@@ -40,24 +45,27 @@ function plausibleModel(req: ChatRequest): ScriptedReply {
     const steps = [{ step_id: 1, tool: 'calculator', input: '1234 * 5678' }];
     return json(jsonMode ? { steps } : steps);
   }
-  if (sys.includes('실행 결과를 정리')) return { content: `결과는 ${fact(sys, /\d{5,}/, '알 수 없음')} 입니다.` };
+  if (sys.includes('실행 결과를 정리'))
+    return { content: en ? `The result is ${fact(sys, /\d{5,}/, 'unknown')}.` : `결과는 ${fact(sys, /\d{5,}/, '알 수 없음')} 입니다.` };
   if (sys.includes('수퍼바이저')) {
     const results = text(last.content);
     if (!results.includes('[에이전트 결과]'))
       return { content: 'Thought: 내부 문서가 필요하다\nDelegate: rag_agent\nTask: 연차 휴가 규정 검색' };
-    return { content: `Thought: 충분하다\nFinal Answer: 연차 휴가는 ${fact(results, /\d+일/, '알 수 없음')}입니다.` };
+    const leave = fact(results, days, '?');
+    return { content: `Thought: 충분하다\nFinal Answer: ${en ? `Annual leave is ${leave}.` : `연차 휴가는 ${leave}입니다.`}` };
   }
   if (sys.includes('내부 지식 기반 검색 전문가'))
     return observation === null
-      ? call('search_knowledge_base', { query: '연차 휴가' })
-      : final(`규정상 ${fact(observation, /\d+일/, '?')}`);
-  if (sys.includes('[참고 문서]')) return final(`연차 휴가는 ${fact(sys, /\d+일/, '알 수 없음')}입니다.`);
+      ? call('search_knowledge_base', { query: en ? 'annual leave' : '연차 휴가' })
+      : final(`${en ? 'Per the policy:' : '규정상'} ${fact(observation, days, '?')}`);
+  if (sys.includes('[참고 문서]'))
+    return final(en ? `Annual leave is ${fact(sys, days, 'unknown')}.` : `연차 휴가는 ${fact(sys, days, '알 수 없음')}입니다.`);
   return observation === null ? call('calculator', { expression: '6*7' }) : final(`6 × 7 = ${observation}`);
 }
 
 interface Scenario {
   name: string;
-  request: (ctx: { contractId: string }) => Record<string, unknown>;
+  request: (ctx: { contractId: string; contractIdEn: string }) => Record<string, unknown>;
   answer: RegExp;
   sources: number;
 }
@@ -90,6 +98,40 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
+/** The same scenarios asked in English (over the English contract and an English leave policy): English answers only. */
+const SCENARIOS_EN: Scenario[] = [
+  {
+    name: '002 react (en): What is 6 times 7?',
+    request: () => ({ agent: 'react', message: 'What is 6 times 7?' }),
+    answer: /^6 × 7 = 42$/,
+    sources: 0,
+  },
+  {
+    name: '001 assistant (en): router → rag → answer',
+    request: () => ({ agent: 'assistant', message: 'How many days of annual leave do I get after a year?' }),
+    answer: /^Annual leave is 15 days\.$/,
+    sources: 1,
+  },
+  {
+    name: '003 supervisor (en): → rag_agent → answer',
+    request: () => ({ agent: 'supervisor', message: 'How many days off do I get after joining?' }),
+    answer: /^Annual leave is 15 days\.$/,
+    sources: 1,
+  },
+  {
+    name: '004 plan-execute (en): intent → plan → calculator → answer',
+    request: () => ({ agent: 'plan-execute', message: 'What is 1234 times 5678?' }),
+    answer: /^The result is 7006652\.$/,
+    sources: 0,
+  },
+  {
+    name: '000 contract-qa (en): termination (evaluator satisfied at once)',
+    request: ({ contractIdEn }) => ({ agent: 'contract-qa', contract_id: contractIdEn, message: 'What are the termination conditions?' }),
+    answer: /^According to the contract, at least 30 days' prior written notice\.$/,
+    sources: 1,
+  },
+];
+
 const MODES = [
   { tools: 'native', env: { LLM_TOOL_CALLING: 'native' }, refuse: false },
   { tools: 'prompt', env: { LLM_TOOL_CALLING: 'prompt' }, refuse: false },
@@ -110,11 +152,19 @@ describe.each(MODES.flatMap((m) => JSON_MODES.map((j) => ({ ...m, ...j }))))('se
   });
   const { model } = svc;
   let contractId: string;
+  let contractIdEn: string;
   const column = `${mode.tools} / JSON ${mode.json}`;
 
   beforeAll(async () => {
     const contract = readFileSync(join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement.md'), 'utf8');
     contractId = (await http(svc.url, 'POST', '/v1/contracts', { title: '용역계약서', content: contract })).body.contract_id;
+    const english = readFileSync(join(__dirname, '..', 'fixtures', 'contracts', 'service-agreement-en.md'), 'utf8');
+    contractIdEn = (await http(svc.url, 'POST', '/v1/contracts', { title: 'Services Agreement', content: english })).body.contract_id;
+    await http(svc.url, 'POST', '/v1/documents', {
+      title: 'Leave policy',
+      content: '# Annual leave\n\nAnnual leave is 15 days after one year of service.',
+      source: 'hr-en.md',
+    });
     await http(svc.url, 'POST', '/v1/documents', {
       title: '휴가 규정',
       content: '# 연차\n\n연차 휴가는 입사 1년 후 15일이다.',
@@ -127,8 +177,8 @@ describe.each(MODES.flatMap((m) => JSON_MODES.map((j) => ({ ...m, ...j }))))('se
     model.setResponder(plausibleModel);
   });
 
-  it.each(SCENARIOS)('$name', async (scenario) => {
-    const res = await http(svc.url, 'POST', '/v1/chat', scenario.request({ contractId }));
+  it.each([...SCENARIOS, ...SCENARIOS_EN])('$name', async (scenario) => {
+    const res = await http(svc.url, 'POST', '/v1/chat', scenario.request({ contractId, contractIdEn }));
     const correct = scenario.answer.test(res.body.response) && res.body.error === null;
     const cell = `${correct ? '✓' : '✗'} · ${res.body.sources?.length ?? 0} src · ${res.body.llm_calls} calls`;
     if (!table.has(scenario.name)) table.set(scenario.name, new Map());

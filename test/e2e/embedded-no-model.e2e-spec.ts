@@ -18,7 +18,7 @@ describe('embedded defaults with no model configured', () => {
   });
 
   it('starts, answers by rules, queues jobs in-process, and keeps sessions across a restart', async () => {
-    svc = await startApp({ DATA_DIR: dataDir });
+    svc = await startApp({ DATA_DIR: dataDir, DEFAULT_TIMEZONE: 'Asia/Seoul' });
 
     const ready = await http(svc.url, 'GET', '/health/ready');
     expect(ready.status).toBe(200);
@@ -49,7 +49,7 @@ describe('embedded defaults with no model configured', () => {
     expect(done.result.response).toBe('100 / 8 = 12.5');
 
     await svc.close();
-    svc = await startApp({ DATA_DIR: dataDir });
+    svc = await startApp({ DATA_DIR: dataDir, DEFAULT_TIMEZONE: 'Asia/Seoul' });
 
     const session = await http(svc.url, 'GET', `/v1/sessions/${calc.body.session_id}`);
     expect(session.status).toBe(200);

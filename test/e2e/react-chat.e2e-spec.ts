@@ -69,7 +69,7 @@ describe('react agent over HTTP (sync turns)', () => {
     model.setResponder(undefined);
     expect(res.status).toBe(200);
     expect(res.body.error).toMatchObject({ code: 'ITERATION_LIMIT' });
-    expect(res.body.response).toMatch(/너무 복잡합니다/);
+    expect(res.body.response).toBe('The request needed too many steps. Please split it into smaller questions.');
     expect(res.body.llm_calls).toBe(3);
     expect(model.callCount).toBe(3);
     const job = await http(svc.url, 'GET', `/v1/jobs/${res.body.run_id}`);
@@ -90,7 +90,7 @@ describe('react agent over HTTP (sync turns)', () => {
     const res = await chat({ message: 'Say hello' });
     expect(res.status).toBe(200);
     expect(res.body.error.code).toBe('MODEL_UNAVAILABLE');
-    expect(res.body.response).toMatch(/언어 모델에 연결할 수 없어/);
+    expect(res.body.response).toBe('The language model could not be reached, so I could not answer. Please try again later.');
     expect(model.callCount).toBe(3); // 1 + LLM_MAX_RETRIES
     expect(JSON.stringify(res.body)).not.toMatch(/at .*\.js:\d+/);
   });

@@ -58,6 +58,8 @@ export async function startMatrixApp(
 
 export interface MatrixFixtures {
   contractId: string;
+  /** the English contract (service-agreement-en.md), for the English scenarios */
+  contractIdEn: string;
 }
 
 /** The contract and the knowledge-base documents the scenarios ask about (once per database). */
@@ -65,6 +67,10 @@ export async function uploadFixtures(app: RunningApp): Promise<MatrixFixtures> {
   const contract = readFileSync(join(repoRoot(), 'test', 'fixtures', 'contracts', 'service-agreement.md'), 'utf8');
   const up = await http(app.url, 'POST', '/v1/contracts', { title: '소프트웨어 유지보수 용역계약서', content: contract });
   if (up.status !== 201) throw new Error(`contract upload failed: ${up.status} ${JSON.stringify(up.body)}`);
+  const english = readFileSync(join(repoRoot(), 'test', 'fixtures', 'contracts', 'service-agreement-en.md'), 'utf8');
+  const upEn = await http(app.url, 'POST', '/v1/contracts', { title: 'Software Maintenance Services Agreement', content: english });
+  if (upEn.status !== 201) throw new Error(`English contract upload failed: ${upEn.status} ${JSON.stringify(upEn.body)}`);
+  for (const doc of ENGLISH_DOCUMENTS) await http(app.url, 'POST', '/v1/documents', doc);
   await http(app.url, 'POST', '/v1/documents', {
     title: '휴가 규정',
     content: '# 연차\n\n연차 휴가는 입사 1년 후 15일이다.',
@@ -80,8 +86,23 @@ export async function uploadFixtures(app: RunningApp): Promise<MatrixFixtures> {
     content: 'LangGraph는 상태 그래프로 에이전트를 만드는 라이브러리다. 노드와 엣지로 흐름을 정의한다. 체크포인터로 상태를 저장한다.',
     source: 'langgraph.md',
   });
-  return { contractId: up.body.contract_id };
+  return { contractId: up.body.contract_id, contractIdEn: upEn.body.contract_id };
 }
+
+/** The knowledge-base documents the English scenarios ask about (the Korean ones' facts, in English). */
+const ENGLISH_DOCUMENTS = [
+  { title: 'Leave policy', content: '# Vacation policy\n\nAnnual leave is 15 days after one year of service.', source: 'hr-en.md' },
+  {
+    title: 'Travel rules',
+    content: '# Travel allowance\n\nThe daily allowance for domestic work travel is KRW 30,000 per day.',
+    source: 'travel-en.md',
+  },
+  {
+    title: 'About LangGraph',
+    content: 'LangGraph is a library for building agents as state graphs. Nodes and edges define the flow. A checkpointer saves the state.',
+    source: 'langgraph-en.md',
+  },
+];
 
 /** Runs one scenario on a fresh process memory (no tool refusal or JSON-mode downgrade learnt before). */
 export async function runCell(
@@ -102,7 +123,8 @@ export async function runCell(
   // streamed turns: the server sends one token per SSE chunk, as real servers do
   if (opts.stream) model.configure({ tokenPerChunk: true });
   model.setResponder(plausibleModel({ ignoreResponseFormat: json === 'ignored' }));
-  const extra = scenario.agent === 'contract-qa' ? { contract_id: fixtures.contractId } : {};
+  const contractId = scenario.contract === 'en' ? fixtures.contractIdEn : fixtures.contractId;
+  const extra = scenario.agent === 'contract-qa' ? { contract_id: contractId } : {};
   const request = { agent: scenario.agent, message: scenario.message, ...extra };
   const res = opts.stream ? await chatOverSse<ChatBody>(app.url, request) : await http<ChatBody>(app.url, 'POST', '/v1/chat', request);
   const body = res.body;

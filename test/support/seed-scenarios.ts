@@ -26,9 +26,11 @@ export interface SeedScenario {
   sources: string[];
   /** null when the answer is right, else what is wrong */
   check: (body: ChatBody) => string | null;
+  /** the contract the question is about (contract-qa): the Korean fixture unless `en` */
+  contract?: 'ko' | 'en';
 }
 
-const has =
+export const has =
   (...facts: Array<string | RegExp>) =>
   (b: ChatBody) => {
     const missing = facts.filter((f) => (typeof f === 'string' ? !b.response.includes(f) : !f.test(b.response)));

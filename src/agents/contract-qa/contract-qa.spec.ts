@@ -44,7 +44,7 @@ describe('respond context', () => {
         },
       ],
     } as ContractQaStateType;
-    const { sources, context } = collected(state);
+    const { sources, context } = collected(state, 'ko');
     expect(sources.map((s) => s.ref)).toEqual(['제3조', '제10조']);
     expect(context).toMatch(/\[제3조 계약기간\]\n전문/);
     expect(context).toMatch(/\[제10조 계약의 해지\] \(검색 결과 발췌\)\n30일 전 서면 통지/);

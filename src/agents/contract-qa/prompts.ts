@@ -1,3 +1,5 @@
+import type { Messages } from '../../core/language';
+
 /** Seed 000's prompts (JSON answers); the values in {braces} are filled by the nodes. */
 export const JSON_ANALYST = '당신은 질문 분석 전문가입니다. JSON 형식으로만 응답하세요.';
 
@@ -77,5 +79,30 @@ export const RESPOND_USER = `계약서 내용:
 
 위 계약서 내용을 바탕으로 질문에 답변해주세요.`;
 
-export const DIRECT_REPLY = '안녕하세요! 계약서에 관해 궁금한 점을 물어보세요. 예: "해지 조건이 뭐야?", "제5조 알려줘"';
-export const NO_CONTRACT = '질문할 계약서를 지정해 주세요 (요청의 contract_id). 계약서는 POST /v1/contracts로 올릴 수 있습니다.';
+/** contract-qa's own answers, per language (core/language.ts). */
+export interface ContractQaTexts {
+  directReply: string;
+  noContract: string;
+  notFound: string;
+  /** heads the quoted articles when no model writes the answer */
+  found: string;
+  /** marks a search hit's snippet */
+  excerpt: string;
+}
+
+export const CONTRACT_QA_TEXTS: Messages<ContractQaTexts> = {
+  en: {
+    directReply: 'Hello! Ask me anything about the contract, e.g. "What are the termination conditions?" or "What does Article 5 say?"',
+    noContract: "Please name the contract to ask about (the request's contract_id). Contracts are uploaded with POST /v1/contracts.",
+    notFound: 'I could not find an article about that in the contract. Please rephrase the question or give the article number.',
+    found: 'The relevant articles:',
+    excerpt: '(search excerpt)',
+  },
+  ko: {
+    directReply: '안녕하세요! 계약서에 관해 궁금한 점을 물어보세요. 예: "해지 조건이 뭐야?", "제5조 알려줘"',
+    noContract: '질문할 계약서를 지정해 주세요 (요청의 contract_id). 계약서는 POST /v1/contracts로 올릴 수 있습니다.',
+    notFound: '계약서에서 질문과 관련된 조항을 찾지 못했습니다. 다른 표현으로 물어보시거나 조 번호를 알려 주세요.',
+    found: '관련 조항입니다:',
+    excerpt: '(검색 결과 발췌)',
+  },
+};

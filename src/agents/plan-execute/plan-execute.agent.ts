@@ -2,6 +2,7 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
+import { turnLanguage } from '../../core/language';
 import type { RunError } from '../../database/entities';
 import { LlmService } from '../../llm/llm.service';
 import { MetricsService } from '../../observability/metrics.service';
@@ -15,9 +16,15 @@ import { buildPlanExecuteGraph } from './graph';
 import { type PlanExecuteStateType, type PlanExecuteUpdate, turnInput } from './state';
 
 /** The model failed mid-turn: answer with the outputs of the steps that ran. */
-function outageEnd(s: PlanExecuteStateType, error: RunError): PlanExecuteStateType {
+function outageEnd(
+  s: PlanExecuteStateType,
+  error: RunError,
+  _cause: unknown,
+  config: { configurable: Record<string, unknown> },
+): PlanExecuteStateType {
   const done = s.past_steps.filter((p) => p.status === 'success');
-  const { text, degraded } = outageAnswer(done.map((p) => `[${p.step.tool}] ${p.output}`).join('\n'));
+  const found = done.map((p) => `[${p.step.tool}] ${p.output}`).join('\n');
+  const { text, degraded } = outageAnswer(found, turnLanguage(config, s.input));
   return { ...s, error, result: text, degraded };
 }
 

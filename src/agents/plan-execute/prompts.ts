@@ -1,3 +1,5 @@
+import type { Messages } from '../../core/language';
+
 export const INTENT_PROMPT = `당신은 사용자 의도 분류기입니다. 최근 대화와 새 입력을 보고 JSON으로만 답하세요.
 {"intent": "new_question" | "follow_up" | "clarification" | "chitchat",
  "rewritten_query": "이전 대화의 제약조건(장소, 조건, 대상 등)을 모두 포함해 혼자서도 이해되는 질문",
@@ -44,9 +46,26 @@ export const GENERAL_CONVERSATION_PROMPT = `당신은 친절한 어시스턴트�
 2. 본문만 있으면 내용을 분석하고 할 수 있는 추가 작업을 제안하세요.
 3. 단순 대화면 자연스럽게 응답하세요.`;
 
-export const ERROR_MESSAGES: Record<string, string> = {
-  PLAN_INVALID_JSON: '실행이 중단되었습니다: 계획을 해석할 수 없습니다 (Invalid JSON).',
-  PLAN_SCHEMA: '실행이 중단되었습니다: 계획 형식이 올바르지 않습니다.',
-  TOOL_NOT_ALLOWED: '실행이 중단되었습니다: 허용되지 않은 도구가 계획에 포함되었습니다.',
-  REPLAN_LIMIT: '실행이 중단되었습니다: 재계획 한도를 넘었습니다.',
+/** plan-execute's own user-facing texts, per language (core/language.ts): no-model answer and fail-closed stops. */
+export const PLAN_EXECUTE_TEXTS: Messages<{ noModel: string; stopped: string; errors: Record<string, string> }> = {
+  en: {
+    noModel: 'No language model is configured: I can only handle requests a tool can answer (arithmetic, the current time).',
+    stopped: 'The run was stopped.',
+    errors: {
+      PLAN_INVALID_JSON: 'The run was stopped: the plan could not be read (invalid JSON).',
+      PLAN_SCHEMA: 'The run was stopped: the plan does not have the required shape.',
+      TOOL_NOT_ALLOWED: 'The run was stopped: the plan used a tool that is not allowed.',
+      REPLAN_LIMIT: 'The run was stopped: the re-planning limit was exceeded.',
+    },
+  },
+  ko: {
+    noModel: '언어 모델이 설정되어 있지 않아 도구로 처리할 수 있는 요청(계산, 현재 시간)에만 답할 수 있습니다.',
+    stopped: '실행이 중단되었습니다.',
+    errors: {
+      PLAN_INVALID_JSON: '실행이 중단되었습니다: 계획을 해석할 수 없습니다 (Invalid JSON).',
+      PLAN_SCHEMA: '실행이 중단되었습니다: 계획 형식이 올바르지 않습니다.',
+      TOOL_NOT_ALLOWED: '실행이 중단되었습니다: 허용되지 않은 도구가 계획에 포함되었습니다.',
+      REPLAN_LIMIT: '실행이 중단되었습니다: 재계획 한도를 넘었습니다.',
+    },
+  },
 };

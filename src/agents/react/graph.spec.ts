@@ -90,8 +90,13 @@ describe('react graph', () => {
     expect(model.seen).toHaveLength(2);
     expect(out.error?.code).toBe('ITERATION_LIMIT');
     expect(out.current_step).toBe('error');
-    expect(out.response).toMatch(/너무 복잡합니다/);
+    // the answer is in the language of the message: English here, Korean for a Korean message
+    expect(out.response).toBe('The request needed too many steps. Please split it into smaller questions.');
     expect(out.messages.at(-1)?.getType()).toBe('ai');
+    const korean = new ScriptedChatModel([call(), call()]);
+    const graphKo = buildReactGraph({ model: () => korean, tools, toolCalling: () => 'native' }, new MemorySaver());
+    const outKo = (await graphKo.invoke(turn('계속 반복해', 1), cfg('t3-ko'))) as ReactStateType;
+    expect(outKo.response).toBe('요청이 너무 복잡합니다. 질문을 나누어 다시 시도해 주세요.');
   });
 
   it('maps a model failure to MODEL_UNAVAILABLE', async () => {

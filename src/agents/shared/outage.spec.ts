@@ -44,11 +44,19 @@ describe('endOnModelOutage', () => {
     expect(await drain(endOnModelOutage(graphThatFails(), end))).toHaveLength(3);
   });
 
-  it('answers with what was collected, or the outage message', () => {
-    expect(outageAnswer('calculator: 42')).toEqual({
+  it("answers with what was collected, or the outage message, in the user's language only", () => {
+    expect(outageAnswer('calculator: 42', 'ko')).toEqual({
       text: expect.stringMatching(/지금까지 찾은 내용[\s\S]*calculator: 42$/),
       degraded: true,
     });
-    expect(outageAnswer('  ')).toEqual({ text: expect.stringMatching(/언어 모델에 연결할 수 없어/), degraded: false });
+    expect(outageAnswer('  ', 'ko')).toEqual({ text: expect.stringMatching(/^언어 모델에 연결할 수 없어[^a-zA-Z]*$/), degraded: false });
+    expect(outageAnswer('  ', 'en')).toEqual({
+      text: 'The language model could not be reached, so I could not answer. Please try again later.',
+      degraded: false,
+    });
+    expect(outageAnswer('calculator: 42', 'en').text).toMatch(
+      /^The language model could not be reached; this is what was found so far\.\n\ncalculator: 42$/,
+    );
+    expect(outageAnswer('  ', 'ja').text).toMatch(/^The language model/); // no Japanese table: English
   });
 });

@@ -1,23 +1,20 @@
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 
+import type { Language } from '../../core/language';
 import type { RunError } from '../../database/entities';
 import { isModelUnavailable } from '../../llm/model-errors';
 import type { RunnableGraph } from '../agent-definition';
-
-export const MODEL_UNAVAILABLE_TEXT =
-  '언어 모델에 연결할 수 없어 답변하지 못했습니다. 잠시 후 다시 시도해 주세요. (The language model could not be reached; please try again later.)';
+import { agentTexts } from './messages';
 
 /**
- * The answer of a turn the model could not finish: what was collected so far (degraded) or, when nothing
- * was, the user-facing outage message.
+ * The answer of a turn the model could not finish, in the user's language: what was collected so far (degraded)
+ * or, when nothing was, the user-facing outage message.
  */
-export function outageAnswer(collected: string | null | undefined): { text: string; degraded: boolean } {
+export function outageAnswer(collected: string | null | undefined, language: Language): { text: string; degraded: boolean } {
   const found = collected?.trim();
-  if (!found) return { text: MODEL_UNAVAILABLE_TEXT, degraded: false };
-  return {
-    text: `언어 모델에 연결할 수 없어 지금까지 찾은 내용만 전합니다. (The language model could not be reached; this is what was found so far.)\n\n${found}`,
-    degraded: true,
-  };
+  const texts = agentTexts(language);
+  if (!found) return { text: texts.modelUnavailable, degraded: false };
+  return { text: `${texts.modelUnavailablePartial}\n\n${found}`, degraded: true };
 }
 
 export function modelUnavailable(err: unknown): RunError {
@@ -28,13 +25,13 @@ type Values = Record<string, unknown>;
 
 /**
  * A graph whose turn ends like every other agent's when the model fails mid-graph: the model error thrown by
- * a node is caught here and the stream ends with one more `values` chunk, `end(last state, error)` — the
+ * a node is caught here and the stream ends with one more `values` chunk, `end(last state, error, cause, config)` — the
  * agent's outage answer over the partial state (decision log, tool history, past steps gathered so far).
  * Other errors and cancellations propagate unchanged.
  */
 export function endOnModelOutage<S extends Values>(
   graph: RunnableGraph<S>,
-  end: (values: S, error: RunError, cause: unknown) => S,
+  end: (values: S, error: RunError, cause: unknown, config: { configurable: Record<string, unknown> }) => S,
 ): RunnableGraph<S> {
   return {
     compiled: graph.compiled ?? graph,
@@ -59,7 +56,8 @@ export function endOnModelOutage<S extends Values>(
         } catch (err) {
           if (signal?.aborted || !isModelUnavailable(err)) throw err;
           last ??= (await graph.getState(config)).values as Values;
-          if (Array.isArray(modes) ? modes.includes('values') : modes === 'values') yield wrap(end(last as S, modelUnavailable(err), err));
+          if (Array.isArray(modes) ? modes.includes('values') : modes === 'values')
+            yield wrap(end(last as S, modelUnavailable(err), err, config));
         }
       })();
     },

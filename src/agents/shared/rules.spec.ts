@@ -18,6 +18,13 @@ describe('rules', () => {
     expect(ruleToolCall('tell me a joke')).toBeNull();
   });
 
+  it('asks the datetime tool for the zone or city the question names, else for its default', () => {
+    expect(ruleToolCall('What time is it in Berlin?')?.args).toEqual({ timezone: 'Europe/Berlin' });
+    expect(ruleToolCall("What's the time in Europe/Lisbon?")?.args).toEqual({ timezone: 'Europe/Lisbon' });
+    expect(ruleToolCall('뉴욕은 지금 몇 시야?')?.args).toEqual({ timezone: 'America/New_York' });
+    expect(ruleToolCall('What time is it?')).toMatchObject({ name: 'get_current_datetime', args: {} });
+  });
+
   it('keeps a bare expression for the calculator alone; words are not bare', () => {
     expect(bareExpression('(12 + 3) * 4 =')).toBe('(12 + 3) * 4');
     expect(bareExpression('12 times 7')).toBeNull();

@@ -1,6 +1,6 @@
 import type { ToolCall } from '@langchain/core/messages/tool';
 
-import { DEFAULT_TIME_ZONE } from '../../tools/basic/datetime.tool';
+import { zoneInText } from '../../tools/basic/time-zones';
 
 /**
  * The rule fast path (the seeds' LightweightClassifier): decisions that need no model.
@@ -9,8 +9,7 @@ import { DEFAULT_TIME_ZONE } from '../../tools/basic/datetime.tool';
 const BARE_EXPRESSION = /^[\d\s.,+\-*/×÷^%()]+$/;
 const EXPRESSION_IN_TEXT = /[\d.]+(?:\s*[+\-*/×÷^%]\s*\(?[\d.]+\)?)+/;
 const TIME_WORDS =
-  /(몇\s*시|지금\s*시간|현재\s*시간|오늘\s*(날짜|며칠|무슨\s*요일)|what\s+time|current\s+time|today'?s\s+date|what\s+day|date\s+today)/i;
-const ZONE = /\b([A-Z][a-z]+\/[A-Za-z_]+(?:\/[A-Za-z_]+)?|UTC)\b/;
+  /(몇\s*시|지금\s*시간|현재\s*시간|현지\s*시간|오늘\s*(날짜|며칠|무슨\s*요일)|what\s+time|what'?s\s+the\s+time|time\s+is\s+it|current\s+time|local\s+time|today'?s\s+date|what\s+day|date\s+today)/i;
 
 export function bareExpression(message: string): string | null {
   const m = message
@@ -40,8 +39,9 @@ export function ruleToolCall(message: string): ToolCall | null {
   const expr = bareExpression(message) ?? withSymbols(message).match(EXPRESSION_IN_TEXT)?.[0] ?? null;
   if (expr) return { id: callId(), name: 'calculator', args: { expression: expr.trim() }, type: 'tool_call' };
   if (TIME_WORDS.test(message)) {
-    const timezone = message.match(ZONE)?.[1] ?? DEFAULT_TIME_ZONE;
-    return { id: callId(), name: 'get_current_datetime', args: { timezone }, type: 'tool_call' };
+    // the zone or city the question names; none → the tool's default (DEFAULT_TIMEZONE, else the process's zone)
+    const timezone = zoneInText(message);
+    return { id: callId(), name: 'get_current_datetime', args: timezone ? { timezone } : {}, type: 'tool_call' };
   }
   return null;
 }

@@ -1,3 +1,5 @@
+import type { Messages } from '../../core/language';
+
 export interface AgentCard {
   name: string;
   description: string;
@@ -26,4 +28,16 @@ export const agentResultsBlock = (outputs: Array<{ agent: string; task: string; 
 export const subAgentPrompt = (role: string) => `${role}
 주어진 작업만 수행하고, 도구 결과에 근거해 간결하게 답하세요. 사용자의 언어로 답하세요.`;
 
-export const ROUTING_LIMIT_NOTE = '위임 횟수 한도에 도달해 지금까지의 결과로 답합니다.';
+/** The supervisor's own user-facing texts, per language (core/language.ts). */
+export const SUPERVISOR_TEXTS: Messages<{ routingLimit: string; noAgent: string; agentLimit: (agent: string, max: number) => string }> = {
+  en: {
+    routingLimit: 'The delegation limit was reached; this answer uses the results so far.',
+    noAgent: 'I could not decide which agent should handle the request.',
+    agentLimit: (agent, max) => `${agent}: stopped after ${max} iterations without finishing the task.`,
+  },
+  ko: {
+    routingLimit: '위임 횟수 한도에 도달해 지금까지의 결과로 답합니다.',
+    noAgent: '요청을 처리할 에이전트를 정하지 못했습니다.',
+    agentLimit: (agent, max) => `${agent}: 반복 한도(${max}회)에 도달해 작업을 마치지 못했습니다.`,
+  },
+};

@@ -3,6 +3,7 @@ import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { localize, turnLanguage } from '../../core/language';
 import { ModelUnavailableError } from '../../llm/model-errors';
 import type { Source, ToolCallRecord } from '../agent-definition';
 import { buildReactGraph } from '../react/graph';
@@ -10,7 +11,7 @@ import type { LlmNodeDeps } from '../react/nodes/llm.node';
 import { turnInput } from '../react/state';
 import { toolResultsOfTurn } from '../shared/outage';
 import type { ToolRunOptions } from '../shared/tool-executor';
-import { subAgentPrompt } from './prompts';
+import { subAgentPrompt, SUPERVISOR_TEXTS } from './prompts';
 
 export interface SubAgentSpec {
   name: string;
@@ -57,7 +58,7 @@ export function createReactSubAgent(
       }
       const hitLimit = out.error?.code === 'ITERATION_LIMIT';
       return {
-        output: hitLimit ? `${spec.name}: 반복 한도(${max}회)에 도달해 작업을 마치지 못했습니다.` : out.response,
+        output: hitLimit ? localize(SUPERVISOR_TEXTS, turnLanguage(config, request)).agentLimit(spec.name, max) : out.response,
         records,
         sources: out.sources,
         hitLimit,

@@ -2,6 +2,7 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
+import { turnLanguage } from '../../core/language';
 import type { RunError } from '../../database/entities';
 import { LlmService } from '../../llm/llm.service';
 import { MetricsService } from '../../observability/metrics.service';
@@ -14,10 +15,15 @@ import { createReactSubAgent, SubAgentOutage } from './react-sub-agent';
 import { type SupervisorStateType, type SupervisorUpdate, turnInput } from './state';
 
 /** The model failed mid-turn: answer with what the agents reported so far. */
-function outageEnd(s: SupervisorStateType, error: RunError, cause: unknown): SupervisorStateType {
+function outageEnd(
+  s: SupervisorStateType,
+  error: RunError,
+  cause: unknown,
+  config: { configurable: Record<string, unknown> },
+): SupervisorStateType {
   const partial = cause instanceof SubAgentOutage ? cause.partial : { records: [], sources: [], found: '' };
   const found = [...s.agent_outputs.map((o) => `[${o.agent}] ${o.output}`), partial.found].filter(Boolean).join('\n\n');
-  const { text, degraded } = outageAnswer(found);
+  const { text, degraded } = outageAnswer(found, turnLanguage(config, s.user_message));
   return {
     ...s,
     error,

@@ -9,7 +9,8 @@ export class CreateContractDto {
   title: string;
 
   @ApiPropertyOptional({
-    description: 'the contract as text or markdown, with articles like "제1조 (목적)" (or upload it as multipart `file`)',
+    description:
+      'the contract as text or markdown, Korean or English, with articles like "제1조 (목적)", "Article 1 (Purpose)", "Section 1. Definitions" or "1. Definitions" (or upload it as multipart `file`)',
   })
   @IsOptional()
   @IsString()
@@ -23,7 +24,7 @@ export class CreateContractDto {
 }
 
 export class ContractArticleDto {
-  @ApiProperty({ example: '제10조' })
+  @ApiProperty({ example: '제10조', description: "the document's own numbering: '제10조', '제3조의2', 'Article 10', 'Section 10'" })
   number: string;
 
   @ApiProperty({ example: '계약의 해지' })
@@ -34,7 +35,7 @@ export class ContractArticleDto {
 }
 
 export class ExhibitDto {
-  @ApiProperty({ example: '별지 1' })
+  @ApiProperty({ example: '별지 1', description: "'별지 1', 'Schedule 1', 'Exhibit A', 'Annex II', 'Appendix 1'" })
   number: string;
 
   @ApiProperty()

@@ -3,6 +3,7 @@
  * exhibit references ('제5조랑 제7조', '10조', '별지 2') out of a user's question.
  */
 
+import { labelIndex } from './contract-headings-en';
 import type { Article } from './contract-types';
 
 /** The fields of an `Article` matching needs: articles (parsed or stored) fit, and so does anything with a number and a title. */
@@ -143,6 +144,12 @@ const RANGE_RE = /(?<![0-9A-Za-z])(?:제\s*)?(\d{1,4})\s*(?:조\s*)?(?:~|～|-|�
 const ARTICLE_RE = /(?<![0-9A-Za-z])(제\s*)?(\d{1,4})\s*조(?:\s*의\s*(\d{1,3}))?/g;
 /** After a bare '1조': money ('1조 원', '1조2천억') or words like '조건', not an article. */
 const NOT_ARTICLE_AFTER_RE = /^(?:\s*원|\s*억|천|만|건|\s*\d+\s*(?:천|억|만|원))/;
+/** English references: 'Article 5', 'Section 3.2' (→ 3), 'Clauses 5 and 7', 'Sections 3-5', 'Art. 4', '§ 9'. */
+const EN_ARTICLE_RE =
+  /(?:\b(?:articles?|sections?|clauses?|art\.)|§)\s*(\d{1,4})(?:\.\d{1,3})*((?:\s*(?:,|and|or|&|to|through|-|–)\s*\d{1,4}(?:\.\d{1,3})*)*)/gi;
+/** English exhibits: 'Schedule 2', 'Exhibit A', 'Annex I', 'Appendices 1 and 2'. */
+const EN_EXHIBIT_RE =
+  /\b(?:schedules?|exhibits?|annex(?:es)?|appendix|appendices|attachments?)\s+(\d{1,3}|[A-Z]\b|[IVX]{1,5}\b)((?:\s*(?:,|and|&)\s*(?:\d{1,3}|[A-Z]\b|[IVX]{1,5}\b))*)/gi;
 const EXHIBIT_RE = /별지\s*(?:제\s*)?(\d{1,3})(?:\s*호)?((?:\s*(?:,|및|과|와|랑|하고)\s*(?:제\s*)?\d{1,3}(?:\s*호)?(?!\s*조))*)/g;
 
 /**
@@ -166,6 +173,7 @@ export function extractArticleRefs(text: string): ArticleRefs {
     const sub = m[3] === undefined ? undefined : { index, sub_index: Number(m[3]) };
     hits.push({ pos: m.index, articles: [index], sub });
   }
+  hits.push(...englishArticleHits(text.normalize('NFC')));
   hits.sort((a, b) => a.pos - b.pos);
 
   const articles: number[] = [];
@@ -181,5 +189,35 @@ export function extractArticleRefs(text: string): ArticleRefs {
     const more = Array.from(m[2].matchAll(/\d{1,3}/g), (x) => Number(x[0]));
     for (const n of [Number(m[1]), ...more]) if (n > 0 && !exhibits.includes(n)) exhibits.push(n);
   }
+  for (const n of englishExhibits(text.normalize('NFC'))) if (n > 0 && !exhibits.includes(n)) exhibits.push(n);
   return { articles, exhibits, sub_articles };
+}
+
+/** The index of an exhibit's canonical number: '별지 2' → 2, 'Schedule 2' → 2, 'Exhibit A' → 1, 'Annex II' → 2. */
+export function exhibitIndex(number: string): number {
+  const label = number.trim().split(/\s+/).at(-1) ?? '';
+  return /^(?:\d+|[A-Z]|[IVX]+)$/.test(label) ? labelIndex(label) : 0;
+}
+
+/** 'Article 5', 'Sections 3 and 7', 'Clauses 2-4' (a range when joined by to / through / a dash). */
+function englishArticleHits(text: string): { pos: number; articles: number[] }[] {
+  return Array.from(text.matchAll(EN_ARTICLE_RE), (m) => {
+    const numbers = [Number(m[1])];
+    for (const [, join, n] of m[2].matchAll(/\s*(,|and|or|&|to|through|-|–)\s*(\d{1,4})(?:\.\d{1,3})*/gi)) {
+      const lo = numbers[numbers.length - 1];
+      const hi = Number(n);
+      const range = /to|through|-|–/i.test(join) && hi > lo && hi - lo <= MAX_RANGE;
+      numbers.push(...(range ? Array.from({ length: hi - lo }, (_, k) => lo + k + 1) : [hi]));
+    }
+    return { pos: m.index, articles: numbers };
+  });
+}
+
+/** Exhibit indexes of 'Schedule 2', 'Exhibit A' (→ 1), 'Annex II' (→ 2), 'Appendices 1 and 2'. */
+function englishExhibits(text: string): number[] {
+  return Array.from(text.matchAll(EN_EXHIBIT_RE)).flatMap((m) => {
+    const labels = [m[1], ...Array.from(m[2].matchAll(/\d{1,3}|\b[A-Z]\b|\b[IVX]{1,5}\b/gi), (x) => x[0])];
+    // a lower-case word after 'exhibit' ('schedule a call') is no label: letters count only in capitals
+    return labels.filter((l) => /^\d+$/.test(l) || l === l.toUpperCase()).map(labelIndex);
+  });
 }

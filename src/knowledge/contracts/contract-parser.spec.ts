@@ -121,7 +121,9 @@ describe('parseContract: other fixtures', () => {
 
   it('rejects the meeting memo with a reason naming the expected heading form', () => {
     const e = parseError(fixture('not-a-contract.md'));
-    expect(e.reason).toBe("no articles found: expected headings like '제1조 (목적)' at the start of a line");
+    expect(e.reason).toBe(
+      "no articles found: expected headings like '제1조 (목적)', 'Article 1 (Purpose)', 'Section 1. Definitions' or '1. Definitions' at the start of a line",
+    );
     expect(e).toBeInstanceOf(DomainException);
     expect(e).toMatchObject({ code: 'CONTRACT_PARSE_ERROR', status: 422 });
     expect(e.message).toContain(e.reason);

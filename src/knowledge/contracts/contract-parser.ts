@@ -1,19 +1,29 @@
-import { classifyLine } from './contract-headings';
+import { classifyLine, type LineClass } from './contract-headings';
+import { classifyEnglishLine } from './contract-headings-en';
 import type { Article, Exhibit, ParsedContract } from './contract-types';
 import { ContractParseError } from './contract-types';
 
 export type { Article, Exhibit, ParsedContract } from './contract-types';
 export { ContractParseError } from './contract-types';
 
-const HEADING_EXAMPLE = "headings like '제1조 (목적)' at the start of a line";
+const HEADING_EXAMPLE =
+  "headings like '제1조 (목적)', 'Article 1 (Purpose)', 'Section 1. Definitions' or '1. Definitions' at the start of a line";
 
 /** Clause (항) markers, in the order they are preferred as the clause level of an article. */
 const CIRCLED_RE = /^[\u2460-\u2473\u3251-\u325F\u32B1-\u32BF]/; // ①–⑳, ㉑–㉟, ㊱–㊿
-const LIST_STYLES: readonly RegExp[] = [/^\d{1,2}\.(?:\s|$)/, /^[(（]\d{1,2}[)）]/, /^\d{1,2}\)\s/];
+const LIST_STYLES: readonly RegExp[] = [
+  /^\d{1,2}\.(?:\s|$)/,
+  /^[(（]\d{1,2}[)）]/,
+  /^\d{1,2}\)\s/,
+  /^(?:(?:Section|Clause)\s+)?\d{1,3}\.\d{1,3}\.?(?:\s|$)/, // English sub-sections: '3.2 The Customer shall …'
+  /^\([a-z]\)\s/, // English items: '(a) …'
+];
 const BULLET_RE = /^[-*+]\s+/;
 
 interface Block {
   kind: 'article' | 'exhibit';
+  /** canonical number: '제10조', '제3조의2', '별지 1'; 'Article 5', 'Section 5', 'Schedule 2', 'Exhibit A' */
+  number?: string;
   line: number;
   index: number | null;
   sub_index: number | null;
@@ -65,7 +75,7 @@ export function splitClauses(body: readonly string[]): string[] {
 function toArticle(b: Block): Article {
   const index = b.index ?? 0;
   return {
-    number: `제${index}조${b.sub_index === null ? '' : `의${b.sub_index}`}`,
+    number: b.number ?? `제${index}조${b.sub_index === null ? '' : `의${b.sub_index}`}`,
     index,
     sub_index: b.sub_index,
     title: b.title,
@@ -86,7 +96,7 @@ function toExhibit(b: Block, index: number): Exhibit {
       body = body.slice(first + 1);
     }
   }
-  return { number: `별지 ${index}`, index, title, content: tidy(body) };
+  return { number: b.number ?? `별지 ${index}`, index, title, content: tidy(body) };
 }
 
 function rejectDuplicates(numbers: readonly { number: string; line: number }[], what: string): void {
@@ -116,13 +126,38 @@ function validate(blocks: readonly Block[]): void {
     throw new ContractParseError(`no articles found${hint}: expected ${HEADING_EXAMPLE}`);
   }
   rejectDuplicates(
-    articles.map((b) => ({ number: `제${b.index}조${b.sub_index === null ? '' : `의${b.sub_index}`}`, line: b.line })),
+    articles.map((b) => ({ number: b.number ?? `제${b.index}조${b.sub_index === null ? '' : `의${b.sub_index}`}`, line: b.line })),
     'article',
   );
 }
 
+type Classified = LineClass & { number?: string };
+
 /**
- * Parses a Korean contract (plain text or markdown) into preamble, articles (제N조, 제N조의M) and exhibits (별지 N).
+ * The line classifier for this document: Korean headings (제N조, 별지 N) when it has any Korean article, else
+ * English ones (contract-headings-en.ts). A bare numbered heading ('1. Definitions') counts only in a document
+ * without worded article headings, outside exhibits, and when it continues the numbering (1, 2, 3 …), so a list
+ * item inside a section stays text.
+ */
+function lineClassifier(lines: readonly string[], open: () => Block | undefined): (line: string) => Classified {
+  if (lines.some((l) => classifyLine(l).kind === 'article')) return classifyLine;
+  const english = lines.map((l) => classifyEnglishLine(l)).filter((c) => c.kind === 'article');
+  if (english.length === 0) return classifyLine; // no articles either way: the Korean reading names what is missing
+  const worded = english.some((c) => !c.numbered);
+  let last = 0;
+  return (line) => {
+    const c = classifyEnglishLine(line);
+    if (c.kind === 'exhibit') return { ...c, number: `${c.word} ${c.label ?? '?'}` };
+    if (c.kind !== 'article') return c;
+    if (c.numbered && (worded || open()?.kind === 'exhibit' || c.index !== last + 1)) return { kind: 'text' };
+    last = c.index;
+    return { ...c, number: `${c.word ?? 'Section'} ${c.index}` };
+  };
+}
+
+/**
+ * Parses a Korean or English contract (plain text or markdown) into preamble, articles (제N조, 제N조의M; Article N,
+ * Section N, Clause N, 'N. Title') and exhibits (별지 N; Schedule N, Exhibit A, Annex I, Appendix 1).
  * Headings may be `## 제1조 (목적)`, `제1조(목적) 본문…`, `**제1조 (목적)**`, `【제1조】 목적`, `[별지 1] 제목`, `【별지】`.
  * Throws ContractParseError when the text has no articles, duplicate numbers, article number 0 or a heading whose
  * title bracket is never closed.
@@ -138,13 +173,15 @@ export function parseContract(text: string): ParsedContract {
   const blocks: Block[] = [];
   let state: 'preamble' | 'block' | 'closing' = 'preamble';
   const current = (): Block => blocks[blocks.length - 1];
+  const classify = lineClassifier(lines, () => (state === 'block' ? current() : undefined));
 
   lines.forEach((line, i) => {
-    const c = classifyLine(line);
+    const c = classify(line);
     if (c.kind === 'malformed') throw new ContractParseError(`${c.reason} (line ${i + 1})`, i + 1);
     if (c.kind === 'article' || c.kind === 'exhibit') {
       blocks.push({
         kind: c.kind,
+        number: c.number,
         line: i + 1,
         index: c.index,
         sub_index: c.kind === 'article' ? c.sub_index : null,
@@ -175,8 +212,9 @@ export function parseContract(text: string): ParsedContract {
   for (const b of blocks.filter((x) => x.kind === 'exhibit')) {
     const index = b.index ?? nextExhibit; // unnumbered '【별지】' continues the numbering
     nextExhibit = Math.max(nextExhibit, index + 1);
-    exhibits.push(toExhibit(b, index));
-    exhibitLines.push({ number: `별지 ${index}`, line: b.line });
+    const exhibit = toExhibit({ ...b, number: b.number?.replace(/ \?$/, ` ${index}`) }, index);
+    exhibits.push(exhibit);
+    exhibitLines.push({ number: exhibit.number, line: b.line });
   }
   rejectDuplicates(exhibitLines, 'exhibit');
   return {

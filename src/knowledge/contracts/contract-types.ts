@@ -1,8 +1,11 @@
 import { DomainException } from '../../core/errors';
 
-/** One article (조) of a Korean contract, e.g. `제10조 (계약의 해지)` or the sub-article `제10조의2 (해지의 효과)`. */
+/**
+ * One article of a contract: Korean (조), e.g. `제10조 (계약의 해지)` or the sub-article `제10조의2 (해지의 효과)`, or
+ * English, e.g. `Article 10 – Termination`, `Section 10. Termination`, `10. Termination`.
+ */
 export interface Article {
-  /** Canonical number: '제10조' or '제3조의2'. Unique within a contract. */
+  /** Canonical number: '제10조' or '제3조의2'; 'Article 10', 'Section 10', 'Clause 10'. Unique within a contract. */
   number: string;
   /** The main article number: 10 for '제10조', 3 for '제3조의2'. */
   index: number;
@@ -19,9 +22,12 @@ export interface Article {
   text: string;
 }
 
-/** One exhibit (별지) appended to a contract, e.g. `별지 1 (용역 범위)` or an unnumbered `【별지】`. */
+/** One exhibit appended to a contract, e.g. `별지 1 (용역 범위)`, an unnumbered `【별지】`, `Schedule 2`, `Exhibit A`, `Annex II`. */
 export interface Exhibit {
-  /** Canonical number: '별지 1'. Unnumbered exhibits are numbered in document order. */
+  /**
+   * Canonical number: '별지 1'; 'Schedule 1', 'Exhibit A', 'Annex II' (the document's label; `index` counts letters
+   * and Roman numerals from 1). Unnumbered exhibits are numbered in document order.
+   */
   number: string;
   index: number;
   title: string;

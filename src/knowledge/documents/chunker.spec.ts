@@ -29,6 +29,14 @@ describe('search terms', () => {
   it('drops particles and stopwords', () => {
     expect(searchTerms('회사 휴가 정책이 뭐야?')).toEqual(['회사', '휴가', '정책']);
     expect(searchTerms('What is the vacation policy?')).toEqual(['vacation', 'policy']);
+    // English endings go, so a prefix query finds the other forms ('termin:*' matches terminate and termination)
+    expect(searchTerms('How can I end this contract? Termination fees and payments')).toEqual([
+      'end',
+      'contract',
+      'termin',
+      'fee',
+      'payment',
+    ]);
     expect(prefixTsQuery(['휴가', "o'neil"])).toBe('휴가:* | oneil:*');
     expect(prefixTsQuery([])).toBeNull();
   });

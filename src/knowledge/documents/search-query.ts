@@ -23,17 +23,44 @@ const STOPWORDS = new Set([
   'tell',
   'me',
   'about',
+  'can',
+  'i',
+  'we',
+  'my',
+  'our',
+  'say',
+  'says',
+  'in',
+  'on',
+  'to',
+  'for',
+  'and',
+  'or',
+  'it',
+  'please',
+  'any',
+  'this',
+  'there',
+  'when',
+  'which',
 ]);
+
+/** English endings dropped so that a prefix query finds the other forms: 'termination' → 'terminat' (terminate). */
+const ENGLISH_ENDINGS = /(?:ations?|ions?|ing|ed|es|s)$/;
 
 /** The search terms of a question: words without particles, stopwords dropped. */
 export function searchTerms(query: string): string[] {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const terms = words.map(stripParticle).filter((w) => w.length > 0 && !STOPWORDS.has(w));
+  const terms = words
+    .filter((w) => !STOPWORDS.has(w))
+    .map(stripParticle)
+    .filter((w) => w.length > 0 && !STOPWORDS.has(w));
   return [...new Set(terms)];
 }
 
 /** "정책이" → "정책", but "휴가" stays: at least two syllables must remain. */
 function stripParticle(word: string): string {
+  if (/^[a-z]+$/.test(word)) return stemEnglish(word);
   if (!/[가-힣]/.test(word)) return word;
   const stripped = word.replace(PARTICLES, '');
   return stripped.length >= 2 ? stripped : word;
@@ -43,4 +70,11 @@ function stripParticle(word: string): string {
 export function prefixTsQuery(terms: string[]): string | null {
   const safe = terms.map((t) => t.replace(/[^\p{L}\p{N}]/gu, '')).filter(Boolean);
   return safe.length ? safe.map((t) => `${t}:*`).join(' | ') : null;
+}
+
+/** 'terminations' → 'termin', 'fees' → 'fee', 'payment' stays: at least four letters (three for a plural) remain. */
+function stemEnglish(word: string): string {
+  const stripped = word.replace(ENGLISH_ENDINGS, '');
+  if (stripped.length >= 4) return stripped;
+  return word.length > 3 && word.endsWith('s') ? word.slice(0, -1) : word;
 }

@@ -76,7 +76,10 @@ describe('withPromptToolCalling', () => {
     const stubborn = new ScriptedTextModel(['Action: calculator', 'Action: calculator', 'Action: calculator', 'never asked']);
     const failed = await withPromptToolCalling(stubborn, [calculator], { maxFormatRetries: 2 }).invoke([new HumanMessage('1+1')]);
     expect(stubborn.seen).toHaveLength(3);
-    expect(failed.content).toBe(PROMPT_TOOL_FAILURE);
+    expect(failed.content).toBe(PROMPT_TOOL_FAILURE.en); // asked "1+1": no script, English
+    const korean = new ScriptedTextModel(['Action: calculator', 'Action: calculator', 'Action: calculator']);
+    const failedKo = await withPromptToolCalling(korean, [calculator], { maxFormatRetries: 2 }).invoke([new HumanMessage('1+1 계산해줘')]);
+    expect(failedKo.content).toBe(PROMPT_TOOL_FAILURE.ko);
     expect(failed.response_metadata.prompt_tool_error).toBe(true);
   });
 

@@ -5,10 +5,15 @@ import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langc
 import { type RunnableConfig, RunnableLambda } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 
+import { localize, type Messages, turnLanguage } from '../../core/language';
 import { reactInstructions } from './react-prompt';
 import { parseToolCallReply } from './tool-call-parser';
 
-export const PROMPT_TOOL_FAILURE = '도구 호출 형식을 해석하지 못해 답변을 완성하지 못했습니다. 질문을 다시 표현해 주세요.';
+/** The answer when the model's tool calls could not be read, in the user's language (core/language.ts). */
+export const PROMPT_TOOL_FAILURE: Messages<string> = {
+  en: 'The model answered in a tool-call format that could not be read, so the answer is incomplete. Please rephrase the question.',
+  ko: '도구 호출 형식을 해석하지 못해 답변을 완성하지 못했습니다. 질문을 다시 표현해 주세요.',
+};
 
 /**
  * A model that answers like a natively tool-calling one (AIMessage with `tool_calls`) while the endpoint
@@ -42,7 +47,7 @@ export function withPromptToolCalling(model: BaseChatModel, tools: StructuredToo
         return new AIMessage({ content: parsed.answer, usage_metadata: usage, response_metadata: { prompt_tool_calling: true } });
       if (attempt >= maxRetries) {
         return new AIMessage({
-          content: PROMPT_TOOL_FAILURE,
+          content: localize(PROMPT_TOOL_FAILURE, turnLanguage(config, lastHumanText(messages))),
           usage_metadata: usage,
           response_metadata: { prompt_tool_calling: true, prompt_tool_error: true },
         });
@@ -50,6 +55,11 @@ export function withPromptToolCalling(model: BaseChatModel, tools: StructuredToo
       transcript.push(new AIMessage(text), new HumanMessage(parsed.observation));
     }
   }).withConfig({ runName: 'prompt_tool_calling' });
+}
+
+function lastHumanText(messages: BaseMessage[]): string {
+  const human = messages.filter((m) => m.getType() === 'human').at(-1);
+  return typeof human?.content === 'string' ? human.content : '';
 }
 
 /** The conversation as a tool-less model sees it: instructions in the system prompt, calls as text. */

@@ -1,5 +1,6 @@
 import { calculate, calculatorTool } from './calculator.tool';
 import { currentDatetime, datetimeTool } from './datetime.tool';
+import { inLanguageFirst } from './knowledge-base.tool';
 
 describe('calculator', () => {
   it.each([
@@ -41,5 +42,18 @@ describe('get_current_datetime', () => {
   it('rejects an unknown zone with a message naming it', async () => {
     expect(() => currentDatetime('Mars/Olympus')).toThrow(/Mars\/Olympus/);
     await expect(datetimeTool.invoke({ timezone: 'Not/AZone' })).rejects.toThrow(/unknown time zone/);
+  });
+});
+
+describe('search_knowledge_base passage order', () => {
+  const hits = [
+    { content: 'LangGraph is a library for state graphs.', source: 'en.md' },
+    { content: 'LangGraph는 상태 그래프로 에이전트를 만드는 라이브러리다.', source: 'ko.md' },
+    { content: 'LangGraph saves state with a checkpointer.', source: 'en2.md' },
+  ];
+
+  it("puts the passages in the user's language first, keeping the rank order inside each group", () => {
+    expect(inLanguageFirst(hits, 'ko').map((h) => h.source)).toEqual(['ko.md', 'en.md', 'en2.md']);
+    expect(inLanguageFirst(hits, 'en').map((h) => h.source)).toEqual(['en.md', 'en2.md', 'ko.md']);
   });
 });

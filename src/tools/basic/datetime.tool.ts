@@ -1,10 +1,11 @@
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
-export const DEFAULT_TIME_ZONE = 'Asia/Seoul';
+import { resolveZone, systemTimeZone } from './time-zones';
 
-/** Current date and time in an IANA time zone; an unknown zone is an error the model sees. */
-export function currentDatetime(timeZone: string = DEFAULT_TIME_ZONE, now: Date = new Date()): string {
+/** Current date and time in an IANA time zone (or a major city's); an unknown zone is an error the model sees. */
+export function currentDatetime(zone: string = systemTimeZone(), now: Date = new Date()): string {
+  const timeZone = resolveZone(zone);
   let parts: Intl.DateTimeFormatPart[];
   try {
     parts = new Intl.DateTimeFormat('en-CA', {
@@ -27,10 +28,16 @@ export function currentDatetime(timeZone: string = DEFAULT_TIME_ZONE, now: Date 
   return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}${offset} (${p.weekday}, ${timeZone})`;
 }
 
-export const datetimeTool = tool(async ({ timezone }: { timezone?: string }) => currentDatetime(timezone ?? DEFAULT_TIME_ZONE), {
-  name: 'get_current_datetime',
-  description: 'Returns the current date, time and weekday in a time zone (IANA name, default Asia/Seoul).',
-  schema: z.object({
-    timezone: z.string().optional().describe('IANA time zone, e.g. "Asia/Seoul", "America/New_York"'),
-  }),
-});
+/** get_current_datetime with `defaultZone` (DEFAULT_TIMEZONE, else the process's zone) when the call names none. */
+export function createDatetimeTool(defaultZone: string = systemTimeZone()) {
+  return tool(async ({ timezone }: { timezone?: string }) => currentDatetime(timezone || defaultZone), {
+    name: 'get_current_datetime',
+    description: `Returns the current date, time and weekday in a time zone (IANA name or major city; default ${defaultZone}). Pass the zone of the place the user asks about.`,
+    schema: z.object({
+      timezone: z.string().optional().describe('IANA time zone or a major city, e.g. "Europe/Berlin", "America/New_York", "Seoul"'),
+    }),
+  });
+}
+
+/** the tool with the process's zone as its default (the registry builds its own from DEFAULT_TIMEZONE) */
+export const datetimeTool = createDatetimeTool();

@@ -2,14 +2,24 @@ import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
 import { tenantOf } from '../../auth/tenant';
+import { detectLanguage, type Language, turnLanguage } from '../../core/language';
 import type { DocumentsService } from '../../knowledge/documents/documents.service';
+
+/**
+ * Passages in the user's language first, each group in rank order: a knowledge base holding the same policy in
+ * Korean and English answers a Korean question from the Korean passage and an English one from the English.
+ */
+export function inLanguageFirst<H extends { content: string }>(hits: H[], language: Language): H[] {
+  const mine = hits.filter((h) => detectLanguage(h.content, language) === language);
+  return [...mine, ...hits.filter((h) => !mine.includes(h))];
+}
 
 /** search_knowledge_base: the uploaded documents (POST /v1/documents), hybrid search, with titles and sources. */
 export function createKnowledgeBaseTool(documents: DocumentsService) {
   return tool(
     async ({ query, limit }: { query: string; limit?: number }, config?: { configurable?: Record<string, unknown> }) => {
       // only the run's tenant's documents (its run context)
-      const hits = await documents.search(query, limit ?? 4, tenantOf(config));
+      const hits = inLanguageFirst(await documents.search(query, limit ?? 4, tenantOf(config)), turnLanguage(config, query));
       if (hits.length === 0) return ['No matching documents in the knowledge base.', []];
       const text = hits
         .map((h, i) => `[${i + 1}] ${h.title}${h.source ? ` (${h.source})` : ''}${h.heading ? ` › ${h.heading}` : ''}\n${h.content}`)

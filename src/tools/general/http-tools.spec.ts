@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
+import { withRunContext } from '../../core/run-context';
 import { createGetWeatherTool, getWeather, getWeatherAvailability } from './get-weather.tool';
 import { createGeneralTools } from './index';
-import { createSearchWikipediaTool, searchWikipedia, searchWikipediaAvailability } from './search-wikipedia.tool';
+import { createSearchWikipediaTool, searchWikipedia, searchWikipediaAvailability, wikipediaEndpoint } from './search-wikipedia.tool';
 import type { NetworkOptions } from './types';
 import { createWebSearchTool, webSearch, webSearchAvailability } from './web-search.tool';
 
@@ -117,9 +118,14 @@ describe('search_wikipedia', () => {
     await expect(searchWikipedia('세종', 3, { baseUrl: `${srv.base}/w/api.php` })).rejects.toThrow(/refused.*127\.0\.0\.1/);
   });
 
-  it('is available without a key, defaults to ko.wikipedia.org, and reports bad config', () => {
+  it("is available without a key, follows the user's language unless one is set, and reports bad config", () => {
     expect(searchWikipediaAvailability({})).toEqual({ available: true });
-    expect(createSearchWikipediaTool({}).description).toContain('ko.wikipedia.org');
+    expect(createSearchWikipediaTool({}).description).toContain("the edition in the user's language");
+    expect(createSearchWikipediaTool({ language: 'ko' }).description).toContain('ko.wikipedia.org');
+    expect(wikipediaEndpoint({}, 'ko')).toBe('https://ko.wikipedia.org/w/api.php');
+    expect(wikipediaEndpoint({}, 'en')).toBe('https://en.wikipedia.org/w/api.php');
+    expect(wikipediaEndpoint({ language: 'de' }, 'ko')).toBe('https://de.wikipedia.org/w/api.php'); // WIKIPEDIA_LANGUAGE wins
+    expect(wikipediaEndpoint({ baseUrl: 'https://wiki.example/api.php' }, 'ko')).toBe('https://wiki.example/api.php');
     expect(searchWikipediaAvailability({ language: 'en; DROP' })).toMatchObject({
       available: false,
       reason: expect.stringMatching(/language/),
@@ -154,12 +160,21 @@ describe('get_weather', () => {
   afterAll(() => srv.close());
   const opts = () => ({ apiKey: 'k-123', baseUrl: `${srv.base}/data/2.5`, network: testNet });
 
-  it('returns the current weather in Korean with metric units', async () => {
-    const out = await createGetWeatherTool(opts()).invoke({ city: 'Seoul' });
+  it("returns the current weather in the run's language (Korean here) with metric units", async () => {
+    const korean = { configurable: withRunContext({ tenantId: 't', runId: 'r', language: 'ko' }) };
+    const out = await createGetWeatherTool(opts()).invoke({ city: 'Seoul' }, korean);
     expect(out).toBe('서울 (KR) 현재 날씨: 맑음, 기온 12.3°C, 체감 10.1°C, 최저/최고 9/14.5°C, 습도 40%, 풍속 3.1 m/s');
     const req = srv.seen[srv.seen.length - 1];
     expect(req.url.pathname).toBe('/data/2.5/weather');
     expect(Object.fromEntries(req.url.searchParams)).toEqual({ q: 'Seoul', units: 'metric', lang: 'kr', appid: 'k-123' });
+  });
+
+  it('labels the weather in English and asks OpenWeather for English outside a Korean run', async () => {
+    const out = await createGetWeatherTool(opts()).invoke({ city: 'Seoul' });
+    expect(out).toBe(
+      '서울 (KR) current weather: 맑음, temperature 12.3°C, feels like 10.1°C, min/max 9/14.5°C, humidity 40%, wind 3.1 m/s',
+    );
+    expect(srv.seen[srv.seen.length - 1].url.searchParams.get('lang')).toBe('en');
   });
 
   it('turns upstream errors into messages without leaking the key', async () => {

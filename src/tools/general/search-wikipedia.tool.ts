@@ -1,12 +1,13 @@
 import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
+import { turnLanguage } from '../../core/language';
 import { asNumber, asString, clip, field, requestJson } from './http-json';
 import { ToolError } from './tool-error';
 import { type Availability, type NetworkOptions, networkToolAvailability, resolveNetwork } from './types';
 
 export interface SearchWikipediaOptions {
-  /** Wikipedia language edition, used for the default base URL. Default `ko`. */
+  /** Wikipedia language edition, used for the default base URL. Unset: the language of the user's message. */
   language?: string;
   /** MediaWiki API endpoint. Default `https://<language>.wikipedia.org/w/api.php`. */
   baseUrl?: string;
@@ -15,19 +16,19 @@ export interface SearchWikipediaOptions {
   network?: NetworkOptions;
 }
 
-const DEFAULT_LANGUAGE = 'ko';
 const DEFAULT_USER_AGENT = 'agent-orchestrator/0.1 (search_wikipedia tool)';
 const MAX_EXTRACT = 1200;
 
-function endpoint(options: SearchWikipediaOptions): string {
-  return options.baseUrl ?? `https://${options.language ?? DEFAULT_LANGUAGE}.wikipedia.org/w/api.php`;
+/** The API of the configured wiki, else of the language edition (`language`, else the option's, else English). */
+export function wikipediaEndpoint(options: SearchWikipediaOptions, language?: string): string {
+  return options.baseUrl ?? `https://${options.language ?? language ?? 'en'}.wikipedia.org/w/api.php`;
 }
 
 export function searchWikipediaAvailability(options: SearchWikipediaOptions = {}): Availability {
   if (options.language !== undefined && !/^[a-z][a-z0-9-]{1,15}$/.test(options.language)) {
     return { available: false, reason: `invalid Wikipedia language code "${options.language}"` };
   }
-  if (!URL.canParse(endpoint(options))) return { available: false, reason: 'invalid Wikipedia API base URL' };
+  if (!URL.canParse(wikipediaEndpoint(options))) return { available: false, reason: 'invalid Wikipedia API base URL' };
   return networkToolAvailability(options.network, undefined);
 }
 
@@ -56,9 +57,10 @@ export async function searchWikipedia(
   limit: number,
   options: SearchWikipediaOptions = {},
   signal?: AbortSignal,
+  language?: string,
 ): Promise<string> {
   const net = resolveNetwork(options.network);
-  const base = endpoint(options);
+  const base = wikipediaEndpoint(options, language);
   const headers = { 'user-agent': options.userAgent ?? DEFAULT_USER_AGENT };
   const call = async (params: Record<string, string>) => {
     const url = new URL(base);
@@ -106,11 +108,13 @@ export async function searchWikipedia(
 
 export function createSearchWikipediaTool(options: SearchWikipediaOptions = {}): StructuredToolInterface {
   return tool(
-    async ({ query, limit }: { query: string; limit?: number }, config) => searchWikipedia(query, limit ?? 3, options, config?.signal),
+    // without a fixed WIKIPEDIA_LANGUAGE, the edition of the user's language (the run's, else the query's)
+    async ({ query, limit }: { query: string; limit?: number }, config) =>
+      searchWikipedia(query, limit ?? 3, options, config?.signal, turnLanguage(config, query)),
     {
       name: 'search_wikipedia',
       description:
-        `Searches Wikipedia (${options.baseUrl ? 'configured wiki' : `${options.language ?? DEFAULT_LANGUAGE}.wikipedia.org`}) ` +
+        `Searches Wikipedia (${options.baseUrl ? 'configured wiki' : options.language ? `${options.language}.wikipedia.org` : "the edition in the user's language"}) ` +
         'and returns the titles, URLs and introductory text of the best-matching articles. ' +
         'Use for encyclopedic facts about people, places, history, science and concepts.',
       schema: z.object({

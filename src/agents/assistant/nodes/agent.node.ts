@@ -3,12 +3,14 @@ import { AIMessage, SystemMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { answerLanguageInstruction, type Language, localize, turnLanguage } from '../../../core/language';
 import { bindToolsForMode } from '../../../llm/tool-binding';
 import { buildSystemPrompt } from '../../../memory/memory.node';
 import { untrustedBodies } from '../../../tools/untrusted';
+import { agentTexts } from '../../shared/messages';
 import { outageAnswer, toolResultsOfTurn } from '../../shared/outage';
 import { ruleToolCall } from '../../shared/rules';
-import { ASSISTANT_SYSTEM_PROMPT, NO_MODEL_ANSWER } from '../prompts';
+import { ASSISTANT_SYSTEM_PROMPT, ASSISTANT_TEXTS } from '../prompts';
 import type { AssistantStateType, AssistantUpdate } from '../state';
 
 export interface AgentNodeDeps {
@@ -21,8 +23,9 @@ export interface AgentNodeDeps {
 export function createAgentNode(deps: AgentNodeDeps) {
   return async function agent(state: AssistantStateType, config: LangGraphRunnableConfig): Promise<AssistantUpdate> {
     const iteration_count = state.iteration_count + 1;
+    const language = turnLanguage(config, state.user_message);
     if (iteration_count > state.max_iterations) {
-      const text = '요청이 너무 복잡합니다. 질문을 나누어 다시 시도해 주세요.';
+      const text = agentTexts(language).iterationLimit;
       return {
         iteration_count,
         next_action: 'end',
@@ -31,15 +34,17 @@ export function createAgentNode(deps: AgentNodeDeps) {
       };
     }
     const model = deps.model();
-    if (!model) return { iteration_count, ...withoutModel(state) };
+    if (!model) return { iteration_count, ...withoutModel(state, language) };
     const bound = bindToolsForMode(model, deps.tools, deps.toolCalling());
-    const system = new SystemMessage(buildSystemPrompt(ASSISTANT_SYSTEM_PROMPT, state.summary, state.context));
+    const system = new SystemMessage(
+      buildSystemPrompt(`${ASSISTANT_SYSTEM_PROMPT}\n${answerLanguageInstruction(language)}`, state.summary, state.context),
+    );
     try {
       const reply = (await bound.invoke([system, ...state.messages], config)) as AIMessage;
       return { iteration_count, messages: [reply], next_action: reply.tool_calls?.length ? 'tools' : 'end' };
     } catch (err) {
       if (config.signal?.aborted) throw err;
-      const { text, degraded } = outageAnswer(toolResultsOfTurn(state.messages));
+      const { text, degraded } = outageAnswer(toolResultsOfTurn(state.messages), language);
       return {
         iteration_count,
         next_action: 'end',
@@ -52,11 +57,12 @@ export function createAgentNode(deps: AgentNodeDeps) {
 }
 
 /** No model: a rule-chosen tool, then its output; or the retrieved passages; or what the service can do. */
-function withoutModel(state: AssistantStateType): AssistantUpdate {
+function withoutModel(state: AssistantStateType, language: Language): AssistantUpdate {
+  const texts = localize(ASSISTANT_TEXTS, language);
   const last = state.messages[state.messages.length - 1];
   if (last?.getType() === 'tool') return { next_action: 'end', messages: [new AIMessage(untrustedBodies(String(last.content)))] };
   const call = ruleToolCall(state.user_message);
   if (call) return { next_action: 'tools', messages: [new AIMessage({ content: '', tool_calls: [call] })] };
-  if (state.context) return { next_action: 'end', messages: [new AIMessage(`관련 문서 내용입니다:\n\n${untrustedBodies(state.context)}`)] };
-  return { next_action: 'end', messages: [new AIMessage(NO_MODEL_ANSWER)] };
+  if (state.context) return { next_action: 'end', messages: [new AIMessage(`${texts.documents}\n\n${untrustedBodies(state.context)}`)] };
+  return { next_action: 'end', messages: [new AIMessage(texts.noModel)] };
 }

@@ -3,7 +3,7 @@ import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { z } from 'zod';
 
-import { extractArticleRefs } from '../../../knowledge/contracts/article-matching';
+import { exhibitIndex, extractArticleRefs } from '../../../knowledge/contracts/article-matching';
 import { decideJson } from '../../../llm/decide-json';
 import { fill } from '../../shared/text';
 import { EVALUATOR_PROMPT, EVALUATOR_SYSTEM } from '../prompts';
@@ -32,11 +32,11 @@ export function createEvaluator(deps: { model: (o: { temperature: number; maxTok
     const haveArticles = state.collected_info.some((c) => (c.articles?.length ?? 0) > 0 || (c.exhibits?.length ?? 0) > 0);
     // rule fast path: every article and exhibit the question names has been read
     const refs = extractArticleRefs(state.user_message);
-    const readExhibits = new Set(state.collected_info.flatMap((c) => c.exhibits?.map((e) => e.number) ?? []));
+    const readExhibits = new Set(state.collected_info.flatMap((c) => c.exhibits?.map((e) => exhibitIndex(e.number)) ?? []));
     if (
       (refs.articles.length || refs.exhibits.length) &&
       refs.articles.every((i) => state.explored_articles.includes(i)) &&
-      refs.exhibits.every((i) => readExhibits.has(`별지 ${i}`))
+      refs.exhibits.every((i) => readExhibits.has(i))
     ) {
       return log('finish', { reasoning: 'every named article has been read', by: 'rules' });
     }

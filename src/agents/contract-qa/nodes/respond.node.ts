@@ -2,38 +2,49 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { answerLanguageInstruction, type Language, localize, turnLanguage } from '../../../core/language';
 import { asUntrustedData } from '../../../tools/untrusted';
 import type { Source } from '../../agent-definition';
 import { askModel } from '../../shared/model-call';
 import { fill } from '../../shared/text';
-import { DIRECT_REPLY, NO_CONTRACT, RESPOND_SYSTEM, RESPOND_USER } from '../prompts';
+import { CONTRACT_QA_TEXTS, RESPOND_SYSTEM, RESPOND_USER } from '../prompts';
 import type { ContractQaStateType, ContractQaUpdate } from '../state';
 
 /** respond: answers only from the collected contract text (temperature 0.3, 1000 tokens), with sources. */
 export function createRespond(deps: { model: (o: { temperature: number; maxTokens: number }) => BaseChatModel | null }) {
   return async function respond(state: ContractQaStateType, config: LangGraphRunnableConfig): Promise<ContractQaUpdate> {
-    const { sources, context } = collected(state);
+    const language = turnLanguage(config, state.user_message);
+    const texts = localize(CONTRACT_QA_TEXTS, language);
+    const { sources, context } = collected(state, language);
     const model = deps.model({ temperature: 0.3, maxTokens: 1000 });
     let text: string;
-    if (!state.contract_id) text = NO_CONTRACT;
-    else if (!context && state.tool_history.length === 0) text = model ? await ask(model, state.user_message, '', config) : DIRECT_REPLY;
-    else if (!context) text = '계약서에서 질문과 관련된 조항을 찾지 못했습니다. 다른 표현으로 물어보시거나 조 번호를 알려 주세요.';
-    else if (!model) text = `관련 조항입니다:\n\n${context}`;
-    else text = await ask(model, state.user_message, context, config);
+    if (!state.contract_id) text = texts.noContract;
+    else if (!context && state.tool_history.length === 0)
+      text = model ? await ask(model, state.user_message, '', language, config) : texts.directReply;
+    else if (!context) text = texts.notFound;
+    else if (!model) text = `${texts.found}\n\n${context}`;
+    else text = await ask(model, state.user_message, context, language, config);
     return { final_response: text, sources, messages: [new AIMessage(text)] };
   };
 }
 
-async function ask(model: BaseChatModel, question: string, context: string, config: LangGraphRunnableConfig): Promise<string> {
+async function ask(
+  model: BaseChatModel,
+  question: string,
+  context: string,
+  language: Language,
+  config: LangGraphRunnableConfig,
+): Promise<string> {
   const user = context ? fill(RESPOND_USER, { context: asUntrustedData(context, { source: 'contract' }), question }) : question;
-  return askModel(model, [new SystemMessage(RESPOND_SYSTEM), new HumanMessage(user)], config);
+  const system = `${RESPOND_SYSTEM}\n6. ${answerLanguageInstruction(language)}`;
+  return askModel(model, [new SystemMessage(system), new HumanMessage(user)], config);
 }
 
 /**
  * Everything the tools collected, as `respond`'s context and the answer's sources: articles and exhibits with
  * their text, then search hits whose article was not read (their snippet) — never emptier than what was found.
  */
-export function collected(state: ContractQaStateType): { sources: Source[]; context: string } {
+export function collected(state: ContractQaStateType, language: Language): { sources: Source[]; context: string } {
   const articles = dedupe(state.collected_info.flatMap((c) => c.articles ?? []));
   const exhibits = dedupe(state.collected_info.flatMap((c) => c.exhibits ?? []));
   const read = new Set(articles.filter((a) => !a.standard).map((a) => a.number));
@@ -53,7 +64,7 @@ export function collected(state: ContractQaStateType): { sources: Source[]; cont
   const context = [
     ...articles.map((a) => `[${a.number} ${a.title}]\n${a.text}`),
     ...exhibits.map((e) => `[${e.number} ${e.title}]\n${e.content}`),
-    ...hits.map((h) => `[${h.number} ${h.title}] (검색 결과 발췌)\n${h.snippet}`),
+    ...hits.map((h) => `[${h.number} ${h.title}] ${localize(CONTRACT_QA_TEXTS, language).excerpt}\n${h.snippet}`),
   ].join('\n\n');
   return { sources, context };
 }

@@ -3,11 +3,13 @@ import { AIMessage, SystemMessage, ToolMessage } from '@langchain/core/messages'
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { answerLanguageInstruction, type Language, turnLanguage } from '../../../core/language';
 import { bindToolsForMode } from '../../../llm/tool-binding';
 import { untrustedBodies } from '../../../tools/untrusted';
+import { agentTexts } from '../../shared/messages';
 import { bareExpression, ruleToolCall } from '../../shared/rules';
 import type { ToolRunOptions } from '../../shared/tool-executor';
-import { REACT_SYSTEM_PROMPT, USER_MESSAGES } from '../prompts';
+import { REACT_SYSTEM_PROMPT } from '../prompts';
 import type { ReactStateType, ReactUpdate } from '../state';
 
 export interface LlmNodeDeps {
@@ -31,13 +33,15 @@ export function createLlmNode(deps: LlmNodeDeps) {
         error: { code: 'ITERATION_LIMIT', message: `stopped after ${state.max_iterations} model iterations` },
       };
     }
-    const ruled = decideByRules(state, deps.model() === null, new Set(deps.tools.map((t) => t.name)));
+    const language = turnLanguage(config, state.user_message);
+    const ruled = decideByRules(state, deps.model() === null, new Set(deps.tools.map((t) => t.name)), language);
     if (ruled) return { ...ruled, iteration_count, current_step: 'llm' };
 
     const model = deps.model()!;
     const bound = bindToolsForMode(model, deps.tools, deps.toolCalling());
     try {
-      const reply = await bound.invoke([new SystemMessage(deps.systemPrompt ?? REACT_SYSTEM_PROMPT), ...state.messages], config);
+      const system = `${deps.systemPrompt ?? REACT_SYSTEM_PROMPT}\n${answerLanguageInstruction(language)}`;
+      const reply = await bound.invoke([new SystemMessage(system), ...state.messages], config);
       return { messages: [reply], iteration_count, current_step: 'llm' };
     } catch (err) {
       if (config.signal?.aborted) throw err;
@@ -54,7 +58,7 @@ export function createLlmNode(deps: LlmNodeDeps) {
  * Decisions without a model: a bare expression goes straight to the calculator and its result is the answer;
  * with no model configured, rules pick the tool and the answer is the tool output (extractive).
  */
-function decideByRules(state: ReactStateType, noModel: boolean, offered: Set<string>): Partial<ReactUpdate> | null {
+function decideByRules(state: ReactStateType, noModel: boolean, offered: Set<string>, language: Language): Partial<ReactUpdate> | null {
   const last = state.messages[state.messages.length - 1];
   const afterTools = last instanceof ToolMessage || last?.getType() === 'tool';
   if (afterTools) {
@@ -65,7 +69,7 @@ function decideByRules(state: ReactStateType, noModel: boolean, offered: Set<str
   const ruled = expr || noModel ? ruleToolCall(state.user_message) : null;
   const call = ruled && offered.has(ruled.name) ? ruled : null;
   if (call) return { messages: [new AIMessage({ content: '', tool_calls: [call] })], fast_path: Boolean(expr) };
-  return noModel ? { messages: [new AIMessage(USER_MESSAGES.NO_MODEL)] } : null;
+  return noModel ? { messages: [new AIMessage(agentTexts(language).noModel)] } : null;
 }
 
 function extractiveAnswer(state: ReactStateType): string {

@@ -2,8 +2,9 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
+import { answerLanguageInstruction, localize, turnLanguage } from '../../../core/language';
 import { askModel } from '../../shared/model-call';
-import { type AgentCard, agentResultsBlock, ROUTING_LIMIT_NOTE, supervisorPrompt } from '../prompts';
+import { type AgentCard, agentResultsBlock, SUPERVISOR_TEXTS, supervisorPrompt } from '../prompts';
 import { delegateByRules } from '../rules';
 import type { SupervisorStateType, SupervisorUpdate } from '../state';
 import { parseSupervisorReply } from '../supervisor-reply';
@@ -15,9 +16,11 @@ import { parseSupervisorReply } from '../supervisor-reply';
 export function createSupervisorRoute(deps: { model: () => BaseChatModel | null; agents: AgentCard[] }) {
   const names = deps.agents.map((a) => a.name);
   return async function supervisor_route(state: SupervisorStateType, config: LangGraphRunnableConfig): Promise<SupervisorUpdate> {
+    const language = turnLanguage(config, state.user_message);
+    const texts = localize(SUPERVISOR_TEXTS, language);
     if (state.routing_count >= state.max_routings) {
       const last = state.agent_outputs.at(-1)?.output ?? '';
-      return finish(`${last}\n\n(${ROUTING_LIMIT_NOTE})`.trim());
+      return finish(`${last}\n\n(${texts.routingLimit})`.trim());
     }
     if (state.agent_outputs.length === 0 && state.notes.length === 0) {
       const ruled = delegateByRules(state.user_message, names);
@@ -25,12 +28,16 @@ export function createSupervisorRoute(deps: { model: () => BaseChatModel | null;
     }
     const model = deps.model();
     if (!model) {
-      return finish(state.agent_outputs.map((o) => o.output).join('\n\n') || '요청을 처리할 에이전트를 정하지 못했습니다.');
+      return finish(state.agent_outputs.map((o) => o.output).join('\n\n') || texts.noAgent);
     }
     const request = `${state.user_message}${agentResultsBlock(state.agent_outputs)}${state.notes.length ? `\n\n[알림]\n${state.notes.join('\n')}` : ''}`;
     const reply = await askModel(
       model,
-      [new SystemMessage(supervisorPrompt(deps.agents)), ...state.messages.slice(0, -1), new HumanMessage(request)],
+      [
+        new SystemMessage(`${supervisorPrompt(deps.agents)}\n\n${answerLanguageInstruction(language)}`),
+        ...state.messages.slice(0, -1),
+        new HumanMessage(request),
+      ],
       config,
     );
     const parsed = parseSupervisorReply(reply, state.user_message);
