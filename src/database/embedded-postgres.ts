@@ -41,11 +41,14 @@ export class EmbeddedPostgres {
     }
     const fresh = !location || !existsSync(join(location, 'PG_VERSION'));
     const seed = fresh && existsSync(EMBEDDED_SEED_FILE) ? new Blob([readFileSync(EMBEDDED_SEED_FILE)]) : undefined;
-    const db = await PGlite.create(location, {
-      extensions: { vector, pg_trgm },
-      startParams: EMBEDDED_START_PARAMS,
-      ...(seed ? { loadDataDir: seed } : {}),
-    });
+    const open = (loadDataDir?: Blob) =>
+      PGlite.create(location, { extensions: { vector, pg_trgm }, startParams: EMBEDDED_START_PARAMS, ...(loadDataDir ? { loadDataDir } : {}) });
+    let db = await open(seed);
+    // unpacking the seed grew this instance's WASM memory, which never shrinks: on disk, start again from the files
+    if (seed && location) {
+      await db.close();
+      db = await open();
+    }
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
     await server.start();
     const url = `postgres://postgres:postgres@${server.getServerConn()}/postgres?sslmode=disable`;
