@@ -1,7 +1,6 @@
 import { AIMessage } from '@langchain/core/messages';
-import type { StructuredToolInterface } from '@langchain/core/tools';
-import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { createReactAgent, ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
+import { MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { Injectable } from '@nestjs/common';
 import { type HostAgentContext, OrchestratorAgent, OrchestratorTool } from 'agent-orchestrator';
 import { z } from 'zod';
@@ -27,26 +26,26 @@ export class OrderTools {
 @OrchestratorAgent({ name: 'orders', description: 'Answers questions about orders', tools: ['order_status'] })
 @Injectable()
 export class OrdersAgent {
-  graph({ model, tools }: HostAgentContext) {
-    if (!model) return lookupByRule(tools);
-    return createReactAgent({ llm: model as never, tools, prompt: 'You answer questions about orders. Look orders up with order_status.' });
-  }
-}
+  constructor(private readonly orders: OrdersService) {}
 
-/** Without a model: the order id found by a rule in the question, looked up with the same tool. */
-function lookupByRule(tools: StructuredToolInterface[]) {
-  return new StateGraph(MessagesAnnotation)
-    .addNode('find_order', ({ messages }) => {
-      const orderId = /\b[A-Z]-\d+\b/.exec(String(messages.at(-1)?.content))?.[0];
-      if (!orderId) return { messages: [new AIMessage('Which order? Give its id, e.g. A-17.')] };
-      return {
-        messages: [new AIMessage({ content: '', tool_calls: [{ id: `lookup-${orderId}`, name: 'order_status', args: { orderId } }] })],
-      };
-    })
-    .addNode('tools', new ToolNode(tools))
-    .addNode('answer', ({ messages }) => ({ messages: [new AIMessage(`Order status: ${String(messages.at(-1)?.content)}`)] }))
-    .addEdge(START, 'find_order')
-    .addConditionalEdges('find_order', toolsCondition, ['tools', END])
-    .addEdge('tools', 'answer')
-    .addEdge('answer', END);
+  graph({ model, tools }: HostAgentContext) {
+    if (model)
+      return createReactAgent({
+        llm: model as never,
+        tools,
+        prompt: 'You answer questions about orders. Look orders up with order_status.',
+      });
+    // no model configured: the order id found by a rule, answered from the host's own service
+    return new StateGraph(MessagesAnnotation)
+      .addNode('lookup', ({ messages }) => ({ messages: [new AIMessage(this.answerByRule(String(messages.at(-1)?.content)))] }))
+      .addEdge(START, 'lookup');
+  }
+
+  private answerByRule(question: string): string {
+    const orderId = /\b[A-Z]-\d+\b/.exec(question)?.[0];
+    if (!orderId) return 'Which order? Give its id, e.g. A-17.';
+    const order = this.orders.status(orderId);
+    if (!order) return `There is no order ${orderId}.`;
+    return `Order ${orderId}: ${order.status}${order.carrier ? ` with ${order.carrier}` : ''}.`;
+  }
 }
