@@ -29,16 +29,13 @@ export class OrdersAgent {
   constructor(private readonly orders: OrdersService) {}
 
   graph({ model, tools }: HostAgentContext) {
-    if (model)
-      return createReactAgent({
-        llm: model as never,
-        tools,
-        prompt: 'You answer questions about orders. Look orders up with order_status.',
-      });
-    // no model configured: the order id found by a rule, answered from the host's own service
-    return new StateGraph(MessagesAnnotation)
-      .addNode('lookup', ({ messages }) => ({ messages: [new AIMessage(this.answerByRule(String(messages.at(-1)?.content)))] }))
-      .addEdge(START, 'lookup');
+    if (!model) {
+      // no model configured: the order id found by a rule, answered from the host's own service
+      return new StateGraph(MessagesAnnotation)
+        .addNode('lookup', ({ messages }) => ({ messages: [new AIMessage(this.answerByRule(String(messages.at(-1)?.content)))] }))
+        .addEdge(START, 'lookup');
+    }
+    return createReactAgent({ llm: model as never, tools, prompt: 'You answer questions about orders. Look them up with order_status.' });
   }
 
   private answerByRule(question: string): string {
