@@ -5,11 +5,12 @@ RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY console ./console
-# Nest and TypeORM are peer dependencies (a host brings its own) kept in devDependencies for the build: the prune
-# drops them, so they go back at the versions of the lock
-RUN npm run build && npm prune --omit=dev \
- && npm install --no-save --no-audit --no-fund --omit=dev $(node -p "const lock = require('./package-lock.json').packages; \
-      Object.keys(require('./package.json').peerDependencies).map((n) => n + '@' + lock['node_modules/' + n].version).join(' ')")
+# Nest and TypeORM are peer dependencies (a host brings its own) kept in devDependencies for the build; the image
+# is the standalone service, so they move to dependencies before the prune drops what is dev only
+RUN npm run build \
+ && node -e "const fs = require('fs'); const p = require('./package.json'); for (const n of Object.keys(p.peerDependencies)) { \
+      p.dependencies[n] = p.devDependencies[n]; delete p.devDependencies[n]; } fs.writeFileSync('package.json', JSON.stringify(p, null, 2));" \
+ && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app
