@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -106,6 +106,8 @@ describe('examples/nest-host against the packed package', () => {
         const version = (JSON.parse(readFileSync(path.join(copies[0], 'package.json'), 'utf8')) as { version: string }).version;
         expect(version.startsWith(major)).toBe(true);
       }
+      // an optional peer: not installed for a host without it, so these hosts run the service without it
+      expect(existsSync(path.join(host(), 'node_modules/@nestjs/swagger'))).toBe(false);
     });
 
     it('type-checks and compiles, the host handing the service its own DataSource', () => {
