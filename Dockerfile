@@ -10,11 +10,17 @@ COPY src ./src
 COPY console ./console
 RUN npm run build
 
-# production dependencies, without what only a compiler or a reader needs (source maps, type declarations, docs)
+# Production dependencies. Nest, TypeORM and swagger are peer dependencies (an embedding host brings its own),
+# kept in devDependencies for the build; the image is the standalone service, so they move to dependencies
+# before the prune drops what is dev only. Then what only a compiler or a reader needs goes: source maps,
+# type declarations, docs.
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+RUN npm ci --ignore-scripts --no-audit --no-fund \
+  && node -e "const fs = require('fs'); const p = require('./package.json'); for (const n of Object.keys(p.peerDependencies)) { \
+       p.dependencies[n] = p.devDependencies[n]; delete p.devDependencies[n]; } fs.writeFileSync('package.json', JSON.stringify(p, null, 2));" \
+  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
   && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' \) -delete \
   && rm -rf node_modules/typeorm/browser \
   && npm cache clean --force

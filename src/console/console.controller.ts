@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 import { Controller, Get, Param, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { AppConfig } from '../config/app-config';
+import { ApiExcludeController } from '../platform/openapi-decorators';
 import { ConsoleFileNotFoundException, ConsoleNotBuiltException } from './console.exceptions';
 
 /** The files the console build writes; nothing else in the folder is served. */

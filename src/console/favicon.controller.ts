@@ -1,5 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+
+import { ApiExcludeController } from '../platform/openapi-decorators';
 
 /** A node graph in the console's colours: three nodes, two edges. */
 const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">

@@ -30,6 +30,7 @@ import { RunStoreModule } from '../runs/store/run-store.module';
 import { HOST_TOOLS } from '../tools/host-tools';
 import { AgentOrchestratorFacade } from './agent-orchestrator.facade';
 import { HOST_EXTENSIONS, HostCatalog } from './host-catalog';
+import { checkHostVersions } from './host-versions';
 import { type AgentOrchestratorLayout, type AgentOrchestratorOptions, configOf } from './orchestrator-options';
 
 export const ORCHESTRATOR_OPTIONS = Symbol('AGENT_ORCHESTRATOR_OPTIONS');
@@ -88,6 +89,7 @@ export class AgentOrchestratorModule {
   }
 
   static forRootAsync(async: AgentOrchestratorAsyncOptions): DynamicModule {
+    checkHostVersions(); // a Nest or TypeORM outside the supported ranges stops here, named
     installPlatformPatches(); // the same library patches as the service's own processes
     const layout = { worker: async.worker ?? true, queue: async.queue ?? 'in-process' };
     // the module's shape (queue kind, worker, controllers) is decided here; every value comes from the factory

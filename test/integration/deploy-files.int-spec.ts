@@ -18,7 +18,7 @@ describe('Dockerfile', () => {
   it('installs with npm ci only, and the image keeps production dependencies only', () => {
     expect(dockerfile).not.toMatch(/npm install/);
     expect(dockerfile.match(/npm ci/g)?.length).toBeGreaterThanOrEqual(2);
-    expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    expect(dockerfile).toMatch(/npm prune --omit=dev/);
     expect(finalStage).toMatch(/COPY --from=deps \/app\/node_modules/);
     expect(finalStage).not.toMatch(/COPY --from=build \/app\/node_modules/);
   });

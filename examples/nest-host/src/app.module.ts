@@ -1,5 +1,7 @@
 import { Body, Controller, Module, Post } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentOrchestrator, AgentOrchestratorModule } from 'agent-orchestrator';
+import { DataSource } from 'typeorm';
 
 import { OrdersAgent, OrderTools } from './orders.agent';
 import { OrdersService } from './orders.service';
@@ -16,19 +18,22 @@ export class SupportController {
   }
 }
 
+const databaseUrl = process.env.DATABASE_URL;
+
 @Module({
   imports: [
+    // the host's own TypeORM data source when it has a database; the service keeps its own pool on the same one
+    ...(databaseUrl ? [TypeOrmModule.forRoot({ type: 'postgres', url: databaseUrl })] : []),
     AgentOrchestratorModule.forRootAsync({
-      // read once from the host's environment; the module's shape (HTTP under /agents, a worker) is given here
-      useFactory: () => ({
-        database: process.env.DATABASE_URL
-          ? { url: process.env.DATABASE_URL }
-          : { embedded: { dataDir: process.env.DATA_DIR ?? './data' } },
+      inject: [{ token: DataSource, optional: true }],
+      useFactory: (dataSource?: DataSource) => ({
+        database: dataSource ? { dataSource } : { embedded: { dataDir: process.env.DATA_DIR ?? './data' } },
+        // unset LLM_BASE_URL → no model: the orders agent answers by rule (orders.agent.ts)
         model: { baseUrl: process.env.LLM_BASE_URL, apiKey: process.env.LLM_API_KEY, model: process.env.LLM_MODEL ?? 'gpt-4o-mini' },
         builtInAgents: ['react'],
         settings: { LLM_MAX_RETRIES: '0', LLM_CACHE: 'false' },
       }),
-      http: { prefix: 'agents' },
+      http: { prefix: 'agents' }, // REST v1 + LangGraph API under /agents; default not mounted
     }),
   ],
   controllers: [SupportController],

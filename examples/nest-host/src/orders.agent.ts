@@ -1,3 +1,5 @@
+import { AIMessage } from '@langchain/core/messages';
+import { MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { Injectable } from '@nestjs/common';
 import { type HostAgentContext, OrchestratorAgent, OrchestratorTool } from 'agent-orchestrator';
@@ -20,12 +22,27 @@ export class OrderTools {
   }
 }
 
-/** An agent: a provider whose graph gets the tools it names and the service's model. */
+/** An agent: a provider whose graph gets the tools it names and the service's model (null when none is configured). */
 @OrchestratorAgent({ name: 'orders', description: 'Answers questions about orders', tools: ['order_status'] })
 @Injectable()
 export class OrdersAgent {
+  constructor(private readonly orders: OrdersService) {}
+
   graph({ model, tools }: HostAgentContext) {
-    if (!model) throw new Error('the orders agent needs a model (LLM_BASE_URL)');
-    return createReactAgent({ llm: model as never, tools, prompt: 'You answer questions about orders. Look orders up with order_status.' });
+    if (!model) {
+      // no model configured: the order id found by a rule, answered from the host's own service
+      return new StateGraph(MessagesAnnotation)
+        .addNode('lookup', ({ messages }) => ({ messages: [new AIMessage(this.answerByRule(String(messages.at(-1)?.content)))] }))
+        .addEdge(START, 'lookup');
+    }
+    return createReactAgent({ llm: model as never, tools, prompt: 'You answer questions about orders. Look them up with order_status.' });
+  }
+
+  private answerByRule(question: string): string {
+    const orderId = /\b[A-Z]-\d+\b/.exec(question)?.[0];
+    if (!orderId) return 'Which order? Give its id, e.g. A-17.';
+    const order = this.orders.status(orderId);
+    if (!order) return `There is no order ${orderId}.`;
+    return `Order ${orderId}: ${order.status}${order.carrier ? ` with ${order.carrier}` : ''}.`;
   }
 }

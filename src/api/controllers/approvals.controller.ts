@@ -1,10 +1,10 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { RunNotFoundException } from '../../core/errors';
 import type { JobView } from '../../orchestrator/runs.service';
 import { ToolApprovalService } from '../../orchestrator/tool-approval.service';
+import { ApiOkResponse } from '../../platform/openapi-decorators';
 import { ApiErrors } from '../dto/api-docs';
 import { JobDto } from '../dto/job.dto';
 import { isUuid } from './ids';

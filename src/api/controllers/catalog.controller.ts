@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
 
 import { AgentRegistry } from '../../agents/agent-registry.service';
+import { ApiOkResponse } from '../../platform/openapi-decorators';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 import { ApiErrors } from '../dto/api-docs';
 import { AgentListDto, ToolListDto } from '../dto/catalog.dto';

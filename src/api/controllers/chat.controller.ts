@@ -1,5 +1,4 @@
 import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
@@ -8,6 +7,7 @@ import { RunEventBus } from '../../events/run-event-bus';
 import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { RunDriver } from '../../orchestrator/run-driver.service';
 import { RunsService } from '../../orchestrator/runs.service';
+import { ApiOkResponse } from '../../platform/openapi-decorators';
 import { idempotencyKey } from '../../runs/idempotency-key';
 import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';
 import { ChatRequestDto } from '../dto/chat-request.dto';

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { DocumentNotFoundException, DocumentsService } from '../../knowledge/documents/documents.service';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '../../platform/openapi-decorators';
 import { ApiErrors } from '../dto/api-docs';
 import { CreateDocumentDto, DocumentDetailDto, DocumentDto, DocumentListDto } from '../dto/document.dto';
 import { isUuid } from './ids';

@@ -1,10 +1,10 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiHeader, ApiOkResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { RunNotFoundException } from '../../core/errors';
 import { JobView, RunsService } from '../../orchestrator/runs.service';
+import { ApiAcceptedResponse, ApiHeader, ApiOkResponse } from '../../platform/openapi-decorators';
 import { idempotencyKey } from '../../runs/idempotency-key';
 import { RunStore } from '../../runs/store/run-store';
 import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';

@@ -1,5 +1,4 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 
 import { isSessionId } from '../../auth/tenant';
 import { Tenant } from '../../auth/tenant.guard';
@@ -7,6 +6,7 @@ import { NoResultException, RunNotFoundException, SessionNotFoundException } fro
 import { ConversationRepository } from '../../memory/conversation.repository';
 import { sessionTitle } from '../../memory/session-title';
 import { RunAdmission } from '../../orchestrator/run-admission.service';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '../../platform/openapi-decorators';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
 import { ApiErrors } from '../dto/api-docs';

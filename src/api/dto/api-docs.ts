@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiDefaultResponse, ApiHeader, ApiOkResponse, ApiProduces } from '@nestjs/swagger';
 
+import { ApiDefaultResponse, ApiHeader, ApiOkResponse, ApiProduces } from '../../platform/openapi-decorators';
 import { ErrorBodyDto } from './error.dto';
 
 /** Every /v1 error answer has the same body: the generated client types its `error` with it. */

@@ -1,7 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 import { SESSION_ID_PATTERN } from '../../auth/tenant';
+import { ApiProperty, ApiPropertyOptional } from '../../platform/openapi-decorators';
 
 /** Body of `POST /v1/chat` and `POST /v1/jobs`. Size limits: MAX_MESSAGE_CHARS (413) and MAX_BODY_BYTES. */
 export class ChatRequestDto {

@@ -1,5 +1,6 @@
-import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
+import { ApiProperty, ApiPropertyOptional, OmitType } from '../../platform/openapi-decorators';
 
 export class CreateContractDto {
   @ApiProperty({ example: '소프트웨어 유지보수 용역계약서' })

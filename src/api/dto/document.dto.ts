@@ -1,5 +1,6 @@
-import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
+import { ApiProperty, ApiPropertyOptional, OmitType } from '../../platform/openapi-decorators';
 
 export class CreateDocumentDto {
   @ApiProperty({ example: '휴가 정책' })

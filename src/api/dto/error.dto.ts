@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '../../platform/openapi-decorators';
 
 class ErrorDetailDto {
   @ApiProperty({ example: 'SESSION_NOT_FOUND' })

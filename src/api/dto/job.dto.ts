@@ -1,6 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-
 import { RUN_STATUSES, type RunStatus } from '../../database/entities';
+import { ApiProperty, ApiPropertyOptional } from '../../platform/openapi-decorators';
 import { ChatResultDto, RunErrorDto } from './chat-result.dto';
 
 /** `POST /v1/jobs` → 202. */

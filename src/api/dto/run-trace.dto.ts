@@ -1,6 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-
 import type { RunEntity } from '../../database/entities';
+import { ApiProperty, ApiPropertyOptional } from '../../platform/openapi-decorators';
 
 export class TraceModelCall {
   @ApiProperty({ description: 'graph node that called the model', example: 'LlmNode' })

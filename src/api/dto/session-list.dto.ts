@@ -1,6 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+
+import { ApiPropertyOptional } from '../../platform/openapi-decorators';
 
 export class SessionListQueryDto {
   @ApiPropertyOptional({ description: 'most recently updated first; at most 100', default: 20, minimum: 1, maximum: 100 })

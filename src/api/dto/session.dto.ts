@@ -1,6 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
-
 import { RUN_STATUSES, type RunMode, type RunStatus } from '../../database/entities';
+import { ApiProperty } from '../../platform/openapi-decorators';
 
 export class SessionMessageDto {
   @ApiProperty({ enum: ['user', 'assistant'] })
