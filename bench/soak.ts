@@ -1,5 +1,6 @@
 /**
- * `npm run bench:soak` (not in CI): SOAK_RUNS queued runs (default 10,000) through an API process and worker
+ * `npm run bench:soak` runs the memory soak of `soak-turns.ts`; `SOAK_MODE=kill npm run bench:soak` this kill soak
+ * (not in CI): SOAK_RUNS queued runs (default 10,000) through an API process and worker
  * processes while a worker is killed with SIGKILL every SOAK_KILL_EVERY_MS. Every run asks the model for one
  * `get_weather` call (a counted side effect on a local server) and then answers. Reports runs lost, duplicated
  * tool effects, duplicated messages, time to recover after each kill, and RSS of the API and of a worker that
@@ -15,6 +16,7 @@ import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '../test/s
 import { type ChatRequest, ScriptedModelServer } from '../test/support/model-server';
 import { WorkerProcess } from '../test/support/worker-process';
 import { percentile, round } from './lib';
+import { soakTurns } from './soak-turns';
 
 const RUNS = Number(process.env.SOAK_RUNS ?? 10_000);
 const KILL_EVERY_MS = Number(process.env.SOAK_KILL_EVERY_MS ?? 15_000);
@@ -181,7 +183,7 @@ async function main(): Promise<void> {
   await db.drop();
 }
 
-main().catch((err: Error) => {
+(process.env.SOAK_MODE === 'kill' ? main() : soakTurns()).catch((err: Error) => {
   console.error(err);
   process.exit(1);
 });

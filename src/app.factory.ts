@@ -17,6 +17,7 @@ import { ApiKeyAuth } from './auth/api-key-auth.service';
 import { authMiddleware } from './auth/auth.middleware';
 import { AppConfig } from './config/app-config';
 import { type Env, resolveConfig } from './config/config-source';
+import { installMemoryStatsSignal, shutdownSignals } from './observability/memory-stats-signal';
 import { phaseTimings } from './observability/phases';
 import { requestContext } from './observability/request-context.middleware';
 
@@ -48,7 +49,8 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   if (config.phaseTimings) app.use(phaseTimings);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }));
   app.useGlobalFilters(new AllExceptionsFilter());
-  app.enableShutdownHooks();
+  app.enableShutdownHooks(shutdownSignals(config.memoryStatsFile));
+  installMemoryStatsSignal(config.memoryStatsFile);
   SwaggerModule.setup('docs', app, () => createOpenApiDocument(app), { jsonDocumentUrl: 'docs/openapi.json' });
   return app;
 }

@@ -68,16 +68,28 @@ describe('InProcessRunEventBus', () => {
   });
 
   it('finishes at once for a run whose window has expired', async () => {
-    jest.useFakeTimers();
+    const short = new InProcessRunEventBus(5, 20);
+    short.publish('r6', 'result', {});
+    short.end('r6');
+    await expect(collect(short.subscribe('r6'))).resolves.toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 40));
+    await expect(collect(short.subscribe('r6'))).resolves.toEqual([]);
+    short.onModuleDestroy();
+  });
+
+  it('keeps the windows of ended runs within a byte budget, dropping the oldest first', async () => {
+    const small = new InProcessRunEventBus(5, 60_000, 100);
     try {
-      const short = new InProcessRunEventBus(5, 1000);
-      short.publish('r6', 'result', {});
-      short.end('r6');
-      jest.advanceTimersByTime(1500);
-      jest.useRealTimers();
-      await expect(collect(short.subscribe('r6'))).resolves.toEqual([]);
+      for (let i = 1; i <= 5; i++) {
+        small.publish(`e${i}`, 'result', { text: 'x'.repeat(30) }); // 41 bytes of JSON, 45 with `end`
+        small.end(`e${i}`);
+      }
+      await expect(collect(small.subscribe('e1'))).resolves.toEqual([]);
+      await expect(collect(small.subscribe('e3'))).resolves.toEqual([]);
+      await expect(collect(small.subscribe('e4'))).resolves.toHaveLength(1);
+      await expect(collect(small.subscribe('e5'))).resolves.toHaveLength(1);
     } finally {
-      jest.useRealTimers();
+      small.onModuleDestroy();
     }
   });
 

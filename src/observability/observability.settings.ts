@@ -23,12 +23,19 @@ export const observabilitySettings = defineSettings({
       'unset (tracing off)',
     ),
     OTEL_SERVICE_NAME: variable(z.string().default('agent-orchestrator'), 'the service name on exported spans'),
+    MEMORY_STATS_FILE: variable(
+      optionalString,
+      'soak tests (`npm run bench:soak`): on SIGUSR2 the process collects garbage (when started with `node --expose-gc`) and appends `{"pid","heap_used_bytes","rss_bytes","gc"}` as a line to this file; SIGUSR2 then no longer stops it',
+      'unset (off)',
+    ),
   },
   build: (e) => ({
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     /** OpenTelemetry: spans exported over OTLP/HTTP to `endpoint` when set; tracing is off otherwise */
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
+    /** where SIGUSR2 writes the heap after a forced collection (memory-stats-signal.ts); unset = off */
+    memoryStatsFile: e.MEMORY_STATS_FILE,
   }),
 });
 
