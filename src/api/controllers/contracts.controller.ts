@@ -17,7 +17,7 @@ import { Tenant } from '../../auth/tenant.guard';
 import { AppConfig } from '../../config/app-config';
 import { DomainException } from '../../core/errors';
 import { ContractNotFoundException, ContractsService, type ContractView } from '../../knowledge/contracts/contracts.service';
-import { ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery } from '../../platform/openapi-decorators';
+import { ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '../../platform/openapi-decorators';
 import { ApiErrors } from '../dto/api-docs';
 import { ContractDto, ContractListDto, ContractListQueryDto, CreateContractDto } from '../dto/contract.dto';
 import { findBadInput, uploadProblem } from '../input-guard';
