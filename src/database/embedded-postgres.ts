@@ -42,7 +42,11 @@ export class EmbeddedPostgres {
     const fresh = !location || !existsSync(join(location, 'PG_VERSION'));
     const seed = fresh && existsSync(EMBEDDED_SEED_FILE) ? new Blob([readFileSync(EMBEDDED_SEED_FILE)]) : undefined;
     const open = (loadDataDir?: Blob) =>
-      PGlite.create(location, { extensions: { vector, pg_trgm }, startParams: EMBEDDED_START_PARAMS, ...(loadDataDir ? { loadDataDir } : {}) });
+      PGlite.create(location, {
+        extensions: { vector, pg_trgm },
+        startParams: EMBEDDED_START_PARAMS,
+        ...(loadDataDir ? { loadDataDir } : {}),
+      });
     let db = await open(seed);
     // unpacking the seed grew this instance's WASM memory, which never shrinks: on disk, start again from the files
     if (seed && location) {
