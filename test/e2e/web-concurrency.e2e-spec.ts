@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,13 +8,12 @@ import { Client as PgClient } from 'pg';
 
 import { redisOptions } from '../../src/config/redis-options';
 import { RUNS_QUEUE } from '../../src/runs/run.job';
+import { buildOnce } from '../support/build-once';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 import { freePort, type LogLine, MainProcess, processAlive } from '../support/main-process';
 import { ScriptedModelServer } from '../support/model-server';
 import { SCRIPTED_LLM } from '../support/service-fixture';
 import { waitFor } from '../support/test-app';
-
-const REPO = path.resolve(__dirname, '../..');
 
 const listening = (l: LogLine) => /^listening on /.test(l.msg ?? '');
 /** a request's completion line (pino-http), by method and path */
@@ -42,7 +40,7 @@ async function servingPids(main: MainProcess, p: string, count: number): Promise
 }
 
 // the shipped build, once for the file
-beforeAll(() => execFileSync('npm', ['run', '-s', 'build'], { cwd: REPO, stdio: 'pipe' }), 180_000);
+beforeAll(() => buildOnce(), 180_000);
 
 /** `node dist/main.js` with WEB_CONCURRENCY=2 on the local Postgres and Redis: node:cluster workers on one port. */
 describe('WEB_CONCURRENCY=2: the shipped command as two API processes', () => {

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 
 import { Client } from 'pg';
 
+import { buildOnce } from '../support/build-once';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { freePort } from '../support/main-process';
 import { ScriptedModelServer } from '../support/model-server';
@@ -63,7 +64,7 @@ describe('examples/nest-host against the packed package', () => {
     await model.start();
     db = await createTestDatabase('nest_host');
     work = mkdtempSync(path.join(tmpdir(), 'nest-host-'));
-    execFileSync('npm', ['run', '-s', 'build'], { cwd: REPO, stdio: 'pipe' });
+    buildOnce();
     execFileSync('npm', ['pack', '--pack-destination', work], { cwd: REPO, stdio: 'pipe' });
     tgz = path.join(
       work,
