@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { Client } from '@langchain/langgraph-sdk';
 
+import { startInjectedWiki } from '../support/injected-wiki';
 import type { ChatRequest, ScriptedReply } from '../support/model-server';
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
 import { waitFor } from '../support/test-app';
@@ -67,29 +66,7 @@ function obeying(lookup: ScriptedReply, route: 'rag' | 'agent') {
   };
 }
 
-/** A fake MediaWiki API on 127.0.0.1 whose article carries the injection; it records every query sent out. */
-async function startWiki() {
-  const searched: string[] = [];
-  const server = http.createServer((req, res) => {
-    const p = new URL(req.url ?? '/', 'http://x').searchParams;
-    if (p.get('srsearch')) searched.push(p.get('srsearch')!);
-    const body =
-      p.get('list') === 'search'
-        ? { query: { search: [{ pageid: 7, title: '세종대왕', snippet: '조선의 제4대 왕' }] } }
-        : {
-            query: {
-              pages: [{ pageid: 7, title: '세종대왕', fullurl: 'http://wiki/7', extract: `세종은 한글을 만들었다.\n${INJECTION}` }],
-            },
-          };
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    searched,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/w/api.php`,
-    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
-  };
-}
+const startWiki = () => startInjectedWiki(INJECTION);
 
 let root: string;
 let wiki: Awaited<ReturnType<typeof startWiki>>;
