@@ -8,6 +8,7 @@ import { RUNS_QUEUE } from '../../src/runs/run.job';
 import { TEST_REDIS_URL } from '../support/infra';
 import { useService } from '../support/service-fixture';
 import { startApp, waitFor } from '../support/test-app';
+import { freePort } from '../support/main-process';
 import { WorkerProcess } from '../support/worker-process';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'graphs');
@@ -133,7 +134,7 @@ describe('LangGraph API: runs through BullMQ and Redis', () => {
   it('a wait run whose accepting process is SIGKILLed mid-run is recovered by another process and completes once', async () => {
     // the run executes in the killed process (a process of its own); the fixture's reconciler finds it once its
     // session lease has lapsed, queues it, and the fixture's worker resumes it from its last checkpoint
-    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const port = String(await freePort());
     const env = Object.fromEntries(Object.entries(svc.env).filter((e): e is [string, string] => e[1] !== undefined));
     const doomed = await WorkerProcess.startApi({ ...env, PORT: port, HOST: '127.0.0.1', RUN_LOCK_MS: '2000' }, 60_000);
     try {

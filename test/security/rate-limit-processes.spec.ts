@@ -1,4 +1,5 @@
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
+import { freePort } from '../support/main-process';
 import { WorkerProcess } from '../support/worker-process';
 
 const ACME = 'acme-key-0123456789abcdef';
@@ -24,7 +25,7 @@ describe('rate limit shared by API processes', () => {
       RUN_WORKER: 'false',
       HOST: '127.0.0.1',
     };
-    for (const port of [4100 + Math.floor(Math.random() * 400), 4600 + Math.floor(Math.random() * 400)]) {
+    for (const port of [await freePort(), await freePort()]) {
       apis.push({ process: await WorkerProcess.startApi({ ...env, PORT: String(port) }), url: `http://127.0.0.1:${port}` });
     }
   });
