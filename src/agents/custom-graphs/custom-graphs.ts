@@ -5,6 +5,7 @@ import type { AgentDefinition } from '../agent-definition';
 import { customGraphAgent, graphOfExport } from './custom-graph.agent';
 import { GraphModuleLoader } from './graph-module-loader';
 import { applyGraphEnv, readLanggraphConfig } from './langgraph-config';
+import { registerSdkLogger } from './sdk-logger';
 
 /**
  * The graphs of a `langgraph.json` as agents, as the LangGraph CLI registers them: `env` first (without
@@ -37,6 +38,7 @@ export async function loadCustomGraphs(
   }
   if (config.ignored.length > 0) logger.warn({ msg: 'langgraph.json keys not used by this service', keys: config.ignored });
   for (const warning of config.portability) logger.warn(`${config.path}: ${warning}`);
+  registerSdkLogger();
   const loader = new GraphModuleLoader();
   const agents: AgentDefinition[] = [];
   for (const spec of config.graphs) {
