@@ -22,6 +22,8 @@ module.exports = {
     { ...shipped, displayName: 'security', testMatch: ['<rootDir>/test/security/**/*.spec.ts'] },
     { ...shipped, displayName: 'reliability', testMatch: ['<rootDir>/test/reliability/**/*.spec.ts'] },
     { ...shipped, displayName: 'langgraph-api', testMatch: ['<rootDir>/test/langgraph-api/**/*.spec.ts'] },
+    // this service beside the reference LangGraph server (@langchain/langgraph-api from npm), diffing what a client sees
+    { ...common, displayName: 'conformance', testMatch: ['<rootDir>/test/conformance/**/*.spec.ts'] },
     // the web console in a real browser (playwright-core driving /usr/bin/chromium)
     { ...common, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'] },
   ],
