@@ -1,3 +1,4 @@
+/* global process */
 // node run-reference.mjs <port> <langgraph.json>: the reference LangGraph server (@langchain/langgraph-api, from npm)
 // on a langgraph.json, in memory, as `langgraphjs dev` serves it; stops on SIGTERM.
 import { readFile } from 'node:fs/promises';
