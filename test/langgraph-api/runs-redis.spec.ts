@@ -6,9 +6,9 @@ import { Queue } from 'bullmq';
 import { redisOptions } from '../../src/config/redis-options';
 import { RUNS_QUEUE } from '../../src/runs/run.job';
 import { TEST_REDIS_URL } from '../support/infra';
+import { freePort } from '../support/main-process';
 import { useService } from '../support/service-fixture';
 import { startApp, waitFor } from '../support/test-app';
-import { freePort } from '../support/main-process';
 import { WorkerProcess } from '../support/worker-process';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'graphs');
