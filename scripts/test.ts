@@ -1,14 +1,17 @@
 /**
- * `npm test`: the unit project with parallel workers, then every other project one file at a time, as one run.
+ * `npm test`: three jest runs as one — the unit project with parallel workers, then the request-level projects
+ * (integration, e2e, embed, security, langgraph-api, conformance, browser) with two workers, then the fault suites
+ * (reliability: worker kills, Redis and Postgres cuts, lease timings) one file at a time with nothing beside them.
  *
- * jest.config.js keeps `maxWorkers: 1` for the timing-sensitive e2e and fault suites, and jest has no per-project
- * worker count, so this runs jest twice: `--selectProjects unit --maxWorkers=<TEST_UNIT_WORKERS>` (default: the
- * cores less one, at least 2), then the other projects with the config's one worker. Both runs always happen; the
- * exit code is non-zero when either fails. Arguments after `npm test --` go to both (`npm test -- src/runs` runs the
- * matching files of each tier; `--passWithNoTests` is added so that a tier without a match is not a failure, and no
- * match at all still is). `--json` gets ONE report (in `--outputFile=<file>`, else on stdout) that adds up the two
- * runs (counts summed, `testResults` concatenated, `success` only when both succeeded; a run that wrote no report
- * counts as a runtime error), which is what `.ci/run` reads. A last line on stderr sums up each run.
+ * jest.config.js keeps `maxWorkers: 1` (a plain `npx jest` runs every file alone), and jest has no per-project worker
+ * count, so this runs jest once per tier: `--maxWorkers=<TEST_UNIT_WORKERS>` for unit (default: the cores less
+ * one, at least 2), `<TEST_REQUEST_WORKERS>` (default 2) for the request-level projects, 1 for the fault suites.
+ * Every tier always runs; the exit code is non-zero when any fails. Arguments after `npm test --` go to each
+ * (`npm test -- src/runs` runs the matching files of each tier; `--passWithNoTests` is added so that a tier without
+ * a match is not a failure, and no match at all still is). `--json` gets ONE report (in `--outputFile=<file>`, else
+ * on stdout) that adds up the runs (counts summed, `testResults` concatenated, `success` only when all succeeded; a
+ * run that wrote no report counts as a runtime error), which is what `.ci/run` reads. A last line on stderr sums up
+ * each run.
  *
  * One plain jest run with the given arguments instead when they pick projects or workers themselves or need one
  * process: `--selectProjects`, `--projects`, `--maxWorkers` / `-w`, `--runInBand` / `-i`, `--watch`, `--watchAll`,
@@ -20,6 +23,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 type Report = Record<string, any>;
+
+/** the projects that run one file at a time with nothing else beside them: worker kills, Redis and Postgres cuts, lease timings */
+const ALONE = ['reliability'];
 
 const SINGLE_RUN_FLAGS = [
   '--selectProjects',
@@ -108,9 +114,14 @@ function main(): number {
   const config = require(join(root, 'jest.config.js')) as { projects: Array<{ displayName: string | { name: string } }> };
   const names = config.projects.map((p) => (typeof p.displayName === 'string' ? p.displayName : p.displayName.name));
   const unitWorkers = process.env.TEST_UNIT_WORKERS ?? String(Math.max(2, availableParallelism() - 1));
+  const requestWorkers = process.env.TEST_REQUEST_WORKERS ?? '2';
   const tiers = [
     { label: `unit (${unitWorkers} workers)`, args: [`--maxWorkers=${unitWorkers}`, '--selectProjects', 'unit'] },
-    { label: 'the other projects (1 worker)', args: ['--selectProjects', ...names.filter((name) => name !== 'unit')] },
+    {
+      label: `the request-level projects (${requestWorkers} workers)`,
+      args: [`--maxWorkers=${requestWorkers}`, '--selectProjects', ...names.filter((name) => !ALONE.includes(name) && name !== 'unit')],
+    },
+    { label: 'the fault suites (1 worker)', args: ['--selectProjects', ...ALONE] },
   ];
 
   const dir = mkdtempSync(join(tmpdir(), 'npm-test-'));
