@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 
 import { freePort } from '../../support/main-process';
@@ -14,8 +13,6 @@ const RUNNER = path.join(__dirname, 'run-reference.mjs');
 
 export async function startReferenceServer(config: string, timeoutMs = 90_000): Promise<ReferenceServer> {
   const port = await freePort();
-  // the reference keeps its in-memory state in `.langgraph_api/` beside the config between starts: start clean
-  rmSync(path.join(path.dirname(config), '.langgraph_api'), { recursive: true, force: true });
   const child: ChildProcess = spawn(process.execPath, [RUNNER, String(port), config], {
     // its own process group: the runner spawns the server (tsx) as a child of its own
     detached: true,
