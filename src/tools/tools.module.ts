@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 
 import { DocumentsModule } from '../knowledge/documents/documents.module';
-import { McpToolSource } from './mcp/mcp-tool-source.service';
 import { McpHealthIndicator } from './mcp/mcp.health';
+import { McpToolSource } from './mcp/mcp-tool-source.service';
 import { ToolRegistry } from './tool-registry.service';
 
 @Module({

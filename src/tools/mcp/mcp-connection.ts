@@ -1,5 +1,5 @@
-import { loadMcpTools } from '@langchain/mcp-adapters';
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import { loadMcpTools } from '@langchain/mcp-adapters';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -26,10 +26,13 @@ function transportFor(server: McpServerConfig, onStderr: (line: string) => void)
   return transport;
 }
 
+/** Connecting (a stdio server's process start included) and listing the tools may take this long, or `timeout_ms` if longer. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 /**
- * Connects to `server` and lists its tools, within its `timeout_ms`; each tool's calls are limited to the same
- * time (`defaultToolTimeout`: past it the call fails as a tool error). `onClose`: the connection ended later
- * (a stdio server exited, the transport failed).
+ * Connects to `server` and lists its tools; each tool's calls are limited to the server's `timeout_ms`
+ * (`defaultToolTimeout`: past it the call fails as a tool error). `onClose`: the connection ended later (a stdio
+ * server exited, the transport failed).
  */
 export async function connectMcpServer(
   name: string,
@@ -39,7 +42,7 @@ export async function connectMcpServer(
   const client = new Client({ name: 'agent-orchestrator', version: '1' });
   const transport = transportFor(server, hooks.onStderr);
   try {
-    await client.connect(transport, { timeout: server.timeout_ms });
+    await client.connect(transport, { timeout: Math.max(server.timeout_ms, CONNECT_TIMEOUT_MS) });
     const tools = await loadMcpTools(name, client, {
       prefixToolNameWithServerName: true,
       throwOnLoadError: false, // a tool with a schema the adapters cannot take is left out, not the whole server

@@ -3,8 +3,8 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { AppConfig } from '../../config/app-config';
 import { ToolRegistry } from '../tool-registry.service';
 import { mcpPolicy, setSourcedPolicy } from '../tool-risk';
-import { connectMcpServer, type McpConnection } from './mcp-connection';
 import type { McpServerConfig } from './mcp.settings';
+import { connectMcpServer, type McpConnection } from './mcp-connection';
 
 /** The first wait before trying a server that is down again; it doubles up to MCP_RETRY_MAX_MS. */
 const FIRST_RETRY_MS = 250;

@@ -31,8 +31,7 @@ const HttpServer = z.strictObject({
 });
 
 /** A server's name prefixes its tools' names (`<server>__<tool>`): letters, digits, `_` and `-` as tool names allow. */
-const ServerName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/, 'a server name: letters, digits, _ and -, at most 32');
-const Servers = z.record(ServerName, z.union([StdioServer, HttpServer]));
+const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 
 export type McpServerConfig = z.infer<typeof StdioServer> | z.infer<typeof HttpServer>;
 export type McpServers = Readonly<Record<string, McpServerConfig>>;
@@ -66,12 +65,25 @@ function parseServers(setting: string): McpServers {
   } catch (err) {
     throw invalidConfiguration(`MCP_SERVERS: neither JSON nor a readable file (${(err as Error).message})`);
   }
+  let json: unknown;
   try {
-    return Servers.parse(JSON.parse(text));
+    json = JSON.parse(text);
   } catch (err) {
-    const issues = err instanceof z.ZodError ? z.prettifyError(err).replace(/\n/g, ' ') : (err as Error).message;
-    throw invalidConfiguration(`MCP_SERVERS: ${issues}`);
+    throw invalidConfiguration(`MCP_SERVERS: not valid JSON (${(err as Error).message})`);
   }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) throw invalidConfiguration('MCP_SERVERS: an object of servers by name');
+  return Object.fromEntries(Object.entries(json).map(([name, server]) => [name, parseServer(name, server)]));
+}
+
+/** One server, checked as stdio (`command`) or HTTP (`url`), so that a problem names its field. */
+function parseServer(name: string, server: unknown): McpServerConfig {
+  if (!SERVER_NAME.test(name))
+    throw invalidConfiguration(`MCP_SERVERS: "${name}" is not a server name (letters, digits, _ and -, at most 32)`);
+  const schema = server && typeof server === 'object' && 'url' in server ? HttpServer : StdioServer;
+  const parsed = schema.safeParse(server);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => `${[name, ...i.path].join('.')}: ${i.message}`).join('; ');
+  throw invalidConfiguration(`MCP_SERVERS: ${problems}`);
 }
 
 declare module '../../config/app-config' {
