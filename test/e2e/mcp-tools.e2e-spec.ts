@@ -43,6 +43,9 @@ const servers = () => ({
   late: { url: `http://127.0.0.1:${latePort}/mcp`, risk: 'low', timeout_ms: 1000, agents: ['react'] },
 });
 
+/** The supervisor's one sub-agent, given the `notes` server by its allow-list (`<server>__*`). */
+const SUB_AGENTS = JSON.stringify([{ name: 'notes_agent', description: 'the shared notes', role: 'You keep notes.', tools: ['notes__*'] }]);
+
 /** The assistant's router asks for JSON without tools; every other request gets the next step. */
 function steps(list: ScriptedReply[]) {
   let n = 0;
@@ -52,7 +55,7 @@ function steps(list: ScriptedReply[]) {
 
 describe('MCP servers as tool sources', () => {
   const svc = useService('mcp_tools', {
-    env: () => ({ ...SCRIPTED_LLM, MCP_SERVERS: JSON.stringify(servers()), MCP_RETRY_MAX_MS: '200' }),
+    env: () => ({ ...SCRIPTED_LLM, MCP_SERVERS: JSON.stringify(servers()), MCP_RETRY_MAX_MS: '200', SUPERVISOR_AGENTS: SUB_AGENTS }),
     model: { resetEach: true },
   });
   const { model } = svc;
@@ -144,5 +147,34 @@ describe('MCP servers as tool sources', () => {
     model.enqueue({ toolCalls: [{ name: 'late__ping', args: {} }] }, { content: 'pong received' });
     const res = await chat({ message: 'Ping the late server', agent: 'react' });
     expect(res.body.tool_calls).toEqual([{ name: 'late__ping', args: {}, status: 'success' }]);
+  });
+
+  it('gives a supervisor sub-agent the tools its allow-list names (`notes__*`)', async () => {
+    model.enqueue(
+      { content: 'Thought: a note task\nDelegate: notes_agent\nTask: echo hello' },
+      { toolCalls: [{ name: 'notes__echo', args: { text: 'hello' } }] },
+      { content: 'It echoed hello.' },
+      { content: 'Thought: done\nFinal Answer: The server echoed hello.' },
+    );
+    const res = await chat({ message: 'Have the notes agent echo hello', agent: 'supervisor' });
+    expect(res.body).toMatchObject({ response: 'The server echoed hello.', error: null });
+    expect(res.body.tool_calls).toEqual([{ name: 'notes__echo', args: { text: 'hello' }, status: 'success', agent: 'notes_agent' }]);
+    expect(model.requests[1].tools?.map((t: any) => t.function.name).sort()).toEqual([
+      'notes__crash',
+      'notes__echo',
+      'notes__read_note',
+      'notes__slow',
+    ]);
+  });
+
+  it('reconnects a stdio server whose process ended, and its tools work again', async () => {
+    model.enqueue({ toolCalls: [{ name: 'notes__crash', args: {} }] }, { content: 'It crashed.' });
+    await chat({ message: 'Crash the notes server', agent: 'react' });
+    const notes = async () => (await http(svc.url, 'GET', '/health/ready')).body.mcp_servers.notes.status as string;
+    await waitFor(async () => ((await notes()) === 'down' ? true : undefined), 5000, 20);
+    await waitFor(async () => ((await notes()) === 'up' ? true : undefined), 10_000);
+    model.enqueue({ toolCalls: [{ name: 'notes__echo', args: { text: 'back' } }] }, { content: 'It is back.' });
+    const res = await chat({ message: 'Echo back', agent: 'react' });
+    expect(res.body.tool_calls).toEqual([{ name: 'notes__echo', args: { text: 'back' }, status: 'success' }]);
   });
 });
