@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Client as PgClient } from 'pg';
 
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
+import { waitFor } from '../support/test-app';
 
 const T1 = 'tenant-one-key-0123456789';
 const T2 = 'tenant-two-key-0123456789';
@@ -50,6 +51,24 @@ describe('the assistants as an MCP server (/mcp)', () => {
       .query(`SELECT agent, status, tenant_id, llm_calls FROM runs ORDER BY created_at DESC LIMIT 1`)
       .finally(() => db.end());
     expect(runs.rows).toEqual([{ agent: 'react', status: 'completed', tenant_id: 't1', llm_calls: 2 }]);
+  });
+
+  it('cancels the run when the client goes away mid-call', async () => {
+    svc.model.enqueue({ fault: 'hang' });
+    const client = await connect(T2);
+    const call = client.callTool({ name: 'react', arguments: { messages: [{ role: 'user', content: 'Tell me a long story' }] } });
+    call.catch(() => undefined);
+    await waitFor(async () => (svc.model.requests.length > 0 ? true : undefined), 10_000);
+    await client.close(); // aborts the pending POST: the connection closes
+    const db = new PgClient({ connectionString: svc.db.url });
+    await db.connect();
+    try {
+      const status = async () =>
+        (await db.query(`SELECT status FROM runs WHERE tenant_id = 't2' ORDER BY created_at DESC LIMIT 1`)).rows[0]?.status;
+      await waitFor(async () => ((await status()) === 'cancelled' ? true : undefined), 10_000);
+    } finally {
+      await db.end();
+    }
   });
 
   it('answers an unknown tool as a tool error, and GET (no sessions) with 405', async () => {

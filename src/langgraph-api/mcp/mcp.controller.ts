@@ -26,7 +26,7 @@ export class McpController {
 
   @Post('mcp')
   async handle(@Tenant() tenantId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const server = this.serverFor(tenantId, req);
+    const server = this.serverFor(tenantId, res);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void transport.close().then(() => server.close()));
     await server.connect(transport);
@@ -44,14 +44,14 @@ export class McpController {
     };
   }
 
-  private serverFor(tenantId: string, req: Request): Server {
+  private serverFor(tenantId: string, res: Response): Server {
     const server = new Server({ name: 'agent-orchestrator', version: '1' }, { capabilities: { tools: {} } });
     const tools = () => this.toolsOf(tenantId);
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await tools()).map((t) => t.tool) }));
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       const found = (await tools()).find((t) => t.tool.name === params.name);
       if (!found) return { content: [{ type: 'text', text: `unknown tool "${params.name}"` }], isError: true };
-      const { text, isError } = await this.run(tenantId, found.assistant, params.arguments ?? {}, req);
+      const { text, isError } = await this.run(tenantId, found.assistant, params.arguments ?? {}, res);
       return { content: [{ type: 'text', text }], isError };
     });
     return server;
@@ -71,15 +71,21 @@ export class McpController {
   }
 
   /** One stateless run of the assistant, awaited; cancelled when the MCP client goes away first. */
-  private async run(tenantId: string, assistant: AssistantWire, input: Record<string, unknown>, req: Request) {
+  private async run(tenantId: string, assistant: AssistantWire, input: Record<string, unknown>, res: Response) {
     const body = RunCreate.parse({ assistant_id: assistant.assistant_id, input, on_disconnect: 'cancel' });
     const { run, threadId } = await this.runs.create(tenantId, null, body, { waited: true });
     const gone = new AbortController();
-    req.on('close', () => {
-      if (req.complete && !req.socket.destroyed) return;
+    // the response closing before it was sent: the client went away (a request's own 'close' fires once its body is read)
+    const onClose = () => {
+      if (res.writableFinished) return;
       gone.abort();
       void this.runs.cancelQuietly(run.id);
-    });
-    return runOutputText(await this.runs.join(tenantId, threadId, run.id, gone.signal, true));
+    };
+    res.once('close', onClose);
+    try {
+      return runOutputText(await this.runs.join(tenantId, threadId, run.id, gone.signal, true));
+    } finally {
+      res.off('close', onClose);
+    }
   }
 }
