@@ -115,9 +115,7 @@ export class ToolRegistry implements OnModuleInit {
   pick(names: readonly string[], agent?: string): StructuredToolInterface[] {
     this.addHostTools();
     const wanted = [...names, ...this.grantedTo(agent)];
-    const tools = wanted.flatMap((n) =>
-      [...this.tools.values()].filter((t) => (n.endsWith('__*') ? allows(n, t.name) : t.name === n)).map((t) => guardTool(t)),
-    );
+    const tools = wanted.flatMap((n) => [...this.tools.values()].filter((t) => allows(n, t.name)).map((t) => guardTool(t)));
     const unique = tools.filter((t, i) => tools.findIndex((u) => u.name === t.name) === i);
     if (wanted.some((n) => n.includes('__'))) this.livePicks.push({ names: wanted, tools: unique });
     return unique;
