@@ -45,7 +45,7 @@ export class AgentRegistry implements OnModuleInit {
     }
     for (const agent of this.host?.agents() ?? []) {
       if (this.agents.has(agent.name)) throw new Error(`Invalid configuration: host agent "${agent.name}" has the name of another agent`);
-      const ctx = { tools: this.tools.pick(agent.tools ?? []), model: this.llm.chatModel(), checkpointer: this.checkpointer };
+      const ctx = { tools: this.tools.pick(agent.tools ?? [], agent.name), model: this.llm.chatModel(), checkpointer: this.checkpointer };
       this.agents.set(agent.name, await hostAgentDefinition(agent, ctx));
       this.logger.log({ msg: 'host agent registered', agent: agent.name, tools: ctx.tools.map((t) => t.name) });
     }

@@ -15,6 +15,7 @@ import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { RunServiceModule } from '../orchestrator/run-service.module';
 import { RunQueueHealthIndicator } from '../runs/run-queue.health';
 import { RunStoreModule } from '../runs/store/run-store.module';
+import { McpHealthIndicator } from '../tools/mcp/mcp.health';
 import { ToolsModule } from '../tools/tools.module';
 import { ApprovalsController } from './controllers/approvals.controller';
 import { CatalogController } from './controllers/catalog.controller';
@@ -61,7 +62,7 @@ export class ApiModule implements NestModule {
         // readiness: each module provides the indicator of what it owns; observability imports none of them
         {
           provide: HEALTH_INDICATORS,
-          inject: [DatabaseHealthIndicator, RunQueueHealthIndicator],
+          inject: [DatabaseHealthIndicator, RunQueueHealthIndicator, McpHealthIndicator],
           useFactory: (...indicators: HealthIndicator[]) => indicators,
         },
       ],

@@ -663,6 +663,8 @@ export interface components {
              * @enum {string}
              */
             risk: "low" | "high";
+            /** @description the MCP server (MCP_SERVERS) the tool comes from; absent for built-in tools */
+            server?: string;
         };
         ToolListDto: {
             tools: components["schemas"]["ToolInfoDto"][];

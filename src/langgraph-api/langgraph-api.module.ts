@@ -12,6 +12,7 @@ import { AssistantsRepository } from './assistants/assistants.repository';
 import { AssistantsService } from './assistants/assistants.service';
 import { CronsController } from './crons/crons.controller';
 import { cronProviders } from './crons/crons.providers';
+import { McpController } from './mcp/mcp.controller';
 import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
 import { RunRequestChecks } from './runs/run-request-checks';
@@ -31,9 +32,16 @@ import { ThreadsService } from './threads/threads.service';
  *
  * Runs (`/threads/{id}/runs...`, `/runs/...`, `runs/`) are run rows queued through the runs module (the same
  * dynamic module instance the REST API uses: `RunsModule.register` returns one per config). Crons (`crons/`)
- * start their runs through the same module.
+ * start their runs through the same module. `/mcp` offers the assistants as MCP tools (mcp/mcp.controller.ts).
  */
-export const LANGGRAPH_API_CONTROLLERS = [AssistantsController, ThreadsController, StoreController, RunsController, CronsController];
+export const LANGGRAPH_API_CONTROLLERS = [
+  AssistantsController,
+  ThreadsController,
+  StoreController,
+  RunsController,
+  CronsController,
+  McpController,
+];
 markServiceControllers(LANGGRAPH_API_CONTROLLERS);
 
 @Module({})

@@ -1,11 +1,13 @@
 /**
  * A dependency's readiness check for `GET /health/ready`. The module that owns the dependency provides it
  * (database, runs queue); observability imports none of them. The app assembles the list under
- * HEALTH_INDICATORS. A provided indicator that is `down` makes readiness 503.
+ * HEALTH_INDICATORS. A provided indicator that is `down` makes readiness 503, unless it only degrades.
  */
 export interface HealthIndicator {
   /** its key under `checks` */
   readonly name: string;
+  /** true: `down` makes readiness `degraded` (200), not 503 — an optional dependency (MCP servers) */
+  readonly degradesOnly?: boolean;
   /** false → reported as `not_configured` and not checked */
   configured(): boolean;
   /** true when up; false, a throw or a timeout is `down` */

@@ -21,7 +21,7 @@ export class HealthController {
 
   /**
    * 503 when a provided indicator (database, queue) is down; a down model endpoint only degrades (rules still
-   * answer).
+   * answer), as does a down MCP server (its tools are missing until it is back).
    */
   @Get('ready')
   async ready(@Res({ passthrough: true }) res: Response) {
@@ -30,7 +30,8 @@ export class HealthController {
       this.config.modelConfigured ? timed(() => this.pingModel()) : notConfigured,
       ...this.indicators.map((i) => (i.configured() ? timed(() => i.check()) : notConfigured)),
     ]);
-    const ok = results.every((c) => c.status !== 'down');
+    const ok = results.every((c, n) => c.status !== 'down' || this.indicators[n].degradesOnly);
+    const degraded = model.status === 'down' || results.some((c) => c.status === 'down');
     res.status(ok ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
     const checks: Record<string, Check> = {};
     const details: Record<string, unknown> = {};
@@ -39,7 +40,7 @@ export class HealthController {
       Object.assign(details, indicator.details?.());
     });
     checks.model = model;
-    return { status: !ok ? 'unavailable' : model.status === 'down' ? 'degraded' : 'ok', checks, ...details };
+    return { status: !ok ? 'unavailable' : degraded ? 'degraded' : 'ok', checks, ...details };
   }
 
   /** GET {base}/models; a failure names the endpoint (never the key) and the cause under fetch's "fetch failed" */

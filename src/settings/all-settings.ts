@@ -10,6 +10,7 @@ import { langgraphApiSettings } from '../langgraph-api/langgraph-api.settings';
 import { llmSettings } from '../llm/llm.settings';
 import { observabilitySettings } from '../observability/observability.settings';
 import { runsSettings } from '../runs/runs.settings';
+import { mcpSettings } from '../tools/mcp/mcp.settings';
 import { toolsSettings } from '../tools/tools.settings';
 
 /**
@@ -27,6 +28,7 @@ export const SETTINGS = [
   llmSettings,
   knowledgeSettings,
   toolsSettings,
+  mcpSettings,
   authSettings,
   langgraphApiSettings,
   consoleSettings,

@@ -18,6 +18,19 @@ export interface ToolInfo {
   reason?: string;
   /** `high`: blocked in a turn holding retrieved or tool-produced text without consent (tool-consent.ts) */
   risk: ToolRisk;
+  /** the MCP server the tool comes from (MCP_SERVERS); absent for this service's own tools */
+  server?: string;
+}
+
+/** An agent's allow-list as picked: tools registered later that it names join `tools` (see `pick`). */
+interface LivePick {
+  names: readonly string[];
+  tools: StructuredToolInterface[];
+}
+
+/** Whether an allow-list entry names a tool: its exact name, or `<server>__*` for every tool of an MCP server. */
+function allows(entry: string, name: string): boolean {
+  return entry.endsWith('__*') ? name.startsWith(entry.slice(0, -1)) : entry === name;
 }
 
 /** Every tool the service knows, and which of them an agent may use (per-agent allow-lists). */
@@ -25,10 +38,12 @@ export interface ToolInfo {
 export class ToolRegistry implements OnModuleInit {
   private readonly tools = new Map<string, StructuredToolInterface>();
   private readonly unavailable = new Map<string, string>();
+  private readonly servers = new Map<string, string>();
+  private readonly livePicks: LivePick[] = [];
   private hostToolsAdded = false;
 
   constructor(
-    @Optional() config?: AppConfig,
+    @Optional() private readonly config?: AppConfig,
     @Optional() documents?: DocumentsService,
     @Optional() @Inject(HOST_TOOLS) private readonly host?: HostTools,
   ) {
@@ -70,9 +85,20 @@ export class ToolRegistry implements OnModuleInit {
     for (const u of unavailable) this.markUnavailable(u.name, u.reason);
   }
 
-  register(t: StructuredToolInterface): void {
+  /**
+   * Adds (or replaces, for an MCP server that reconnected) a tool; `server`: the MCP server it comes from. The
+   * allow-lists already picked that name it get it at once (a server that came up after the agents were built).
+   */
+  register(t: StructuredToolInterface, server?: string): void {
     this.tools.set(t.name, t);
     this.unavailable.delete(t.name);
+    if (server) this.servers.set(t.name, server);
+    for (const pick of this.livePicks) {
+      if (!pick.names.some((n) => allows(n, t.name))) continue;
+      const at = pick.tools.findIndex((p) => p.name === t.name);
+      if (at >= 0) pick.tools[at] = guardTool(t);
+      else pick.tools.push(guardTool(t));
+    }
   }
 
   markUnavailable(name: string, reason: string): void {
@@ -80,15 +106,26 @@ export class ToolRegistry implements OnModuleInit {
   }
 
   /**
-   * The available tools among `names`, in the order asked; unknown or unavailable names are skipped. Each is
-   * wrapped in the tool guard (risk levels, taint, approval, untrusted output as data — tool-guard.ts).
+   * The available tools among `names` (exact names, or `<server>__*` for all of an MCP server's tools), in the
+   * order asked, plus the MCP tools MCP_SERVERS gives to `agent`; unknown or unavailable names are skipped.
+   * Each is wrapped in the tool guard (risk levels, taint, approval, untrusted output as data — tool-guard.ts).
+   * The array is live: a tool it names that is registered later (an MCP server coming up) is added to it,
+   * so graphs built at start-up, which read their tool list on each call, get it without a rebuild.
    */
-  pick(names: readonly string[]): StructuredToolInterface[] {
+  pick(names: readonly string[], agent?: string): StructuredToolInterface[] {
     this.addHostTools();
-    return names.flatMap((n) => {
-      const t = this.tools.get(n);
-      return t ? [guardTool(t)] : [];
-    });
+    const wanted = [...names, ...this.grantedTo(agent)];
+    const tools = wanted.flatMap((n) => [...this.tools.values()].filter((t) => allows(n, t.name)).map((t) => guardTool(t)));
+    const unique = tools.filter((t, i) => tools.findIndex((u) => u.name === t.name) === i);
+    if (wanted.some((n) => n.includes('__'))) this.livePicks.push({ names: wanted, tools: unique });
+    return unique;
+  }
+
+  /** `<server>__*` for each MCP server whose `agents` name this agent. */
+  private grantedTo(agent: string | undefined): string[] {
+    if (!agent) return [];
+    const servers = Object.entries(this.config?.mcpServers ?? {});
+    return servers.filter(([, s]) => s.agents.includes(agent)).map(([name]) => `${name}__*`);
   }
 
   list(): ToolInfo[] {
@@ -97,6 +134,7 @@ export class ToolRegistry implements OnModuleInit {
       description: t.description,
       available: true,
       risk: toolRisk(t.name),
+      ...(this.servers.has(t.name) ? { server: this.servers.get(t.name) } : {}),
     }));
     const missing = [...this.unavailable].map(([name, reason]) => ({
       name,

@@ -56,8 +56,30 @@ export const TOOL_POLICIES: Readonly<Record<string, ToolPolicy>> = {
 
 const UNKNOWN: ToolPolicy = { risk: 'high', untrustedOutput: true };
 
+/**
+ * The policies of tools from outside this table, by name: an MCP server's tools (tools/mcp/), set from the
+ * server's configured risk when they are registered. The table wins over them: no source can relax a built-in.
+ */
+const SOURCED = new Map<string, ToolPolicy>();
+
+/**
+ * An MCP server's `risk` as a policy. Its output is always text from outside (untrusted) and its calls are
+ * recorded in the tool ledger (they act outside this service). `low` runs freely; `medium` is like python_repl
+ * (after untrusted text, only with consent); `high` (the default) is like web_search: the server is a third
+ * party, so after untrusted text it needs consent and arguments free of that text's words.
+ */
+export function mcpPolicy(risk: 'low' | 'medium' | 'high'): ToolPolicy {
+  if (risk === 'low') return { risk: 'low', untrustedOutput: true };
+  return risk === 'medium' ? high() : high(true);
+}
+
+export function setSourcedPolicy(name: string, policy: ToolPolicy): void {
+  SOURCED.set(name, policy);
+}
+
 export function toolPolicy(name: string): ToolPolicy {
-  return Object.hasOwn(TOOL_POLICIES, name) ? TOOL_POLICIES[name] : UNKNOWN;
+  if (Object.hasOwn(TOOL_POLICIES, name)) return TOOL_POLICIES[name];
+  return SOURCED.get(name) ?? UNKNOWN;
 }
 
 export function toolRisk(name: string): ToolRisk {

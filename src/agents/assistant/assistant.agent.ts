@@ -40,7 +40,7 @@ export class AssistantAgentFactory implements AgentFactory {
     const graph = buildAssistantGraph(
       {
         model: () => this.llm.chatModel(),
-        tools: this.tools.pick(ASSISTANT_TOOLS),
+        tools: this.tools.pick(ASSISTANT_TOOLS, this.name),
         toolCalling: () => this.llm.toolCallingFor(this.name),
         documents: this.documents,
         memory: this.config.assistantMemory,

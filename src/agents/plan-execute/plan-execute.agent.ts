@@ -53,7 +53,7 @@ export class PlanExecuteAgentFactory implements AgentFactory {
   }
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition<PlanExecuteStateType, PlanExecuteUpdate> {
-    const tools = this.tools.pick(PLAN_EXECUTE_TOOLS);
+    const tools = this.tools.pick(PLAN_EXECUTE_TOOLS, this.name);
     const compiled = buildPlanExecuteGraph(
       {
         model: () => this.llm.chatModel(),

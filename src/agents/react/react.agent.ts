@@ -28,7 +28,7 @@ export class ReactAgentFactory implements AgentFactory {
     const graph = buildReactGraph(
       {
         model: () => this.llm.chatModel(),
-        tools: this.tools.pick(REACT_TOOLS),
+        tools: this.tools.pick(REACT_TOOLS, this.name),
         toolCalling: () => this.llm.toolCallingFor(this.name),
         toolRun: { metrics: this.metrics },
       },

@@ -53,7 +53,10 @@ export class SupervisorAgentFactory implements AgentFactory {
       toolRun: { metrics: this.metrics },
     };
     const agents = this.config.supervisor.agents.map((a) =>
-      createReactSubAgent({ ...a, tools: this.tools.pick(a.tools), maxIterations: this.config.supervisor.agentMaxIterations }, deps),
+      createReactSubAgent(
+        { ...a, tools: this.tools.pick(a.tools, `supervisor:${a.name}`), maxIterations: this.config.supervisor.agentMaxIterations },
+        deps,
+      ),
     );
     const compiled = buildSupervisorGraph({ model: deps.model, agents }, checkpointer);
     return {

@@ -28,6 +28,9 @@ export class ToolInfoDto {
 
   @ApiProperty({ enum: ['low', 'high'], description: '`high`: blocked in a turn holding retrieved or tool-produced text unless asked' })
   risk: 'low' | 'high';
+
+  @ApiPropertyOptional({ description: 'the MCP server (MCP_SERVERS) the tool comes from; absent for built-in tools' })
+  server?: string;
 }
 
 export class ToolListDto {
