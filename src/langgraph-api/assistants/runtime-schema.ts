@@ -1,6 +1,21 @@
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { isZodSchemaV3, isZodSchemaV4 } from '@langchain/core/utils/types';
-import { getConfigTypeSchema, getInputTypeSchema, getOutputTypeSchema, getUpdateTypeSchema } from '@langchain/langgraph/zod/schema';
+
+/**
+ * `@langchain/langgraph/zod/schema`, loaded with the service's `require`: its CommonJS build, whose registry is
+ * the one graph modules register with. Typed here: this project's `moduleResolution` does not read package
+ * subpath exports, and a tsconfig `paths` entry for it would also redirect tsx — with it, the reference server of
+ * the conformance harness (started in this directory) would load the `.d.cts` and lose every graph's registry.
+ */
+interface ZodSchemaModule {
+  getUpdateTypeSchema(graph: unknown): unknown;
+  getInputTypeSchema(graph: unknown): unknown;
+  getOutputTypeSchema(graph: unknown): unknown;
+  getConfigTypeSchema(graph: unknown): unknown;
+}
+const serviceRequire: NodeJS.Require = require;
+let zodSchemaModule: ZodSchemaModule | undefined;
+const zodSchema = (): ZodSchemaModule => (zodSchemaModule ??= serviceRequire('@langchain/langgraph/zod/schema') as ZodSchemaModule);
 
 /** The JSON schemas of one graph, as LangGraph Server derives them (any of them may be unknown). */
 export interface GraphSchema {
@@ -65,12 +80,12 @@ function stateSchemaOf(builder: Builder): GraphSchema | undefined {
 
 function registrySchemaOf(graph: unknown): GraphSchema | undefined {
   try {
-    const g = graph as Parameters<typeof getUpdateTypeSchema>[0];
+    const registry = zodSchema();
     const out: GraphSchema = {
-      state: getUpdateTypeSchema(g),
-      input: getInputTypeSchema(g),
-      output: getOutputTypeSchema(g),
-      config: getConfigTypeSchema(g),
+      state: registry.getUpdateTypeSchema(graph),
+      input: registry.getInputTypeSchema(graph),
+      output: registry.getOutputTypeSchema(graph),
+      config: registry.getConfigTypeSchema(graph),
     };
     return Object.values(out).every((s) => s == null) ? undefined : out;
   } catch {
