@@ -43,8 +43,13 @@ export class GraphSchemas {
   }
 }
 
-const list = (v: string | string[] | undefined): string[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
 const isStateKey = (k: string) => !k.startsWith('__') && !k.startsWith('branch:') && !k.includes(':');
+
+/** the state keys among `channels`; all of `keys` when there are none (a StateGraph's input is its `__start__` channel) */
+function stateKeysOr(channels: string | string[] | undefined, keys: string[]): string[] {
+  const named = (channels === undefined ? [] : Array.isArray(channels) ? channels : [channels]).filter(isStateKey);
+  return named.length > 0 ? named : keys;
+}
 
 /**
  * Schemas from a graph's state channels alone: each state key is a property (`messages` an array of message
@@ -58,8 +63,8 @@ export function channelSchemaOf(graph: LangGraphGraph): GraphSchema {
   });
   return {
     state: objectOf(keys),
-    input: objectOf((list(graph.inputChannels) ?? keys).filter(isStateKey)),
-    output: objectOf((list(graph.outputChannels) ?? keys).filter(isStateKey)),
+    input: objectOf(stateKeysOr(graph.inputChannels, keys)),
+    output: objectOf(stateKeysOr(graph.outputChannels, keys)),
     config: { type: 'object', properties: {} },
   };
 }
