@@ -77,10 +77,13 @@ function parseInWorker(file: string, exportName: string, timeoutMs: number): Pro
       workerData: { entry, spec: { sourceFile: file, exportSymbol: exportName } },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
+    // a parse under way does not hold the process open at shutdown (the request that waits for it does, while it is served)
+    worker.unref();
     const timer = setTimeout(() => {
       void worker.terminate();
       reject(new Error(`schema extraction of ${file} timed out after ${timeoutMs} ms`));
     }, timeoutMs);
+    timer.unref();
     const settle = (fn: () => void) => {
       clearTimeout(timer);
       void worker.terminate();
