@@ -13,7 +13,8 @@ RUN npm run build
 # Production dependencies. Nest, TypeORM and swagger are peer dependencies (an embedding host brings its own),
 # kept in devDependencies for the build; the image is the standalone service, so they move to dependencies
 # before the prune drops what is dev only. Then what only a compiler or a reader needs goes: source maps,
-# type declarations, docs.
+# type declarations, docs — but TypeScript's and @langchain's declarations stay: the schemas of an Annotation
+# graph are read from its source's types (`/assistants/{id}/schemas`), by the TypeScript compiler.
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -21,7 +22,9 @@ RUN npm ci --ignore-scripts --no-audit --no-fund \
   && node -e "const fs = require('fs'); const p = require('./package.json'); for (const n of Object.keys(p.peerDependencies)) { \
        p.dependencies[n] = p.devDependencies[n]; delete p.devDependencies[n]; } fs.writeFileSync('package.json', JSON.stringify(p, null, 2));" \
   && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
-  && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' \) -delete \
+  && find node_modules -type f \( -name '*.map' -o -name '*.md' \) -delete \
+  && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \) \
+       -not -path 'node_modules/typescript/*' -not -path 'node_modules/@langchain/*' -delete \
   && rm -rf node_modules/typeorm/browser \
   && npm cache clean --force
 

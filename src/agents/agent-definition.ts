@@ -34,6 +34,8 @@ export interface AgentDefinition<S extends AgentState = AgentState, U = Partial<
   name: string;
   description: string;
   graph: RunnableGraph<S>;
+  /** a `langgraph.json` graph's module and export: its TypeScript source, where `Annotation` state types are read */
+  source?: { file: string; exportName: string };
   /**
    * When LangGraph writes checkpoints: `async` after every step (a crashed run resumes from its last step —
    * for long, multi-step agents), `exit` once at the end of the turn (a crashed turn re-runs from its start;

@@ -98,31 +98,3 @@ export function interruptsOf(s: StateSnapshot): Record<string, unknown[]> {
   for (const t of s.tasks ?? []) if (t.interrupts?.length) out[t.id] = toWire(t.interrupts) as unknown[];
   return out;
 }
-
-const list = (v: string | string[] | undefined): string[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
-const isStateKey = (k: string) => !k.startsWith('__') && !k.startsWith('branch:') && !k.includes(':');
-
-/**
- * JSON schemas of a graph, derived from its state channels: each state key is a property (`messages` an array
- * of message objects); the keys' value types are not recoverable from an `Annotation` at run time, so each is
- * `{}` (any). The config and context schemas are empty objects: the registered graphs read no configurable keys
- * a client sets.
- */
-export function schemasOf(graph: LangGraphGraph, graphId: string): Record<string, unknown> {
-  const keys = Object.keys(graph.channels ?? {}).filter(isStateKey);
-  const objectOf = (names: string[], title: string) => ({
-    title,
-    type: 'object',
-    properties: Object.fromEntries(names.map((k) => [k, k === 'messages' ? { type: 'array', items: { type: 'object' } } : {}])),
-  });
-  const input = (list(graph.inputChannels) ?? keys).filter(isStateKey);
-  const output = (list(graph.outputChannels) ?? keys).filter(isStateKey);
-  return {
-    graph_id: graphId,
-    input_schema: objectOf(input, `${graphId} input`),
-    output_schema: objectOf(output, `${graphId} output`),
-    state_schema: objectOf(keys, `${graphId} state`),
-    config_schema: { title: `${graphId} config`, type: 'object', properties: {} },
-    context_schema: { title: `${graphId} context`, type: 'object', properties: {} },
-  };
-}

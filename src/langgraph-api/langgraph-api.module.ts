@@ -10,6 +10,7 @@ import { RunStoreModule } from '../runs/store/run-store.module';
 import { AssistantsController } from './assistants/assistants.controller';
 import { AssistantsRepository } from './assistants/assistants.repository';
 import { AssistantsService } from './assistants/assistants.service';
+import { GraphSchemas } from './assistants/graph-schemas';
 import { CronsController } from './crons/crons.controller';
 import { cronProviders } from './crons/crons.providers';
 import { McpController } from './mcp/mcp.controller';
@@ -54,6 +55,7 @@ export class LangGraphApiModule {
       providers: [
         AssistantsRepository,
         AssistantsService,
+        GraphSchemas,
         ThreadsRepository,
         ThreadsService,
         StoreService,

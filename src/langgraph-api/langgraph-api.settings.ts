@@ -32,6 +32,10 @@ export const langgraphApiSettings = defineSettings({
       int(262_144, 2),
       'largest `/store` item value (its JSON, in bytes) accepted by `PUT /store/items` (then 413 `STORE_VALUE_TOO_LARGE`)',
     ),
+    LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: variable(
+      int(120_000, 1000),
+      "longest parse of a graph module's TypeScript source for `/assistants/{id}/schemas` of an `Annotation` state (then the schemas are derived from the state's channels)",
+    ),
   },
   build: (e) => ({
     /** WEBHOOK_ALLOWED_HOSTS: webhook hosts allowed although private (run webhooks are refused on private networks) */
@@ -45,6 +49,8 @@ export const langgraphApiSettings = defineSettings({
     crons: { minIntervalS: e.CRON_MIN_INTERVAL_S, maxPerTenant: e.CRON_MAX_PER_TENANT },
     /** limits of `PUT /store/items`: key (and namespace label) length, value size */
     store: { maxKeyChars: e.STORE_MAX_KEY_CHARS, maxValueBytes: e.STORE_MAX_VALUE_BYTES },
+    /** LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: how long one graph module's static schema parse may take */
+    schemaResolveTimeoutMs: e.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS,
   }),
 });
 

@@ -11,9 +11,10 @@ import {
   GraphNotFoundException,
   SystemAssistantReadOnlyException,
 } from '../errors';
-import { graphOf, type LangGraphGraph, schemasOf } from '../graph-access';
+import { graphOf, type LangGraphGraph } from '../graph-access';
 import { type AssistantCreateBody, type AssistantPatchBody, type AssistantSearchBody } from '../schemas';
 import { type AssistantFilter, AssistantsRepository, type AssistantWire } from './assistants.repository';
+import { GraphSchemas } from './graph-schemas';
 
 /** When the built-in assistants "were created": the process's start. */
 const BOOT = new Date().toISOString();
@@ -34,6 +35,7 @@ export class AssistantsService {
   constructor(
     private readonly registry: AgentRegistry,
     private readonly repo: AssistantsRepository,
+    private readonly graphSchemas: GraphSchemas,
   ) {}
 
   private system(name: string): AssistantWire | null {
@@ -165,16 +167,27 @@ export class AssistantsService {
     return drawable.toJSON();
   }
 
+  /** The assistant's graph's schemas; the context schema is the config schema (one and the same in LangGraph.js, as the reference serves it). */
   async schemas(tenantId: string, id: string): Promise<Record<string, unknown>> {
     const { assistant, graph } = await this.graphOfAssistant(tenantId, id);
-    return schemasOf(graph, assistant.graph_id);
+    const schema = await this.graphSchemas.of(this.graph(assistant.graph_id), graph);
+    return {
+      graph_id: assistant.graph_id,
+      input_schema: schema.input,
+      output_schema: schema.output,
+      state_schema: schema.state,
+      config_schema: schema.config,
+      context_schema: schema.config,
+    };
   }
 
+  /** The schemas of the graph's subgraphs, by namespace (`child`, `child|grandchild` when recursing). */
   async subgraphs(tenantId: string, id: string, namespace: string | undefined, recurse: boolean): Promise<Record<string, unknown>> {
     const { assistant, graph } = await this.graphOfAssistant(tenantId, id);
+    const agent = this.graph(assistant.graph_id);
     const out: Record<string, unknown> = {};
     if (!graph.getSubgraphsAsync) return out;
-    for await (const [ns, sub] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = schemasOf(sub, `${assistant.graph_id}|${ns}`);
+    for await (const [ns, sub] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = await this.graphSchemas.of(agent, sub, ns);
     return out;
   }
 

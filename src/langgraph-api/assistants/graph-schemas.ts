@@ -1,0 +1,70 @@
+import { Injectable, Logger } from '@nestjs/common';
+
+import type { AgentDefinition } from '../../agents/agent-definition';
+import { AppConfig } from '../../config/app-config';
+import { type LangGraphGraph } from '../graph-access';
+import { type GraphSchema, runtimeSchemaOf } from './runtime-schema';
+import { moduleGraphSchema, StaticSchemas } from './static-schema';
+
+/**
+ * The JSON schemas of a graph (or of one of its subgraphs), as LangGraph Server derives them: what the compiled
+ * graph carries (`StateSchema`, zod with LangGraph's registry, plain zod), else — for a `langgraph.json` graph
+ * with an `Annotation` state — what its TypeScript source's types say (parsed off the request thread, once per
+ * module), else what its state channels show (the built-in agents, or a source that could not be parsed).
+ */
+@Injectable()
+export class GraphSchemas {
+  private readonly logger = new Logger(GraphSchemas.name);
+  private readonly statics: StaticSchemas;
+
+  constructor(config: AppConfig) {
+    this.statics = new StaticSchemas({ timeoutMs: config.schemaResolveTimeoutMs });
+  }
+
+  /** The schemas of `graph` (the agent's root graph, or its subgraph at `namespace`). */
+  async of(agent: AgentDefinition, graph: LangGraphGraph, namespace?: string): Promise<GraphSchema> {
+    const runtime = runtimeSchemaOf(graph);
+    if (runtime) return runtime;
+    if (agent.source) {
+      const { file, exportName } = agent.source;
+      try {
+        const found = moduleGraphSchema(await this.statics.of(file, exportName), namespace);
+        if (found) return found;
+      } catch (err) {
+        this.logger.warn({
+          msg: 'graph schemas: the TypeScript source could not be read; using the state channels',
+          graph: agent.name,
+          file,
+          err: (err as Error).message,
+        });
+      }
+    }
+    return channelSchemaOf(graph);
+  }
+}
+
+const isStateKey = (k: string) => !k.startsWith('__') && !k.startsWith('branch:') && !k.includes(':');
+
+/** the state keys among `channels`; all of `keys` when there are none (a StateGraph's input is its `__start__` channel) */
+function stateKeysOr(channels: string | string[] | undefined, keys: string[]): string[] {
+  const named = (channels === undefined ? [] : Array.isArray(channels) ? channels : [channels]).filter(isStateKey);
+  return named.length > 0 ? named : keys;
+}
+
+/**
+ * Schemas from a graph's state channels alone: each state key is a property (`messages` an array of message
+ * objects), of any type — an `Annotation`'s value types are not kept at run time. No config keys are known.
+ */
+export function channelSchemaOf(graph: LangGraphGraph): GraphSchema {
+  const keys = Object.keys(graph.channels ?? {}).filter(isStateKey);
+  const objectOf = (names: string[]) => ({
+    type: 'object',
+    properties: Object.fromEntries(names.map((k) => [k, k === 'messages' ? { type: 'array', items: { type: 'object' } } : {}])),
+  });
+  return {
+    state: objectOf(keys),
+    input: objectOf(stateKeysOr(graph.inputChannels, keys)),
+    output: objectOf(stateKeysOr(graph.outputChannels, keys)),
+    config: { type: 'object', properties: {} },
+  };
+}

@@ -1,0 +1,98 @@
+import { Worker } from 'node:worker_threads';
+
+import type { GraphSchema } from './runtime-schema';
+
+/** The schemas of a graph module, by graph: `graph` (the export), `graph|child`, `graph|child|grandchild`, … */
+export type ModuleSchemas = Record<string, GraphSchema>;
+
+/**
+ * The worker that reads a graph module's TypeScript source: `getStaticGraphSchema` of
+ * `@langchain/langgraph-api/schema` (the reference server's own parser, a public entry point) runs the
+ * TypeScript compiler on the file and infers each state's JSON schema from its types. It is run here in the
+ * worker's thread (`mainThread: true` means "in the caller's thread"), so the service's thread never compiles;
+ * a native ES module import, as the package is ESM only.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { pathToFileURL } = require('node:url');
+import(pathToFileURL(workerData.entry).href)
+  .then((parser) => parser.getStaticGraphSchema(workerData.spec, { mainThread: true }))
+  .then(
+    (schemas) => parentPort.postMessage({ schemas }),
+    (err) => parentPort.postMessage({ error: String((err && err.stack) || err) }),
+  );
+`;
+
+/** the compiler's heap in the worker: it loads the typings of @langchain/core and @langchain/langgraph (~0.5 GB) */
+const WORKER_HEAP_MB = 1536;
+
+export interface StaticSchemaOptions {
+  /** how long one module's parse may take; then it is abandoned (the worker ended) and the schemas are unknown */
+  timeoutMs: number;
+}
+
+/**
+ * The static schemas of graph modules, computed on first request (never at start-up), one module at a time
+ * (each parse holds a TypeScript program of ~0.5 GB), and kept per module and export: a module is parsed once
+ * per process, unless its parse failed or timed out (then the next request tries again).
+ */
+export class StaticSchemas {
+  private readonly cache = new Map<string, Promise<ModuleSchemas>>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: StaticSchemaOptions) {}
+
+  /** The schemas of the graphs in `file`'s export `exportName`; rejects when the source cannot be parsed in time. */
+  of(file: string, exportName: string): Promise<ModuleSchemas> {
+    const key = `${file}\0${exportName}`;
+    let found = this.cache.get(key);
+    if (!found) {
+      found = this.enqueue(() => parseInWorker(file, exportName, this.options.timeoutMs));
+      found.catch(() => this.cache.delete(key));
+      this.cache.set(key, found);
+    }
+    return found;
+  }
+
+  private enqueue(parse: () => Promise<ModuleSchemas>): Promise<ModuleSchemas> {
+    const next = this.queue.then(parse, parse);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** The root graph's schemas in a module's, and a subgraph's by its namespace (the root's when not found, as the reference does). */
+export function moduleGraphSchema(schemas: ModuleSchemas, namespace?: string): GraphSchema | undefined {
+  const root = Object.keys(schemas).find((k) => !k.includes('|'));
+  if (root === undefined) return undefined;
+  return (namespace ? schemas[`${root}|${namespace}`] : undefined) ?? schemas[root];
+}
+
+function parseInWorker(file: string, exportName: string, timeoutMs: number): Promise<ModuleSchemas> {
+  const entry = require.resolve('@langchain/langgraph-api/schema');
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      execArgv: [],
+      workerData: { entry, spec: { sourceFile: file, exportSymbol: exportName } },
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
+    // a parse under way does not hold the process open at shutdown (the request that waits for it does, while it is served)
+    worker.unref();
+    const timer = setTimeout(() => {
+      void worker.terminate();
+      reject(new Error(`schema extraction of ${file} timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    timer.unref();
+    const settle = (fn: () => void) => {
+      clearTimeout(timer);
+      void worker.terminate();
+      fn();
+    };
+    worker.on('message', (msg: { schemas?: ModuleSchemas; error?: string }) =>
+      settle(() => (msg.schemas ? resolve(msg.schemas) : reject(new Error(msg.error ?? 'schema extraction failed')))),
+    );
+    worker.on('error', (err) => settle(() => reject(err)));
+    worker.on('exit', (code) => settle(() => reject(new Error(`schema extraction worker exited (${code})`))));
+  });
+}
