@@ -8,6 +8,8 @@ export class DomainException extends Error {
     message: string,
     readonly status: number,
     readonly details?: Record<string, unknown>,
+    /** the body LangGraph Server answers this error with (text/plain), on the LangGraph API's routes */
+    readonly platformText?: string,
   ) {
     super(message);
     this.name = new.target.name;

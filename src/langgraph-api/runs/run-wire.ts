@@ -26,6 +26,15 @@ export function apiStatusOf(run: Pick<RunEntity, 'status' | 'error'>): ApiRunSta
   }
 }
 
+/** Our failure codes whose error LangGraph Server names by the exception's class. */
+const PLATFORM_ERROR_NAMES: Record<string, string> = { RECURSION_LIMIT: 'GraphRecursionError' };
+
+/** A run's failure as LangGraph Server shows it (`__error__` of a wait, data of a stream's `error` event): `{ error, message }`. */
+export function platformErrorOf(error: { code?: string; message?: string } | null | undefined): { error: string; message: string } {
+  const code = error?.code ?? 'Error';
+  return { error: PLATFORM_ERROR_NAMES[code] ?? code, message: error?.message ?? 'run failed' };
+}
+
 /** Row statuses an API status stands for (list filter). */
 export function rowStatusesOf(status: ApiRunStatus): string[] {
   return (

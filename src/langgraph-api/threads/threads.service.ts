@@ -74,6 +74,13 @@ export class ThreadsService {
   }
 
   /** A new thread with the same graph, metadata (plus its own `thread_id`) and checkpoints. */
+  /** Deletes the threads whose metadata names the assistant (`DELETE /assistants/{id}?delete_threads=true`). */
+  async deleteOfAssistant(tenantId: string, assistantId: string): Promise<string[]> {
+    const rows = await this.repo.search(tenantId, { metadata: { assistant_id: assistantId } }, {}, { limit: VALUES_SCAN_CAP, offset: 0 });
+    for (const row of rows) await this.delete(tenantId, row.id);
+    return rows.map((r) => r.id);
+  }
+
   async copy(tenantId: string, id: string): Promise<Record<string, unknown>> {
     const from = await this.row(tenantId, id);
     const newId = randomUUID();
