@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { defineSettings, int, optionalString, type SettingsOf, variable } from '../config/settings';
+import { bool, defineSettings, int, optionalString, type SettingsOf, variable } from '../config/settings';
 
 /** Node's timers hold at most 2^31-1 ms (24.8 days); a longer delay would fire at once. */
 const LONGEST_TIMER_S = Math.floor((2 ** 31 - 1) / 1000);
@@ -32,6 +32,10 @@ export const langgraphApiSettings = defineSettings({
       int(262_144, 2),
       'largest `/store` item value (its JSON, in bytes) accepted by `PUT /store/items` (then 413 `STORE_VALUE_TOO_LARGE`)',
     ),
+    LANGGRAPH_TRUNCATE_ENABLED: variable(
+      bool(false),
+      "`POST /internal/truncate` (the reference server's reset of runs, threads, assistants, store, checkpoints; the caller's tenant only): for test set-ups, never in production; off, the route does not exist (404)",
+    ),
   },
   build: (e) => ({
     /** WEBHOOK_ALLOWED_HOSTS: webhook hosts allowed although private (run webhooks are refused on private networks) */
@@ -45,6 +49,8 @@ export const langgraphApiSettings = defineSettings({
     crons: { minIntervalS: e.CRON_MIN_INTERVAL_S, maxPerTenant: e.CRON_MAX_PER_TENANT },
     /** limits of `PUT /store/items`: key (and namespace label) length, value size */
     store: { maxKeyChars: e.STORE_MAX_KEY_CHARS, maxValueBytes: e.STORE_MAX_VALUE_BYTES },
+    /** LANGGRAPH_TRUNCATE_ENABLED: POST /internal/truncate is routed */
+    truncateEnabled: e.LANGGRAPH_TRUNCATE_ENABLED,
   }),
 });
 
