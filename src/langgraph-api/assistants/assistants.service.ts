@@ -101,6 +101,11 @@ export class AssistantsService {
     return found;
   }
 
+  /** The id an assistant is stored under: a graph id stands for its system assistant's. */
+  canonicalId(id: string): string {
+    return this.system(id)?.assistant_id ?? id;
+  }
+
   /** The assistant a run names (an assistant id or a graph id); else LangGraph Server's "No assistant found for". */
   async forRun(tenantId: string, id: string): Promise<AssistantWire> {
     const found = this.system(id) ?? (await this.repo.get(tenantId, id));
