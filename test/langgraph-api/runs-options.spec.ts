@@ -104,7 +104,7 @@ describe('LangGraph API: run options (official SDK)', () => {
     const t2 = await c1.threads.create();
     // the SDK's wait throws the run's `__error__`
     await expect(c1.runs.wait(t2.thread_id, 'slow', { input: { ms: 1 }, config: { recursion_limit: 3 } })).rejects.toThrow(
-      /GraphRecursionError: Recursion limit of 3 reached/,
+      /"error":"GraphRecursionError","message":"Recursion limit of 3 reached/,
     );
     const t3 = await c1.threads.create();
     expect(await c1.runs.wait(t3.thread_id, 'slow', { input: { ms: 1 }, config: { recursion_limit: 25 } })).toMatchObject({ ticks: 10 });

@@ -28,6 +28,7 @@ import {
   rowStatusesOf,
   type SseEvent,
   toApiRun,
+  waitErrorOf,
 } from './run-wire';
 import { WebhookDelivery } from './webhook-delivery';
 
@@ -244,7 +245,7 @@ export class LangGraphRunsService {
     const here = await this.completedHere(runId, signal);
     if (here) return here.values;
     const run = await this.ended(runId, signal);
-    if (run.status === 'failed') return { __error__: platformErrorOf(run.error) };
+    if (run.status === 'failed') return { __error__: waitErrorOf(run.error) };
     const thread = await this.threadsService.get(tenantId, threadId).catch(() => null);
     if (!thread) return null;
     const values = (thread.values ?? {}) as Record<string, unknown>;

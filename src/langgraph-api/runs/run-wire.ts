@@ -35,6 +35,11 @@ export function platformErrorOf(error: { code?: string; message?: string } | nul
   return { error: PLATFORM_ERROR_NAMES[code] ?? code, message: error?.message ?? 'run failed' };
 }
 
+/** A wait's `__error__` as LangGraph Server sends it: an `Error` whose message is the JSON of the run's error. */
+export function waitErrorOf(error: { code?: string; message?: string } | null | undefined): { error: string; message: string } {
+  return { error: 'Error', message: JSON.stringify(platformErrorOf(error)) };
+}
+
 /** Row statuses an API status stands for (list filter). */
 export function rowStatusesOf(status: ApiRunStatus): string[] {
   return (
