@@ -24,7 +24,14 @@ export class SessionNotFoundException extends DomainException {
 
 export class RunNotFoundException extends DomainException {
   constructor(id: string, what = 'job') {
-    super(what === 'job' ? 'JOB_NOT_FOUND' : 'RUN_NOT_FOUND', `${what} ${id} does not exist`, 404);
+    // a LangGraph API run: LangGraph Server's text
+    super(
+      what === 'job' ? 'JOB_NOT_FOUND' : 'RUN_NOT_FOUND',
+      `${what} ${id} does not exist`,
+      404,
+      undefined,
+      what === 'run' ? 'Run not found' : undefined,
+    );
   }
 }
 

@@ -21,6 +21,7 @@ describe('conformance: errors', () => {
       await seenOf(side, 'DELETE', `/assistants/${missing}`),
       await seenOf(side, 'GET', `/threads/${missing}`),
       await seenOf(side, 'POST', '/runs/wait', { assistant_id: 'no-such-graph', input: {} }),
+      await seenOf(side, 'GET', `/threads/${(await side.client.threads.create()).thread_id}/runs/${missing}`),
     ]);
     expect(seen.ours.map((s) => s.code)).toEqual([
       'ASSISTANT_NOT_FOUND',
@@ -28,6 +29,7 @@ describe('conformance: errors', () => {
       'ASSISTANT_NOT_FOUND',
       'THREAD_NOT_FOUND',
       'ASSISTANT_NOT_FOUND',
+      'RUN_NOT_FOUND',
     ]);
     expect(seen.ours.map(withoutCode)).toEqual(seen.reference.map(withoutCode));
   });
