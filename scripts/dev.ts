@@ -8,7 +8,9 @@ import { existsSync, type FSWatcher, readFileSync, watch } from 'node:fs';
 import path from 'node:path';
 
 const REPO = path.resolve(__dirname, '..');
-const CONFIG = path.resolve(process.env.LANGGRAPH_CONFIG ?? path.join(REPO, 'langgraph.json'));
+/** LANGGRAPH_CONFIG as JSON is the graphs' defaults (see the agents settings): the config file is then ./langgraph.json */
+const DEFAULTS_JSON = process.env.LANGGRAPH_CONFIG?.trimStart().startsWith('{') ? process.env.LANGGRAPH_CONFIG : undefined;
+const CONFIG = path.resolve((!DEFAULTS_JSON && process.env.LANGGRAPH_CONFIG) || path.join(REPO, 'langgraph.json'));
 
 /** src/, the langgraph.json and the folders of the graphs it names */
 function watchedPaths(): string[] {
@@ -31,7 +33,7 @@ let timer: NodeJS.Timeout | undefined;
 function start(): void {
   child = spawn(process.execPath, ['-r', './test/support/swc-register.js', 'src/main.ts'], {
     cwd: REPO,
-    env: { LOG_FORMAT: 'pretty', ...process.env, LANGGRAPH_CONFIG: existsSync(CONFIG) ? CONFIG : '' },
+    env: { LOG_FORMAT: 'pretty', ...process.env, LANGGRAPH_CONFIG: DEFAULTS_JSON ?? (existsSync(CONFIG) ? CONFIG : '') },
     stdio: 'inherit',
   });
   for (const w of watchers) w.close();

@@ -2,6 +2,7 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph';
 
 import type { AgentState, RunError, RunnableGraph, Source, ToolCallRecord } from '../core/run-types';
 import type { ScopeSpec } from '../scope/scope.types';
+import type { GraphDefaults } from './custom-graphs/graph-defaults';
 
 /** What the orchestrator knows about the turn an agent is asked to take. */
 export interface TurnContext {
@@ -44,6 +45,8 @@ export interface AgentDefinition<S extends AgentState = AgentState, U = Partial<
   durability?: 'exit' | 'async' | 'sync';
   /** When set, the orchestrator checks each message against this domain first and refuses what is outside. */
   scope?: ScopeSpec;
+  /** The graph's default config and context (LANGGRAPH_CONFIG as JSON): its system assistant's, applied to its runs. */
+  defaults?: GraphDefaults;
   /** The state update that starts a new turn (resets per-turn fields, appends the user message). */
   buildInput(turn: TurnContext): U;
   toOutcome(state: S, turn: TurnContext): AgentOutcome;

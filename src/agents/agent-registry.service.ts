@@ -10,6 +10,7 @@ import { LlmService } from '../llm/llm.service';
 import { ToolRegistry } from '../tools/tool-registry.service';
 import { AGENT_FACTORIES, AgentDefinition, AgentFactory } from './agent-definition';
 import { loadCustomGraphs } from './custom-graphs/custom-graphs';
+import { defaultsFor } from './custom-graphs/graph-defaults';
 import { HOST_AGENTS, hostAgentDefinition, type HostAgents } from './host-agent';
 
 /**
@@ -37,10 +38,17 @@ export class AgentRegistry implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     await this.checkpointer.setup();
     const enabled = this.config.builtInAgents;
-    for (const f of this.factories) if (!enabled || enabled.has(f.name)) this.agents.set(f.name, f.create(this.checkpointer));
+    const defaults = this.config.graphDefaults;
+    for (const f of this.factories) {
+      if (enabled && !enabled.has(f.name)) continue;
+      const agent = f.create(this.checkpointer);
+      agent.defaults = defaultsFor(defaults, f.name);
+      this.agents.set(f.name, agent);
+    }
     if (this.config.langgraphConfig) {
       // fail fast: a graph the operator configured but that cannot load stops the start-up, naming it
-      const custom = await loadCustomGraphs(this.config.langgraphConfig, this.checkpointer, new Set(this.agents.keys()), this.logger);
+      const builtIn = new Set(this.agents.keys());
+      const custom = await loadCustomGraphs(this.config.langgraphConfig, this.checkpointer, builtIn, this.logger, undefined, defaults);
       for (const agent of custom) this.agents.set(agent.name, agent);
     }
     for (const agent of this.host?.agents() ?? []) {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 
 import { defineSettings, int, invalidConfiguration, list, optionalString, type SettingsOf, variable } from '../config/settings';
 import { LANGUAGES } from '../core/language';
+import { isGraphDefaultsJson, parseGraphDefaults } from './custom-graphs/graph-defaults';
 import { DEFAULT_SUB_AGENTS } from './supervisor/default-sub-agents';
 
 const SubAgents = z
@@ -50,8 +51,8 @@ export const agentsSettings = defineSettings({
     PLAN_EXECUTE_STEP_TIMEOUT_MS: variable(int(20_000, 100), "plan-execute's time limit per step"),
     LANGGRAPH_CONFIG: variable(
       optionalString,
-      'a LangGraph CLI `langgraph.json` whose `graphs` are served as extra agents (see "Custom graphs"); a file that does not load stops the start-up',
-      '`./langgraph.json` when it exists, else none',
+      'two meanings: a value starting with `{` is JSON of per-graph defaults as on LangGraph Platform, `{"<graph>": {"configurable": {...}, "context": {...}}}` (each graph\'s system assistant config and context, applied to its runs; also read from `langgraph.json`\'s `env`); any other value is the path of a LangGraph CLI `langgraph.json` whose `graphs` are served as extra agents (see "Custom graphs"); a file that does not load stops the start-up',
+      'path: `./langgraph.json` when it exists, else none; defaults: none',
     ),
   },
   build: (e) => {
@@ -85,7 +86,9 @@ export const agentsSettings = defineSettings({
       /** seed 004: re-plans per turn (default 2) and each step's time limit */
       planExecute: { maxReplans: e.PLAN_EXECUTE_MAX_REPLANS, stepTimeoutMs: e.PLAN_EXECUTE_STEP_TIMEOUT_MS },
       /** custom graphs: the absolute path of the `langgraph.json` whose graphs are registered as agents, if any */
-      langgraphConfig: langgraphConfigPath(e.LANGGRAPH_CONFIG),
+      langgraphConfig: langgraphConfigPath(isGraphDefaultsJson(e.LANGGRAPH_CONFIG) ? undefined : e.LANGGRAPH_CONFIG),
+      /** LANGGRAPH_CONFIG as JSON: per-graph default config and context (else those of langgraph.json's `env`) */
+      graphDefaults: isGraphDefaultsJson(e.LANGGRAPH_CONFIG) ? parseGraphDefaults(e.LANGGRAPH_CONFIG, 'LANGGRAPH_CONFIG') : undefined,
     };
   },
 });

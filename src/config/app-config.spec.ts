@@ -87,4 +87,15 @@ describe('LANGGRAPH_CONFIG', () => {
       process.chdir(cwd);
     }
   });
+
+  it('reads a JSON value as per-graph defaults (context apart, the rest config), the path then ./langgraph.json if any', () => {
+    const json = '{"chat": {"configurable": {"tone": "dry"}, "recursion_limit": 5, "context": {"tier": "gold"}}}';
+    const config = new AppConfig({ LANGGRAPH_CONFIG: json });
+    expect(config.graphDefaults).toEqual({
+      chat: { config: { configurable: { tone: 'dry' }, recursion_limit: 5 }, context: { tier: 'gold' } },
+    });
+    expect(config.langgraphConfig).not.toBe(path.resolve(json));
+    expect(new AppConfig({ LANGGRAPH_CONFIG: 'graphs/lg.json' }).graphDefaults).toBeUndefined();
+    expect(() => new AppConfig({ LANGGRAPH_CONFIG: '{"chat": 1}' })).toThrow(/Invalid configuration: LANGGRAPH_CONFIG/);
+  });
 });

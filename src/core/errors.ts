@@ -8,6 +8,8 @@ export class DomainException extends Error {
     message: string,
     readonly status: number,
     readonly details?: Record<string, unknown>,
+    /** the body LangGraph Server answers this error with (text/plain), on the LangGraph API's routes */
+    readonly platformText?: string,
   ) {
     super(message);
     this.name = new.target.name;
@@ -22,7 +24,14 @@ export class SessionNotFoundException extends DomainException {
 
 export class RunNotFoundException extends DomainException {
   constructor(id: string, what = 'job') {
-    super(what === 'job' ? 'JOB_NOT_FOUND' : 'RUN_NOT_FOUND', `${what} ${id} does not exist`, 404);
+    // a LangGraph API run: LangGraph Server's text
+    super(
+      what === 'job' ? 'JOB_NOT_FOUND' : 'RUN_NOT_FOUND',
+      `${what} ${id} does not exist`,
+      404,
+      undefined,
+      what === 'run' ? 'Run not found' : undefined,
+    );
   }
 }
 

@@ -1,9 +1,20 @@
 import { DomainException } from '../core/errors';
 
-/** Errors of the LangGraph Server API; the filter adds the `detail` field the SDK shows beside our `error`. */
+/**
+ * Errors of the LangGraph Server API. Those LangGraph Server answers as text carry its text (`platformText`):
+ * the filter sends it as the body, our code in `X-Error-Code`; the others are JSON with `detail` beside `error`.
+ */
 export class AssistantNotFoundException extends DomainException {
   constructor(id: string) {
-    super('ASSISTANT_NOT_FOUND', `Assistant "${id.slice(0, 128)}" not found`, 404);
+    super('ASSISTANT_NOT_FOUND', `Assistant "${id.slice(0, 128)}" not found`, 404, undefined, 'Assistant not found');
+  }
+}
+
+/** A run's `assistant_id` that is neither an assistant nor a graph: LangGraph Server's words. */
+export class NoAssistantForRunException extends DomainException {
+  constructor(id: string) {
+    const text = `No assistant found for "${id.slice(0, 128)}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`;
+    super('ASSISTANT_NOT_FOUND', text, 404, undefined, text);
   }
 }
 
@@ -15,13 +26,14 @@ export class AssistantVersionNotFoundException extends DomainException {
 
 export class GraphNotFoundException extends DomainException {
   constructor(graphId: string, valid: string[]) {
-    super('GRAPH_NOT_FOUND', `Graph "${graphId.slice(0, 128)}" not found; graphs: ${valid.join(', ')}`, 404, { valid_graphs: valid });
+    const text = `Graph "${graphId.slice(0, 128)}" not found`;
+    super('GRAPH_NOT_FOUND', `${text}; graphs: ${valid.join(', ')}`, 404, { valid_graphs: valid }, text);
   }
 }
 
 export class AssistantExistsException extends DomainException {
   constructor(id: string) {
-    super('ASSISTANT_EXISTS', `Assistant "${id.slice(0, 128)}" already exists`, 409);
+    super('ASSISTANT_EXISTS', `Assistant "${id.slice(0, 128)}" already exists`, 409, undefined, 'Assistant already exists');
   }
 }
 
@@ -38,13 +50,14 @@ export class SystemAssistantReadOnlyException extends DomainException {
 
 export class ThreadNotFoundException extends DomainException {
   constructor(id: string) {
-    super('THREAD_NOT_FOUND', `Thread with ID ${id.slice(0, 128)} not found`, 404);
+    const text = `Thread with ID ${id.slice(0, 128)} not found`;
+    super('THREAD_NOT_FOUND', text, 404, undefined, text);
   }
 }
 
 export class ThreadExistsException extends DomainException {
   constructor(id: string) {
-    super('THREAD_EXISTS', `Thread ${id.slice(0, 128)} already exists`, 409);
+    super('THREAD_EXISTS', `Thread ${id.slice(0, 128)} already exists`, 409, undefined, 'Thread already exists');
   }
 }
 
@@ -57,7 +70,8 @@ export class ThreadBusyException extends DomainException {
 /** Updating the state of a thread that has no graph yet (no run, no `graph_id` in its metadata). */
 export class ThreadWithoutGraphException extends DomainException {
   constructor(id: string) {
-    super('THREAD_WITHOUT_GRAPH', `Thread ${id.slice(0, 128)} has no graph ID`, 400);
+    const text = `Thread ${id.slice(0, 128)} has no graph ID`;
+    super('THREAD_WITHOUT_GRAPH', text, 400, undefined, text);
   }
 }
 

@@ -25,6 +25,8 @@ import { StoreService } from './store/store.service';
 import { ThreadsController } from './threads/threads.controller';
 import { ThreadsRepository } from './threads/threads.repository';
 import { ThreadsService } from './threads/threads.service';
+import { TruncateController } from './truncate/truncate.controller';
+import { TruncateService } from './truncate/truncate.service';
 
 /**
  * The LangGraph Server API ("Agent Protocol") at the root paths the `@langchain/langgraph-sdk` Client calls:
@@ -43,7 +45,7 @@ export const LANGGRAPH_API_CONTROLLERS = [
   CronsController,
   McpController,
 ];
-markServiceControllers(LANGGRAPH_API_CONTROLLERS);
+markServiceControllers([...LANGGRAPH_API_CONTROLLERS, TruncateController]);
 
 @Module({})
 export class LangGraphApiModule {
@@ -51,7 +53,8 @@ export class LangGraphApiModule {
     return {
       module: LangGraphApiModule,
       imports: [AuthModule, OrchestratorModule, RunStoreModule, RunServiceModule.register(config), StoreModule],
-      controllers: LANGGRAPH_API_CONTROLLERS,
+      // POST /internal/truncate exists only when enabled: off, it answers as any unknown route
+      controllers: config.truncateEnabled ? [...LANGGRAPH_API_CONTROLLERS, TruncateController] : LANGGRAPH_API_CONTROLLERS,
       providers: [
         AssistantsRepository,
         AssistantsService,
@@ -65,6 +68,7 @@ export class LangGraphApiModule {
         RunWebhooks,
         WebhookDelivery,
         ...cronProviders(config),
+        ...(config.truncateEnabled ? [TruncateService] : []),
       ],
       exports: [ThreadsRepository, AssistantsService, StoreService],
     };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { defineSettings, int, optionalString, type SettingsOf, variable } from '../config/settings';
+import { bool, defineSettings, int, optionalString, type SettingsOf, variable } from '../config/settings';
 
 /** Node's timers hold at most 2^31-1 ms (24.8 days); a longer delay would fire at once. */
 const LONGEST_TIMER_S = Math.floor((2 ** 31 - 1) / 1000);
@@ -36,6 +36,10 @@ export const langgraphApiSettings = defineSettings({
       int(120_000, 1000),
       "longest parse of a graph module's TypeScript source for `/assistants/{id}/schemas` of an `Annotation` state (then the schemas are derived from the state's channels)",
     ),
+    LANGGRAPH_TRUNCATE_ENABLED: variable(
+      bool(false),
+      "`POST /internal/truncate` (the reference server's reset of runs, threads, assistants, store, checkpoints; the caller's tenant only): for test set-ups, never in production; off, the route does not exist (404)",
+    ),
   },
   build: (e) => ({
     /** WEBHOOK_ALLOWED_HOSTS: webhook hosts allowed although private (run webhooks are refused on private networks) */
@@ -51,6 +55,8 @@ export const langgraphApiSettings = defineSettings({
     store: { maxKeyChars: e.STORE_MAX_KEY_CHARS, maxValueBytes: e.STORE_MAX_VALUE_BYTES },
     /** LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: how long one graph module's static schema parse may take */
     schemaResolveTimeoutMs: e.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS,
+    /** LANGGRAPH_TRUNCATE_ENABLED: POST /internal/truncate is routed */
+    truncateEnabled: e.LANGGRAPH_TRUNCATE_ENABLED,
   }),
 });
 

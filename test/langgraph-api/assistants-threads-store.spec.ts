@@ -1,6 +1,7 @@
 import { Client } from '@langchain/langgraph-sdk';
 import { Client as Pg } from 'pg';
 
+import { systemAssistantId } from '../../src/langgraph-api/assistants/assistants.service';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { http, type RunningApp, startApp } from '../support/test-app';
 
@@ -49,10 +50,18 @@ describe('LangGraph API: assistants, threads, store (official SDK)', () => {
     it('lists the built-in graphs as system assistants', async () => {
       const all = await c1.assistants.search({ limit: 100 });
       const system = all.filter((a) => a.metadata?.created_by === 'system');
-      expect(system.map((a) => a.assistant_id).sort()).toEqual([...BUILT_IN].sort());
+      expect(system.map((a) => a.graph_id).sort()).toEqual([...BUILT_IN].sort());
+      expect(system.map((a) => a.assistant_id).sort()).toEqual(BUILT_IN.map(systemAssistantId).sort());
       const react = await c1.assistants.get('react');
-      expect(react).toMatchObject({ assistant_id: 'react', graph_id: 'react', version: 1, metadata: { created_by: 'system' } });
-      expect(await c1.assistants.search({ graphId: 'react' })).toEqual([expect.objectContaining({ assistant_id: 'react' })]);
+      expect(react).toMatchObject({
+        assistant_id: systemAssistantId('react'),
+        graph_id: 'react',
+        version: 1,
+        metadata: { created_by: 'system' },
+      });
+      expect(await c1.assistants.search({ graphId: 'react' })).toEqual([
+        expect.objectContaining({ assistant_id: systemAssistantId('react') }),
+      ]);
       expect(await c1.assistants.count({ metadata: { created_by: 'system' } })).toBe(BUILT_IN.length);
     });
 

@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { Client as Pg } from 'pg';
 
 import { redisOptions } from '../../src/config/redis-options';
+import { systemAssistantId } from '../../src/langgraph-api/assistants/assistants.service';
 import { CRONS_QUEUE } from '../../src/langgraph-api/crons/bull-cron-scheduler';
 import { TEST_REDIS_URL } from '../support/infra';
 import { type ServiceHandle, useService } from '../support/service-fixture';
@@ -80,7 +81,12 @@ describe('LangGraph API crons on BullMQ job schedulers (official SDK)', () => {
       input: INPUT,
       metadata: { team: 'a' },
     });
-    expect(onThread).toMatchObject({ assistant_id: 'react', thread_id: thread.thread_id, schedule: NEVER_SOON, enabled: true });
+    expect(onThread).toMatchObject({
+      assistant_id: systemAssistantId('react'),
+      thread_id: thread.thread_id,
+      schedule: NEVER_SOON,
+      enabled: true,
+    });
     expect(new Date(onThread.next_run_date).getUTCMonth()).toBe(0);
     const stateless = await c1.crons.create('react', { schedule: NEVER_SOON, input: INPUT, onRunCompleted: 'keep' });
     expect(stateless).toMatchObject({ thread_id: null, on_run_completed: 'keep', payload: { input: INPUT } });

@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { Client } from '@langchain/langgraph-sdk';
 
+import { systemAssistantId } from '../../src/langgraph-api/assistants/assistants.service';
 import { useService } from '../support/service-fixture';
 
 const T1 = 'tenant-one-key-0123456789';
@@ -103,7 +104,7 @@ describe('LangGraph API: run options (official SDK)', () => {
     const t2 = await c1.threads.create();
     // the SDK's wait throws the run's `__error__`
     await expect(c1.runs.wait(t2.thread_id, 'slow', { input: { ms: 1 }, config: { recursion_limit: 3 } })).rejects.toThrow(
-      /RECURSION_LIMIT: Recursion limit of 3 reached/,
+      /"error":"GraphRecursionError","message":"Recursion limit of 3 reached/,
     );
     const t3 = await c1.threads.create();
     expect(await c1.runs.wait(t3.thread_id, 'slow', { input: { ms: 1 }, config: { recursion_limit: 25 } })).toMatchObject({ ticks: 10 });
@@ -173,7 +174,7 @@ describe('LangGraph API: run options (official SDK)', () => {
       expect(body).toMatchObject({
         run_id: run.run_id,
         thread_id: thread.thread_id,
-        assistant_id: 'echo',
+        assistant_id: systemAssistantId('echo'),
         status: 'success',
         kwargs: { webhook: `${base}/a` },
       });

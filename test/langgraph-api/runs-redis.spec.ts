@@ -4,6 +4,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import { Queue } from 'bullmq';
 
 import { redisOptions } from '../../src/config/redis-options';
+import { systemAssistantId } from '../../src/langgraph-api/assistants/assistants.service';
 import { RUNS_QUEUE } from '../../src/runs/run.job';
 import { TEST_REDIS_URL } from '../support/infra';
 import { freePort } from '../support/main-process';
@@ -59,7 +60,9 @@ describe('LangGraph API: runs through BullMQ and Redis', () => {
       messages: any[];
     };
     expect(first.messages.map((m) => m.content)).toEqual(['hi', 'echo #1: hi']);
-    expect(await client.threads.get(bare.thread_id)).toMatchObject({ metadata: { assistant_id: 'echo', graph_id: 'echo' } });
+    expect(await client.threads.get(bare.thread_id)).toMatchObject({
+      metadata: { assistant_id: systemAssistantId('echo'), graph_id: 'echo' },
+    });
   });
 
   it('after_seconds: a delayed BullMQ job, the run pending until then', async () => {

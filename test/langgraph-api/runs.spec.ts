@@ -2,6 +2,7 @@ import path from 'node:path';
 
 import { Client } from '@langchain/langgraph-sdk';
 
+import { systemAssistantId } from '../../src/langgraph-api/assistants/assistants.service';
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
 
 const T1 = 'tenant-one-key-0123456789';
@@ -49,9 +50,11 @@ describe('LangGraph API: runs (official SDK)', () => {
     expect(types).toContain('tool');
     expect(values.messages.at(-1)).toMatchObject({ type: 'ai', content: '6 times 7 is 42.' });
     const t = await c1.threads.get(thread.thread_id);
-    expect(t).toMatchObject({ status: 'idle', metadata: { assistant_id: 'react', graph_id: 'react' } });
+    expect(t).toMatchObject({ status: 'idle', metadata: { assistant_id: systemAssistantId('react'), graph_id: 'react' } });
     const runs = await c1.runs.list(thread.thread_id);
-    expect(runs).toEqual([expect.objectContaining({ thread_id: thread.thread_id, assistant_id: 'react', status: 'success' })]);
+    expect(runs).toEqual([
+      expect.objectContaining({ thread_id: thread.thread_id, assistant_id: systemAssistantId('react'), status: 'success' }),
+    ]);
   });
 
   it('wait on a custom graph with the raw input, and stateless /runs/wait', async () => {
@@ -117,7 +120,7 @@ describe('LangGraph API: runs (official SDK)', () => {
   it('background create, get, join; join-stream with Last-Event-ID replays after that id', async () => {
     const thread = await c1.threads.create();
     const run = await c1.runs.create(thread.thread_id, 'slow', { input: { ms: 100 }, streamMode: ['custom', 'values'] });
-    expect(run).toMatchObject({ thread_id: thread.thread_id, assistant_id: 'slow', multitask_strategy: 'reject' });
+    expect(run).toMatchObject({ thread_id: thread.thread_id, assistant_id: systemAssistantId('slow'), multitask_strategy: 'reject' });
     expect(['pending', 'running']).toContain(run.status);
     const all = await collect(c1.runs.joinStream(thread.thread_id, run.run_id));
     const ticks = all.filter((e) => e.event === 'custom');

@@ -40,25 +40,56 @@ function withCheckpointer(value: unknown, checkpointer: BaseCheckpointSaver, lab
   return graph;
 }
 
-/** A factory export: each stream / getState builds the graph for that run's config. */
-class FactoryGraph implements RunnableGraph {
+type Config = { configurable?: Record<string, unknown> } & Record<string, unknown>;
+/** the compiled graph's API beyond RunnableGraph (the LangGraph API's state, history, updates, drawing) */
+type PregelLike = RunnableGraph & {
+  getStateHistory(config: Config, options?: unknown): AsyncIterable<unknown>;
+  updateState(config: Config, values: unknown, asNode?: string): Promise<unknown>;
+  getGraphAsync(config: Config): Promise<unknown>;
+  getSubgraphsAsync?(namespace?: string, recurse?: boolean): AsyncIterable<unknown>;
+};
+
+/**
+ * A factory export: each use builds the graph for that use's config, as the LangGraph server does — a run's
+ * stream, and the thread's state, history and updates (with the configurable the caller gives).
+ */
+export class FactoryGraph implements RunnableGraph {
   constructor(
     private readonly factory: GraphFactory,
     private readonly checkpointer: BaseCheckpointSaver,
     private readonly label: string,
   ) {}
 
-  private async build(configurable: unknown): Promise<RunnableGraph> {
+  private async build(config: Config | undefined): Promise<PregelLike> {
+    const configurable = config?.configurable;
     const made: unknown = await this.factory({ configurable: isObject(configurable) ? configurable : {} });
-    return withCheckpointer(made, this.checkpointer, `${this.label} (what its factory returned)`);
+    return withCheckpointer(made, this.checkpointer, `${this.label} (what its factory returned)`) as PregelLike;
   }
 
   async stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>> {
-    return (await this.build(options.configurable)).stream(input, options);
+    return (await this.build(options as Config)).stream(input, options);
   }
 
-  async getState(config: { configurable: Record<string, unknown> }) {
-    return (await this.build(config.configurable)).getState(config);
+  async getState(config: { configurable: Record<string, unknown> }, options?: unknown) {
+    const graph = (await this.build(config)) as PregelLike & { getState(c: unknown, o?: unknown): ReturnType<RunnableGraph['getState']> };
+    return graph.getState(config, options);
+  }
+
+  async *getStateHistory(config: Config, options?: unknown): AsyncIterableIterator<unknown> {
+    yield* (await this.build(config)).getStateHistory(config, options);
+  }
+
+  async updateState(config: Config, values: unknown, asNode?: string): Promise<unknown> {
+    return (await this.build(config)).updateState(config, values, asNode);
+  }
+
+  async getGraphAsync(config: Config): Promise<unknown> {
+    return (await this.build(config)).getGraphAsync(config);
+  }
+
+  async *getSubgraphsAsync(namespace?: string, recurse?: boolean): AsyncIterableIterator<unknown> {
+    const graph = await this.build(undefined);
+    if (graph.getSubgraphsAsync) yield* graph.getSubgraphsAsync(namespace, recurse);
   }
 }
 

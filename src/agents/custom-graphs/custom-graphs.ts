@@ -3,6 +3,7 @@ import type { LoggerService } from '@nestjs/common';
 
 import type { AgentDefinition } from '../agent-definition';
 import { customGraphAgent, graphOfExport } from './custom-graph.agent';
+import { defaultsFor, type GraphDefaultsMap, isGraphDefaultsJson, parseGraphDefaults } from './graph-defaults';
 import { GraphModuleLoader } from './graph-module-loader';
 import { applyGraphEnv, readLanggraphConfig } from './langgraph-config';
 import { registerSdkLogger } from './sdk-logger';
@@ -19,8 +20,10 @@ export async function loadCustomGraphs(
   builtIn: ReadonlySet<string>,
   logger: Pick<LoggerService, 'log' | 'warn'>,
   env: Record<string, string | undefined> = process.env,
+  defaults?: GraphDefaultsMap,
 ): Promise<AgentDefinition[]> {
   const config = readLanggraphConfig(configPath);
+  const graphDefaults = defaults ?? defaultsOfEnv(config.env, configPath);
   for (const { name } of config.graphs) {
     if (builtIn.has(name)) {
       throw new Error(`Invalid configuration: LANGGRAPH_CONFIG ${configPath}: graph "${name}" has the name of a built-in agent; rename it`);
@@ -50,11 +53,17 @@ export async function loadCustomGraphs(
         throw new Error(`the module has no export "${spec.exportName}" (its exports: ${has})`);
       }
       const graph = await graphOfExport(exports[spec.exportName], checkpointer, `export "${spec.exportName}"`);
-      agents.push(customGraphAgent(spec, graph));
+      agents.push({ ...customGraphAgent(spec, graph), defaults: defaultsFor(graphDefaults, spec.name) });
     } catch (err) {
       throw new Error(`Cannot load ${label} from LANGGRAPH_CONFIG ${configPath}: ${(err as Error).message}`, { cause: err });
     }
     logger.log({ msg: 'custom graph registered', graph: spec.name, file: spec.file, export: spec.exportName });
   }
   return agents;
+}
+
+/** `env.LANGGRAPH_CONFIG` of a `langgraph.json`, when it is JSON: the graphs' defaults, as the platform reads it. */
+function defaultsOfEnv(env: Record<string, string>, configPath: string): GraphDefaultsMap | undefined {
+  const value = env.LANGGRAPH_CONFIG;
+  return isGraphDefaultsJson(value) ? parseGraphDefaults(value, `LANGGRAPH_CONFIG of ${configPath} env`) : undefined;
 }

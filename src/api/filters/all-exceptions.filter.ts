@@ -33,7 +33,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const path = req?.path ?? '';
     if (status === 405) res.setHeader('Allow', (body.error.details as string[]).join(', '));
     // REST v1 also under an embedding host's prefix (`/agents/v1/...`)
-    res.status(status).json(REST_V1.test(path) ? body : { ...body, detail: body.error.message });
+    if (REST_V1.test(path)) return void res.status(status).json(body);
+    res.setHeader('X-Error-Code', body.error.code);
+    const text = exception instanceof DomainException ? exception.platformText : undefined;
+    // LangGraph Server's text answers as it sends them (text/plain); ours in JSON with its `detail`
+    if (text !== undefined) return void res.status(status).type('text/plain;charset=UTF-8').send(text);
+    res.status(status).json({ ...body, detail: body.error.message });
   }
 
   /** No route for this method, but routes for others on the path (Nest's not-found handler): 405 with what `Allow`s. */

@@ -17,13 +17,17 @@ import {
   type AssistantVersionsBody,
   queryBool,
 } from '../schemas';
+import { ThreadsService } from '../threads/threads.service';
 import { ZodPipe } from '../zod-body.pipe';
 import { AssistantsService } from './assistants.service';
 
 /** LangGraph Server `/assistants` (langgraphjs `libs/langgraph-api/src/api/assistants.mts`). */
 @Controller('assistants')
 export class AssistantsController {
-  constructor(private readonly assistants: AssistantsService) {}
+  constructor(
+    private readonly assistants: AssistantsService,
+    private readonly threads: ThreadsService,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -61,10 +65,12 @@ export class AssistantsController {
     return this.assistants.patch(tenantId, id, body);
   }
 
-  /** 200 with the deleted ids, as the reference answers (`delete_threads` is not supported yet). */
+  /** 200 with the deleted ids, as the reference answers; `delete_threads=true`: its threads (metadata.assistant_id) too. */
   @Delete(':id')
-  delete(@Tenant() tenantId: string, @Param('id') id: string) {
-    return this.assistants.delete(tenantId, id);
+  async delete(@Tenant() tenantId: string, @Param('id') id: string, @Query('delete_threads') deleteThreads?: string) {
+    const deleted = await this.assistants.delete(tenantId, id);
+    if (queryBool(deleteThreads)) await this.threads.deleteOfAssistant(tenantId, id);
+    return deleted;
   }
 
   @Get(':id/graph')

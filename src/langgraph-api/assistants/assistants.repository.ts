@@ -168,6 +168,11 @@ export class AssistantsRepository {
     });
   }
 
+  /** Deletes every assistant of the tenant (their versions go with them): the operator's reset. */
+  async deleteAllOfTenant(tenantId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM lg_assistants WHERE tenant_id = $1`, [tenantId]);
+  }
+
   async delete(tenantId: string, id: string): Promise<boolean> {
     const rows = rowsOf(
       await this.dataSource.query(`DELETE FROM lg_assistants WHERE tenant_id = $1 AND assistant_id = $2 RETURNING assistant_id`, [

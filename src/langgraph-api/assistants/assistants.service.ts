@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
+import { v5 as uuidV5 } from '@langchain/core/utils/uuid';
 import { Injectable } from '@nestjs/common';
 
 import type { AgentDefinition } from '../../agents/agent-definition';
@@ -9,12 +10,21 @@ import {
   AssistantNotFoundException,
   AssistantVersionNotFoundException,
   GraphNotFoundException,
+  NoAssistantForRunException,
   SystemAssistantReadOnlyException,
 } from '../errors';
 import { graphOf, type LangGraphGraph } from '../graph-access';
 import { type AssistantCreateBody, type AssistantPatchBody, type AssistantSearchBody } from '../schemas';
 import { type AssistantFilter, AssistantsRepository, type AssistantWire } from './assistants.repository';
 import { GraphSchemas } from './graph-schemas';
+
+/** The namespace of the system assistants' ids: LangGraph Platform's (`NAMESPACE_GRAPH`, the RFC 4122 URL namespace). */
+const NAMESPACE_GRAPH = '6ba7b821-9dad-11d1-80b4-00c04fd430c8';
+
+/** A graph's system assistant id, as LangGraph Platform derives it: uuid5 of the graph id. */
+export function systemAssistantId(graphId: string): string {
+  return uuidV5(graphId, NAMESPACE_GRAPH);
+}
 
 /** When the built-in assistants "were created": the process's start. */
 const BOOT = new Date().toISOString();
@@ -32,20 +42,24 @@ function contains(haystack: unknown, needle: unknown): boolean {
  */
 @Injectable()
 export class AssistantsService {
+  private ids?: Map<string, string>;
+
   constructor(
     private readonly registry: AgentRegistry,
     private readonly repo: AssistantsRepository,
     private readonly graphSchemas: GraphSchemas,
   ) {}
 
-  private system(name: string): AssistantWire | null {
-    const def = this.registry.get(name);
-    if (!def) return null;
+  /** The system assistant of a graph, found by its graph id or by its platform id (uuid5 of the graph id). */
+  private system(id: string): AssistantWire | null {
+    const name = this.registry.get(id) ? id : this.systemIds().get(id.toLowerCase());
+    const def = name ? this.registry.get(name) : undefined;
+    if (!name || !def) return null;
     return {
-      assistant_id: name,
+      assistant_id: systemAssistantId(name),
       graph_id: name,
-      config: {},
-      context: {},
+      config: def.defaults?.config ?? {},
+      context: def.defaults?.context ?? {},
       metadata: { created_by: 'system' },
       version: 1,
       name,
@@ -53,6 +67,13 @@ export class AssistantsService {
       created_at: BOOT,
       updated_at: BOOT,
     };
+  }
+
+  /** platform id → graph id, for the registry's graphs */
+  private systemIds(): Map<string, string> {
+    const names = this.registry.names();
+    if (this.ids?.size !== names.length) this.ids = new Map(names.map((n) => [systemAssistantId(n), n]));
+    return this.ids;
   }
 
   async create(tenantId: string, body: AssistantCreateBody): Promise<AssistantWire> {
@@ -79,6 +100,18 @@ export class AssistantsService {
   async get(tenantId: string, id: string): Promise<AssistantWire> {
     const found = this.system(id) ?? (await this.repo.get(tenantId, id));
     if (!found) throw new AssistantNotFoundException(id);
+    return found;
+  }
+
+  /** The id an assistant is stored under: a graph id stands for its system assistant's. */
+  canonicalId(id: string): string {
+    return this.system(id)?.assistant_id ?? id;
+  }
+
+  /** The assistant a run names (an assistant id or a graph id); else LangGraph Server's "No assistant found for". */
+  async forRun(tenantId: string, id: string): Promise<AssistantWire> {
+    const found = this.system(id) ?? (await this.repo.get(tenantId, id));
+    if (!found) throw new NoAssistantForRunException(id);
     return found;
   }
 

@@ -129,7 +129,7 @@ export class CronsService {
   async search(tenantId: string, q: CronSearchBody): Promise<Array<Record<string, unknown>>> {
     const rows = await this.repo.search(
       tenantId,
-      { assistantId: q.assistant_id, threadId: q.thread_id, enabled: q.enabled, metadata: q.metadata },
+      { assistantId: this.assistantIdOf(q.assistant_id), threadId: q.thread_id, enabled: q.enabled, metadata: q.metadata },
       { by: q.sort_by, order: q.sort_order },
       { limit: q.limit, offset: q.offset },
     );
@@ -139,10 +139,15 @@ export class CronsService {
   }
 
   count(tenantId: string, q: CronCountBody): Promise<number> {
-    return this.repo.count(tenantId, { assistantId: q.assistant_id, threadId: q.thread_id, metadata: q.metadata });
+    return this.repo.count(tenantId, { assistantId: this.assistantIdOf(q.assistant_id), threadId: q.thread_id, metadata: q.metadata });
   }
 
   /** A valid cron expression and time zone, ticking at most every CRON_MIN_INTERVAL_S. */
+  /** a graph id filter stands for its system assistant, as crons store it */
+  private assistantIdOf(id: string | null | undefined): string | null | undefined {
+    return id ? this.assistants.canonicalId(id) : id;
+  }
+
   private checkSchedule(schedule: string, timezone: string | null | undefined): void {
     validateSchedule(schedule, timezone);
     checkInterval(schedule, timezone, this.config.crons.minIntervalS);

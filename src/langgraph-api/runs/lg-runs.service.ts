@@ -19,7 +19,17 @@ import { LgRunsRepository } from './lg-runs.repository';
 import { RunRequestChecks } from './run-request-checks';
 import { type ApiStreamMode, graphOptionsOf, type RunCancelManyBody, type RunCreateBody, type RunListQueryValue } from './run-schemas';
 import { RunWebhooks } from './run-webhook';
-import { graphModesOf, hasEnded, lastHumanText, MessagesAccumulator, rowStatusesOf, type SseEvent, toApiRun } from './run-wire';
+import {
+  graphModesOf,
+  hasEnded,
+  lastHumanText,
+  MessagesAccumulator,
+  platformErrorOf,
+  rowStatusesOf,
+  type SseEvent,
+  toApiRun,
+  waitErrorOf,
+} from './run-wire';
 import { WebhookDelivery } from './webhook-delivery';
 
 /** How long a cancelled run gets to stop before a rollback gives up. */
@@ -94,7 +104,7 @@ export class LangGraphRunsService {
   async create(tenantId: string, threadId: string | null, body: RunCreateBody, opts: { waited?: boolean } = {}): Promise<CreatedRun> {
     // independent reads, side by side (they are most of what accepting a run costs)
     const [assistant, known] = await Promise.all([
-      this.assistants.get(tenantId, body.assistant_id),
+      this.assistants.forRun(tenantId, body.assistant_id),
       threadId === null ? null : this.threads.getWithInflight(tenantId, threadId),
       body.webhook ? this.webhooks.check(body.webhook) : null,
     ]);
@@ -235,7 +245,7 @@ export class LangGraphRunsService {
     const here = await this.completedHere(runId, signal);
     if (here) return here.values;
     const run = await this.ended(runId, signal);
-    if (run.status === 'failed') return { __error__: { error: run.error?.code ?? 'Error', message: run.error?.message ?? 'run failed' } };
+    if (run.status === 'failed') return { __error__: waitErrorOf(run.error) };
     const thread = await this.threadsService.get(tenantId, threadId).catch(() => null);
     if (!thread) return null;
     const values = (thread.values ?? {}) as Record<string, unknown>;
@@ -271,7 +281,7 @@ export class LangGraphRunsService {
       } else if (mode === 'result') {
         yield* accumulator.complete();
         const error = (e.data as { error?: { code?: string; message?: string } | null } | null)?.error;
-        if (error && error.code !== 'CANCELLED') yield { id: e.id, event: 'error', data: { error: error.code, message: error.message } };
+        if (error && error.code !== 'CANCELLED') yield { id: e.id, event: 'error', data: platformErrorOf(error) };
         return;
       } else if (
         ['values', 'updates', 'custom', 'debug', 'tasks', 'checkpoints', 'events'].includes(mode) &&

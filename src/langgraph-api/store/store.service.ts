@@ -117,6 +117,21 @@ export class StoreService {
     return [...truncated.values()].slice(q.offset, q.offset + q.limit);
   }
 
+  /** Deletes every item of the tenant's store (the operator's reset), a page of namespaces at a time. */
+  async clear(tenantId: string): Promise<void> {
+    const prefix = [tenantLabel(tenantId)];
+    for (;;) {
+      const namespaces = await this.store.listNamespaces({ prefix, limit: 100, offset: 0 });
+      if (namespaces.length === 0) return;
+      for (const namespace of namespaces) {
+        for (let items = await this.store.search(namespace, { limit: 100 }); items.length > 0;) {
+          await this.store.batch(items.map((i) => ({ namespace: i.namespace, key: i.key, value: null })));
+          items = await this.store.search(namespace, { limit: 100 });
+        }
+      }
+    }
+  }
+
   /** STORE_MAX_KEY_CHARS for the key and each namespace label, STORE_MAX_VALUE_BYTES for the value's JSON. */
   private checkSizes(namespace: string[], key: string, value: Record<string, unknown>): void {
     const { maxKeyChars, maxValueBytes } = this.config.store;

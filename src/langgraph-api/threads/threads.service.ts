@@ -5,9 +5,11 @@ import type { StateSnapshot } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
 import { AgentRegistry } from '../../agents/agent-registry.service';
+import { FactoryGraph } from '../../agents/custom-graphs/custom-graph.agent';
 import { threadIdOf } from '../../auth/tenant';
 import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { SessionStore } from '../../runs/store/session-store';
+import { AssistantsService } from '../assistants/assistants.service';
 import {
   CheckpointNotFoundException,
   InvalidRequestException,
@@ -49,6 +51,7 @@ export class ThreadsService {
     private readonly sessions: SessionStore,
     private readonly registry: AgentRegistry,
     private readonly admission: RunAdmission,
+    private readonly assistants: AssistantsService,
   ) {}
 
   async create(tenantId: string, body: ThreadCreateBody): Promise<Record<string, unknown>> {
@@ -74,6 +77,13 @@ export class ThreadsService {
   }
 
   /** A new thread with the same graph, metadata (plus its own `thread_id`) and checkpoints. */
+  /** Deletes the threads whose metadata names the assistant (`DELETE /assistants/{id}?delete_threads=true`). */
+  async deleteOfAssistant(tenantId: string, assistantId: string): Promise<string[]> {
+    const rows = await this.repo.search(tenantId, { metadata: { assistant_id: assistantId } }, {}, { limit: VALUES_SCAN_CAP, offset: 0 });
+    for (const row of rows) await this.delete(tenantId, row.id);
+    return rows.map((r) => r.id);
+  }
+
   async copy(tenantId: string, id: string): Promise<Record<string, unknown>> {
     const from = await this.row(tenantId, id);
     const newId = randomUUID();
@@ -113,7 +123,7 @@ export class ThreadsService {
       if (at?.checkpoint_id) throw new CheckpointNotFoundException(at.checkpoint_id);
       return emptyThreadState();
     }
-    const snapshot = await graph.getState(this.config(tenantId, id, at), { subgraphs });
+    const snapshot = await graph.getState(await this.graphConfig(tenantId, row, at), { subgraphs });
     if (at?.checkpoint_id && !snapshot.createdAt) throw new CheckpointNotFoundException(at.checkpoint_id);
     return snapshot.createdAt ? toThreadState(snapshot, id) : emptyThreadState();
   }
@@ -126,7 +136,7 @@ export class ThreadsService {
     const beforeId = typeof q.before === 'string' ? q.before : (q.before?.configurable?.checkpoint_id as string | undefined);
     const before: RunnableConfig | undefined = beforeId ? { configurable: { checkpoint_id: beforeId } } : undefined;
     const out: Array<Record<string, unknown>> = [];
-    const states = graph.getStateHistory(this.config(tenantId, id, q.checkpoint), {
+    const states = graph.getStateHistory(await this.graphConfig(tenantId, row, q.checkpoint), {
       limit: q.limit,
       before,
       filter: q.metadata ?? undefined,
@@ -149,7 +159,7 @@ export class ThreadsService {
     const at: CheckpointRef = { ...(body.checkpoint ?? {}), ...(body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : {}) };
     let next: RunnableConfig;
     try {
-      next = await graphOf(def).updateState(this.config(tenantId, id, at), body.values ?? null, body.as_node ?? undefined);
+      next = await graphOf(def).updateState(await this.graphConfig(tenantId, row, at), body.values ?? null, body.as_node ?? undefined);
     } catch (e) {
       // LangGraph refuses an ambiguous or unknown `as_node`, and values its channels cannot take
       if (e instanceof Error && /InvalidUpdate|as_node|Ambiguous|not found|node/i.test(`${e.name} ${e.message}`)) {
@@ -196,6 +206,20 @@ export class ThreadsService {
     const name = this.graphName(row);
     const def = name ? this.registry.get(name) : undefined;
     return def ? graphOf(def) : null;
+  }
+
+  /**
+   * The config a thread's graph is read and updated with: for a graph built per config (a factory export), the
+   * configurable of the thread's assistant too, as its runs built it (the last run's assistant, in metadata).
+   */
+  private async graphConfig(tenantId: string, row: ThreadRow, at?: CheckpointRef | null): Promise<RunnableConfig> {
+    const config = this.config(tenantId, row.id, at);
+    const def = this.registry.get(this.graphName(row) ?? '');
+    const assistantId = row.metadata?.assistant_id;
+    if (!def || !(graphOf(def) instanceof FactoryGraph) || typeof assistantId !== 'string') return config;
+    const assistant = await this.assistants.get(tenantId, assistantId).catch(() => null);
+    const configurable = (assistant?.config as { configurable?: Record<string, unknown> } | undefined)?.configurable ?? {};
+    return { configurable: { ...configurable, ...config.configurable } };
   }
 
   private config(tenantId: string, id: string, at?: CheckpointRef | null): RunnableConfig {

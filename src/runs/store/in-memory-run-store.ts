@@ -297,6 +297,10 @@ class InMemoryRunStore extends RunStore {
       this.s.sessions.delete(`${session.tenantId}:${session.id}`);
   }
 
+  async deleteAllOfTenant(tenantId: string): Promise<void> {
+    for (const r of [...this.s.runs.values()]) if (r.tenantId === tenantId) this.s.runs.delete(r.id);
+  }
+
   async deleteRun(tenantId: string, _checkpointThread: string, runId: string): Promise<boolean> {
     const r = this.s.runs.get(runId);
     if (!r || r.tenantId !== tenantId) return false;
@@ -404,6 +408,12 @@ class InMemorySessionStore extends SessionStore {
   async delete(id: string, tenantId: string): Promise<void> {
     this.s.sessions.delete(`${tenantId}:${id}`);
     for (const r of [...this.s.runs.values()]) if (r.sessionId === id && r.tenantId === tenantId) this.s.runs.delete(r.id);
+  }
+
+  async deleteAllOfTenant(tenantId: string): Promise<string[]> {
+    const ids = [...this.s.sessions.values()].filter((x) => x.tenantId === tenantId).map((x) => x.id);
+    for (const id of ids) await this.delete(id, tenantId);
+    return ids;
   }
 
   async inflight(tenantId: string, id: string): Promise<string[]> {

@@ -312,6 +312,11 @@ export class PgRunStore extends RunStore {
    * Deletes an ended run: its row, its messages, and the checkpoints of the thread it wrote (their metadata
    * carries its run id; blobs shared with other checkpoints stay). Returns false when nothing was deleted.
    */
+  async deleteAllOfTenant(tenantId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM messages WHERE tenant_id = $1 AND run_id IS NOT NULL`, [tenantId]);
+    await this.dataSource.query(`DELETE FROM runs WHERE tenant_id = $1`, [tenantId]);
+  }
+
   async deleteRun(tenantId: string, checkpointThread: string, runId: string): Promise<boolean> {
     const s = `"${CHECKPOINT_SCHEMA}"`;
     const ids = rowsOf<{ checkpoint_id: string }>(

@@ -124,6 +124,11 @@ export class PgSessionStore extends SessionStore {
     await this.sessions.delete({ id, tenantId });
   }
 
+  async deleteAllOfTenant(tenantId: string): Promise<string[]> {
+    const rows = rowsOf<{ id: string }>(await this.db.query(`DELETE FROM sessions WHERE tenant_id = $1 RETURNING id`, [tenantId]));
+    return rows.map((r) => r.id);
+  }
+
   /** The session's unfinished runs (queued, running, or waiting for a tool approval), oldest first. */
   async inflight(tenantId: string, id: string): Promise<string[]> {
     const rows = rowsOf<{ id: string }>(

@@ -110,6 +110,9 @@ export abstract class RunStore {
    */
   abstract deleteRun(tenantId: string, checkpointThread: string, runId: string): Promise<boolean>;
 
+  /** Deletes every run of the tenant and the messages they wrote (the operator's reset, POST /internal/truncate). */
+  abstract deleteAllOfTenant(tenantId: string): Promise<void>;
+
   /**
    * Accepted runs nobody is executing: queued for more than `graceMs`, or running without a live session lease
    * (its worker died or lost its job). A sync run is left to its request until `syncGraceMs` (its client may

@@ -55,6 +55,9 @@ export abstract class SessionStore {
   /** Forgets the session (its runs and messages go with it: foreign keys). */
   abstract delete(id: string, tenantId: string): Promise<void>;
 
+  /** Deletes every session of the tenant (their runs and messages go with them); their ids (the operator's reset). */
+  abstract deleteAllOfTenant(tenantId: string): Promise<string[]>;
+
   /** The session's unfinished runs (queued, running, or waiting for a tool approval), oldest first. */
   abstract inflight(tenantId: string, id: string): Promise<string[]>;
 

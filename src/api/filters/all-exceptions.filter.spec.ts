@@ -1,0 +1,48 @@
+import type { ArgumentsHost } from '@nestjs/common';
+
+import { DomainException } from '../../core/errors';
+import { AllExceptionsFilter } from './all-exceptions.filter';
+
+/** What the filter sent: status, headers, content type and body. */
+function answer(path: string, exception: unknown) {
+  const sent = { status: 0, headers: {} as Record<string, string>, type: 'application/json', body: undefined as unknown };
+  const res = {
+    headersSent: false,
+    setHeader: (k: string, v: string) => void (sent.headers[k.toLowerCase()] = v),
+    status: (s: number) => ((sent.status = s), res),
+    type: (t: string) => ((sent.type = t), res),
+    json: (b: unknown) => ((sent.body = b), res),
+    send: (b: unknown) => ((sent.type = sent.type === 'application/json' ? 'text/html' : sent.type), (sent.body = b), res),
+  };
+  const req = { path, method: 'GET', app: {} };
+  const host = { switchToHttp: () => ({ getResponse: () => res, getRequest: () => req }) } as unknown as ArgumentsHost;
+  new AllExceptionsFilter().catch(exception, host);
+  return sent;
+}
+
+describe('AllExceptionsFilter: LangGraph Server error texts', () => {
+  const notFound = new DomainException('ASSISTANT_NOT_FOUND', 'Assistant "x" not found', 404, undefined, 'Assistant not found');
+
+  it('answers a LangGraph API route with the reference text, our code in X-Error-Code', () => {
+    expect(answer('/assistants/x', notFound)).toEqual({
+      status: 404,
+      headers: { 'x-error-code': 'ASSISTANT_NOT_FOUND' },
+      type: 'text/plain;charset=UTF-8',
+      body: 'Assistant not found',
+    });
+  });
+
+  it('keeps JSON with `detail` where the reference answers JSON, and the REST v1 envelope', () => {
+    const invalid = new DomainException('VALIDATION_FAILED', 'graph_id: required', 422);
+    expect(answer('/assistants', invalid).body).toEqual({
+      error: { code: 'VALIDATION_FAILED', message: 'graph_id: required' },
+      detail: 'graph_id: required',
+    });
+    const v1 = answer('/v1/sessions/x', notFound);
+    expect(v1).toMatchObject({
+      status: 404,
+      headers: {},
+      body: { error: { code: 'ASSISTANT_NOT_FOUND', message: 'Assistant "x" not found' } },
+    });
+  });
+});
