@@ -12,6 +12,7 @@ import { AssistantsRepository } from './assistants/assistants.repository';
 import { AssistantsService } from './assistants/assistants.service';
 import { CronsController } from './crons/crons.controller';
 import { cronProviders } from './crons/crons.providers';
+import { CustomHttpApp } from './http-app/custom-http-app';
 import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
 import { RunRequestChecks } from './runs/run-request-checks';
@@ -54,9 +55,10 @@ export class LangGraphApiModule {
         RunRequestChecks,
         RunWebhooks,
         WebhookDelivery,
+        CustomHttpApp,
         ...cronProviders(config),
       ],
-      exports: [ThreadsRepository, AssistantsService, StoreService],
+      exports: [ThreadsRepository, AssistantsService, StoreService, CustomHttpApp],
     };
   }
 }
