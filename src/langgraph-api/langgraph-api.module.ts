@@ -24,6 +24,8 @@ import { StoreService } from './store/store.service';
 import { ThreadsController } from './threads/threads.controller';
 import { ThreadsRepository } from './threads/threads.repository';
 import { ThreadsService } from './threads/threads.service';
+import { UiController } from './ui/ui.controller';
+import { UiBundles } from './ui/ui-bundles';
 
 /**
  * The LangGraph Server API ("Agent Protocol") at the root paths the `@langchain/langgraph-sdk` Client calls:
@@ -34,7 +36,14 @@ import { ThreadsService } from './threads/threads.service';
  * dynamic module instance the REST API uses: `RunsModule.register` returns one per config). Crons (`crons/`)
  * start their runs through the same module.
  */
-export const LANGGRAPH_API_CONTROLLERS = [AssistantsController, ThreadsController, StoreController, RunsController, CronsController];
+export const LANGGRAPH_API_CONTROLLERS = [
+  AssistantsController,
+  ThreadsController,
+  StoreController,
+  RunsController,
+  CronsController,
+  UiController,
+];
 markServiceControllers(LANGGRAPH_API_CONTROLLERS);
 
 @Module({})
@@ -56,9 +65,10 @@ export class LangGraphApiModule {
         RunWebhooks,
         WebhookDelivery,
         CustomHttpApp,
+        UiBundles,
         ...cronProviders(config),
       ],
-      exports: [ThreadsRepository, AssistantsService, StoreService, CustomHttpApp],
+      exports: [ThreadsRepository, AssistantsService, StoreService, CustomHttpApp, UiBundles],
     };
   }
 }
