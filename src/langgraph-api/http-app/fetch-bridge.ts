@@ -83,9 +83,12 @@ export class ResponseInterception {
   private headSent = false;
   private ended = false;
   private readonly saved = new Map<string, PropertyDescriptor | undefined>();
+  /** the headers set before Nest's (security headers, request id): a replacing response keeps them */
+  private readonly before: ReturnType<ExpressResponse['getHeaders']>;
 
   constructor(private readonly res: ExpressResponse) {
     this.response = new Promise((resolve) => (this.resolveHead = resolve));
+    this.before = { ...res.getHeaders() };
     for (const m of [...METHODS, 'headersSent']) this.saved.set(m, Object.getOwnPropertyDescriptor(res, m));
     const target = res as unknown as Record<string, unknown>;
     target.writeHead = this.writeHead.bind(this);
@@ -147,6 +150,7 @@ export class ResponseInterception {
   /** Writes the middleware chain's final response in place of Nest's own. */
   async commit(final: Response): Promise<void> {
     if (final.body !== this.body && !(final.body === null && NULL_BODY.has(final.status))) {
+      for (const name of this.res.getHeaderNames()) if (!(name in this.before)) this.res.removeHeader(name);
       return writeFetchResponse(this.res, final, true);
     }
     this.restore();

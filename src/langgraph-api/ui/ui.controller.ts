@@ -6,7 +6,7 @@ import { z } from 'zod';
 
 import { DomainException } from '../../core/errors';
 import { ZodPipe } from '../zod-body.pipe';
-import { UiBundles,type UiFiles } from './ui-bundles';
+import { UiBundles, type UiFiles } from './ui-bundles';
 
 const UiRequest = z.object({ name: z.string() });
 
