@@ -13,6 +13,7 @@ import { AssistantsService } from './assistants/assistants.service';
 import { CronsController } from './crons/crons.controller';
 import { cronProviders } from './crons/crons.providers';
 import { CustomHttpApp } from './http-app/custom-http-app';
+import { InfoController } from './meta/info.controller';
 import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
 import { RunRequestChecks } from './runs/run-request-checks';
@@ -43,6 +44,7 @@ export const LANGGRAPH_API_CONTROLLERS = [
   RunsController,
   CronsController,
   UiController,
+  InfoController,
 ];
 markServiceControllers(LANGGRAPH_API_CONTROLLERS);
 
