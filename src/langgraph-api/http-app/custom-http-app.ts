@@ -37,12 +37,20 @@ export class CustomHttpApp implements OnModuleInit {
   private readonly logger = new Logger(CustomHttpApp.name);
   private front?: Hono<{ Bindings: Bindings }>;
   private server?: Server;
+  /** the API's own body limit (MAX_BODY_BYTES) holds for what the app reads too */
+  private readonly bodyLimit: { bytes: number; error: () => Error };
 
   // the registry loads the graphs first (and applies langgraph.json's env) before the app's module loads
   constructor(
     private readonly config: AppConfig,
     _graphsFirst: AgentRegistry,
-  ) {}
+  ) {
+    const bytes = config.maxBodyBytes;
+    this.bodyLimit = {
+      bytes,
+      error: () => new HTTPException(413, { message: `the request body is over ${bytes} bytes (MAX_BODY_BYTES)` }),
+    };
+  }
 
   onModuleInit(): void {
     if (!this.config.langgraphConfig) return;
@@ -71,7 +79,7 @@ export class CustomHttpApp implements OnModuleInit {
       const front = this.front;
       if (!front) return next();
       let interception: ResponseInterception | undefined;
-      const request = toFetchRequest(req);
+      const request = toFetchRequest(req, this.bodyLimit);
       const passOn = async (c: Context): Promise<Response> => {
         await applyRequestChanges(req, c, request);
         interception = new ResponseInterception(res);

@@ -1,9 +1,34 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 
-import type { Response as ExpressResponse } from 'express';
+import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 
-import { ResponseInterception } from './fetch-bridge';
+import { ResponseInterception, toFetchRequest } from './fetch-bridge';
+
+function post(chunks: string[]): ExpressRequest {
+  const props = { method: 'POST', originalUrl: '/p?q=1', protocol: 'http', headers: { host: 'svc:1', 'x-in': 'a' } };
+  return Object.assign(Readable.from(chunks.map((c) => Buffer.from(c))), props) as unknown as ExpressRequest;
+}
+
+describe('toFetchRequest', () => {
+  const limit = (bytes: number) => ({ bytes, error: () => new Error('over the limit') });
+
+  it('is the request as the client sent it; its body is read from the socket only when asked for', async () => {
+    const source = post(['{"a":', '1}']);
+    const request = toFetchRequest(source, limit(100));
+    expect([request.url, request.headers.get('x-in'), (source as unknown as Readable).readableFlowing]).toEqual([
+      'http://svc:1/p?q=1',
+      'a',
+      null,
+    ]);
+    expect(await request.json()).toEqual({ a: 1 });
+  });
+
+  it('refuses a body past the limit while it is read', async () => {
+    await expect(toFetchRequest(post(['12345', '67890']), limit(7)).text()).rejects.toThrow('over the limit');
+  });
+});
 
 /** one request to a server whose handler plays Nest (writes `res`) while `middleware` holds the response */
 async function through(nest: (res: ServerResponse) => void, middleware: (r: Response) => Response | Promise<Response>) {

@@ -9,25 +9,34 @@ import type { Request as ExpressRequest, Response as ExpressResponse } from 'exp
  * fetch `Response` written back. The request body is read from the socket only if the handler reads it, so a
  * request handed on to Nest untouched is parsed there as usual.
  */
-export function toFetchRequest(req: ExpressRequest): Request {
+export function toFetchRequest(req: ExpressRequest, limit: { bytes: number; error: () => Error }): Request {
   const url = new URL(req.originalUrl, `${req.protocol}://${req.headers.host ?? 'localhost'}`);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
   }
   const bodyless = req.method === 'GET' || req.method === 'HEAD';
-  return new Request(url, { method: req.method, headers, body: bodyless ? undefined : lazyBody(req), duplex: 'half' } as RequestInit);
+  return new Request(url, {
+    method: req.method,
+    headers,
+    body: bodyless ? undefined : lazyBody(req, limit),
+    duplex: 'half',
+  } as RequestInit);
 }
 
-function lazyBody(source: Readable): ReadableStream<Uint8Array> {
+/** the socket's body, read on demand, refused past `limit.bytes` (as the API's own parser refuses it) */
+function lazyBody(source: Readable, limit: { bytes: number; error: () => Error }): ReadableStream<Uint8Array> {
   let chunks: AsyncIterator<Buffer> | undefined;
+  let read = 0;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         chunks ??= source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
         const { done, value } = await chunks.next();
-        if (done) controller.close();
-        else controller.enqueue(new Uint8Array(value));
+        if (done) return controller.close();
+        read += value.length;
+        if (read > limit.bytes) return controller.error(limit.error());
+        controller.enqueue(new Uint8Array(value));
       },
       cancel: () => void source.resume(),
     },
