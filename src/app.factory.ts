@@ -17,6 +17,9 @@ import { ApiKeyAuth } from './auth/api-key-auth.service';
 import { authMiddleware } from './auth/auth.middleware';
 import { AppConfig } from './config/app-config';
 import { type Env, resolveConfig } from './config/config-source';
+import { CustomHttpApp } from './langgraph-api/http-app/custom-http-app';
+import { uiAssets } from './langgraph-api/ui/ui.controller';
+import { UiBundles } from './langgraph-api/ui/ui-bundles';
 import { installMemoryStatsSignal, shutdownSignals } from './observability/memory-stats-signal';
 import { phaseTimings } from './observability/phases';
 import { requestContext } from './observability/request-context.middleware';
@@ -34,15 +37,20 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
     bodyParser: false,
     abortOnError: false,
   });
-  // in this order: security headers, CORS (preflights answered without a key), the API key, the request's
-  // id, log context and span, the content
+  // in this order: security headers, CORS (preflights answered without a key), the generative-UI bundles'
+  // files (public: a page's <script src> sends no key), the API key, the request's
+  // id, log context and span, langgraph.json's http.app (behind the key: it cannot open a route), the content
   // type (415), the JSON parser, then NUL / lone surrogates / depth / prototype keys (400) before any validator
   app.useLogger(app.get(Logger));
   answerClientErrors(app.getHttpServer());
   app.use(securityHeaders(config.security.upgradeInsecureRequests));
   if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });
+  app.use(uiAssets(app.get(UiBundles)));
   app.use(authMiddleware(app.get(ApiKeyAuth), config));
   app.use(requestContext);
+  const httpApp = app.get(CustomHttpApp);
+  httpApp.attach(app.getHttpServer());
+  app.use(httpApp.middleware());
   app.use(contentTypeGuard);
   app.useBodyParser('json', { limit: config.maxBodyBytes });
   app.use(inputGuard(config.security.maxJsonDepth));

@@ -13,7 +13,9 @@ import { AssistantsService } from './assistants/assistants.service';
 import { GraphSchemas } from './assistants/graph-schemas';
 import { CronsController } from './crons/crons.controller';
 import { cronProviders } from './crons/crons.providers';
+import { CustomHttpApp } from './http-app/custom-http-app';
 import { McpController } from './mcp/mcp.controller';
+import { InfoController } from './meta/info.controller';
 import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
 import { RunRequestChecks } from './runs/run-request-checks';
@@ -27,6 +29,8 @@ import { ThreadsRepository } from './threads/threads.repository';
 import { ThreadsService } from './threads/threads.service';
 import { TruncateController } from './truncate/truncate.controller';
 import { TruncateService } from './truncate/truncate.service';
+import { UiController } from './ui/ui.controller';
+import { UiBundles } from './ui/ui-bundles';
 
 /**
  * The LangGraph Server API ("Agent Protocol") at the root paths the `@langchain/langgraph-sdk` Client calls:
@@ -44,6 +48,8 @@ export const LANGGRAPH_API_CONTROLLERS = [
   RunsController,
   CronsController,
   McpController,
+  UiController,
+  InfoController,
 ];
 markServiceControllers([...LANGGRAPH_API_CONTROLLERS, TruncateController]);
 
@@ -67,10 +73,12 @@ export class LangGraphApiModule {
         RunRequestChecks,
         RunWebhooks,
         WebhookDelivery,
+        CustomHttpApp,
+        UiBundles,
         ...cronProviders(config),
         ...(config.truncateEnabled ? [TruncateService] : []),
       ],
-      exports: [ThreadsRepository, AssistantsService, StoreService],
+      exports: [ThreadsRepository, AssistantsService, StoreService, CustomHttpApp, UiBundles],
     };
   }
 }

@@ -22,6 +22,14 @@ export interface LanggraphConfig {
   env: Record<string, string>;
   /** `dependencies`: recorded, not installed */
   dependencies: string[];
+  /** `http.app`: the user's Hono app mounted in front of the API (its module and export) */
+  httpApp?: Omit<GraphSpec, 'name'>;
+  /** `ui`: each graph's generative-UI component file (absolute), bundled and served under /ui/{graph} */
+  ui: Record<string, string>;
+  /** `ui_config.shared`: packages the UI bundles leave to the page (as the platform's bundler does) */
+  uiShared: string[];
+  /** the directory of langgraph.json, which UI paths must stay under */
+  dir: string;
   /** keys of the CLI's format this service does not use (dockerfile_lines, node_version, store, auth, …) */
   ignored: string[];
   /** what this service accepts and the LangGraph CLI refuses, each with the portable form */
@@ -34,6 +42,9 @@ const schema = z.object({
   graphs: z.record(z.string(), z.string().min(1)),
   env: z.union([z.string().min(1), z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))]).optional(),
   dependencies: z.array(z.string()).optional(),
+  http: z.object({ app: z.string().min(1).optional() }).optional(),
+  ui: z.record(z.string(), z.string().min(1)).optional(),
+  ui_config: z.object({ shared: z.array(z.string()).optional() }).optional(),
 });
 
 /** Reads and validates a `langgraph.json`; every problem is an error naming the file. */
@@ -60,7 +71,16 @@ export function readLanggraphConfig(file: string): LanggraphConfig {
     graphs,
     env: envOf(parsed.data.env, dir, fail),
     dependencies: parsed.data.dependencies ?? [],
-    ignored: Object.keys(raw as object).filter((k) => !(k in schema.shape)),
+    httpApp: parsed.data.http?.app ? parseGraphSpec('http.app', parsed.data.http.app, dir) : undefined,
+    ui: Object.fromEntries(Object.entries(parsed.data.ui ?? {}).map(([graph, file]) => [graph, path.resolve(dir, file)])),
+    uiShared: parsed.data.ui_config?.shared ?? [],
+    dir,
+    ignored: [
+      ...Object.keys(raw as object).filter((k) => !(k in schema.shape)),
+      ...Object.keys((raw as { http?: object }).http ?? {})
+        .filter((k) => k !== 'app')
+        .map((k) => `http.${k}`),
+    ],
     portability: graphs
       .filter((g) => !g.spec.slice(2).includes(':'))
       .map(

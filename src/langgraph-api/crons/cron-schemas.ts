@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { webhookUrl } from '../runs/run-schemas';
 import { RunnableConfigSchema } from '../schemas';
 
 /**
@@ -16,7 +17,7 @@ const runOptions = {
   metadata: record.nullish(),
   interrupt_before: z.union([z.literal('*'), z.array(z.string())]).nullish(),
   interrupt_after: z.union([z.literal('*'), z.array(z.string())]).nullish(),
-  webhook: z.string().url().nullish(),
+  webhook: webhookUrl.nullish(),
   multitask_strategy: z.enum(['reject', 'interrupt', 'rollback', 'enqueue']).nullish(),
   checkpoint_during: z.boolean().nullish(),
   durability: z.enum(['exit', 'async', 'sync']).nullish(),

@@ -9,6 +9,8 @@ import { CheckpointSchema, RunnableConfigSchema } from '../schemas';
  * what every run is (its events stay in the bus's replay window).
  */
 const record = z.record(z.string(), z.unknown());
+/** an http(s) URL, or a path of langgraph.json's http.app (`/custom/webhook`, sent to it in process) */
+export const webhookUrl = z.union([z.string().url(), z.string().regex(/^\/(?!\/)/, 'an absolute URL or a path starting with "/"')]);
 const nodes = z.union([z.literal('*'), z.array(z.string())]);
 export const STREAM_MODES = [
   'values',
@@ -49,7 +51,7 @@ export const RunCreate = z.object({
   on_disconnect: z.enum(['cancel', 'continue']).nullish(),
   if_not_exists: z.enum(['reject', 'create']).nullish(),
   after_seconds: z.number().gte(0).nullish(),
-  webhook: z.string().url().nullish(),
+  webhook: webhookUrl.nullish(),
   feedback_keys: z.unknown().optional(),
   strict_resume: z.unknown().optional(),
   checkpoint_during: z.unknown().optional(),

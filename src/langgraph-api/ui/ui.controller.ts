@@ -1,0 +1,107 @@
+import path from 'node:path';
+
+import { Body, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { z } from 'zod';
+
+import { DomainException } from '../../core/errors';
+import { ZodPipe } from '../zod-body.pipe';
+import { UiBundles, type UiFiles } from './ui-bundles';
+
+const UiRequest = z.object({ name: z.string() });
+
+class UiNotFoundException extends DomainException {
+  constructor(graph: string) {
+    super('UI_NOT_FOUND', `UI not found for graph "${graph.slice(0, 128)}"`, 404);
+  }
+}
+
+class UiBundleFailedException extends DomainException {
+  constructor(message: string) {
+    super('UI_BUNDLE_FAILED', message, 500);
+  }
+}
+
+/**
+ * `POST /ui/{graph}` (`client["~ui"].getComponent`, `LoadExternalComponent`): the HTML that loads the graph's
+ * UI bundle and renders the named component — its stylesheets and script under the URL the client used
+ * (Host, or X-Forwarded-Proto / X-Forwarded-Host from a proxy), as LangGraph Platform answers. Behind the API key.
+ */
+@Controller('ui')
+export class UiController {
+  constructor(private readonly bundles: UiBundles) {}
+
+  @Post(':graph')
+  @HttpCode(200)
+  async component(
+    @Param('graph') graph: string,
+    @Body(new ZodPipe(UiRequest)) body: z.infer<typeof UiRequest>,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const files = await bundleOf(this.bundles, graph);
+    const base = `${clientOrigin(req)}/ui/${encodeURIComponent(graph)}`;
+    const html: string[] = [];
+    for (const name of files.keys()) {
+      if (path.extname(name) === '.css') html.push(`<link rel="stylesheet" href="${base}/${name}" />`);
+    }
+    const js = [...files.keys()].find((name) => path.extname(name) === '.js');
+    if (js) {
+      const global = `__LGUI_${graph.replace(/[^a-zA-Z0-9]/g, '_')}`;
+      html.push(`<script src="${base}/${js}" onload='${global}.render(${JSON.stringify(body.name)}, "{{shadowRootId}}")'></script>`);
+    }
+    res.type('text/html').send(html.join('\n'));
+  }
+}
+
+async function bundleOf(bundles: UiBundles, graph: string): Promise<UiFiles> {
+  const pending = bundles.files(graph);
+  if (!pending) throw new UiNotFoundException(graph);
+  try {
+    return await pending;
+  } catch (err) {
+    throw new UiBundleFailedException((err as Error).message);
+  }
+}
+
+function firstOf(value: string | string[] | undefined): string | undefined {
+  return (Array.isArray(value) ? value[0] : value)?.split(',')[0].trim() || undefined;
+}
+
+/** the scheme and host the client called: a proxy's forwarded ones, else this request's */
+function clientOrigin(req: Request): string {
+  const proto = firstOf(req.headers['x-forwarded-proto']) ?? req.protocol;
+  const host = firstOf(req.headers['x-forwarded-host']) ?? req.headers.host ?? 'localhost';
+  return `${proto === 'https' ? 'https' : 'http'}://${host}`;
+}
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json',
+};
+
+/**
+ * `GET /ui/{graph}/{file}`: the bundle's files, public as on LangGraph Platform (a page's `<script src>` sends no
+ * API key; they hold the component's code, no tenant's data). Mounted before authentication, so it answers
+ * every such path itself (404 for a file the bundle has not) and opens nothing else; loadable from the page
+ * of another origin (Cross-Origin-Resource-Policy: cross-origin).
+ */
+export function uiAssets(bundles: UiBundles) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const match = /^\/ui\/([^/]+)\/([^/]+)$/.exec(req.path);
+    if (!match || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+    const [graph, name] = [decodeURIComponent(match[1]), decodeURIComponent(match[2])];
+    bundleOf(bundles, graph)
+      .then((files) => {
+        const file = files.get(name);
+        if (!file) return void res.status(404).type('text/plain').send('File not found');
+        res
+          .status(200)
+          .set('Content-Type', TYPES[path.extname(name)] ?? 'application/octet-stream')
+          .set('Cross-Origin-Resource-Policy', 'cross-origin')
+          .send(Buffer.from(file));
+      })
+      .catch((err: DomainException) => void res.status(err.status ?? 500).json({ error: { code: err.code, message: err.message } }));
+  };
+}
