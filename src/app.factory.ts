@@ -15,6 +15,7 @@ import { securityHeaders } from './api/security-headers';
 import { AppModule } from './app.module';
 import { ApiKeyAuth } from './auth/api-key-auth.service';
 import { authMiddleware } from './auth/auth.middleware';
+import { TokenAuth } from './auth/token-auth.service';
 import { AppConfig } from './config/app-config';
 import { type Env, resolveConfig } from './config/config-source';
 import { installMemoryStatsSignal, shutdownSignals } from './observability/memory-stats-signal';
@@ -34,14 +35,14 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
     bodyParser: false,
     abortOnError: false,
   });
-  // in this order: security headers, CORS (preflights answered without a key), the API key, the request's
+  // in this order: security headers, CORS (preflights answered without a key), the API key or token, the request's
   // id, log context and span, the content
   // type (415), the JSON parser, then NUL / lone surrogates / depth / prototype keys (400) before any validator
   app.useLogger(app.get(Logger));
   answerClientErrors(app.getHttpServer());
   app.use(securityHeaders(config.security.upgradeInsecureRequests));
   if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });
-  app.use(authMiddleware(app.get(ApiKeyAuth), config));
+  app.use(authMiddleware(app.get(ApiKeyAuth), config, app.get(TokenAuth)));
   app.use(requestContext);
   app.use(contentTypeGuard);
   app.useBodyParser('json', { limit: config.maxBodyBytes });

@@ -19,6 +19,7 @@ import { inputGuard } from '../api/input-guard';
 import { ApiKeyAuth } from '../auth/api-key-auth.service';
 import { authMiddleware } from '../auth/auth.middleware';
 import { AuthModule } from '../auth/auth.module';
+import { TokenAuth } from '../auth/token-auth.service';
 import { AppConfig } from '../config/app-config';
 import { DatabaseModule } from '../database/database.module';
 import { LANGGRAPH_API_CONTROLLERS, LangGraphApiModule } from '../langgraph-api/langgraph-api.module';
@@ -49,6 +50,7 @@ class OrchestratorHttpModule implements NestModule {
   constructor(
     private readonly auth: ApiKeyAuth,
     private readonly config: AppConfig,
+    private readonly tokens: TokenAuth,
   ) {}
 
   static register(layout: AppConfig, prefix: string): DynamicModule {
@@ -67,7 +69,9 @@ class OrchestratorHttpModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(authMiddleware(this.auth, this.config), inputGuard(this.config.security.maxJsonDepth)).forRoutes(...SERVICE_CONTROLLERS);
+    consumer
+      .apply(authMiddleware(this.auth, this.config, this.tokens), inputGuard(this.config.security.maxJsonDepth))
+      .forRoutes(...SERVICE_CONTROLLERS);
   }
 }
 

@@ -1,6 +1,7 @@
 import { agentsSettings } from '../agents/agents.settings';
 import { apiSettings } from '../api/api.settings';
 import { authSettings } from '../auth/auth.settings';
+import { tokenSettings } from '../auth/token.settings';
 import { registerSettings } from '../config/app-config';
 import { consoleSettings } from '../console/console.settings';
 import { databaseSettings } from '../database/database.settings';
@@ -28,6 +29,7 @@ export const SETTINGS = [
   knowledgeSettings,
   toolsSettings,
   authSettings,
+  tokenSettings,
   langgraphApiSettings,
   consoleSettings,
 ] as const;

@@ -32,6 +32,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (res.headersSent) return;
     const path = req?.path ?? '';
     if (status === 405) res.setHeader('Allow', (body.error.details as string[]).join(', '));
+    if (exception instanceof DomainException && exception.headers) res.set(exception.headers);
     // REST v1 also under an embedding host's prefix (`/agents/v1/...`)
     res.status(status).json(REST_V1.test(path) ? body : { ...body, detail: body.error.message });
   }
