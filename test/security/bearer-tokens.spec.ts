@@ -1,4 +1,5 @@
 import { type JWTPayload, SignJWT } from 'jose';
+import { Client } from 'pg';
 
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
 import { type IssuerKey, newKey, TokenIssuer, unsignedToken } from '../support/token-issuer';
@@ -124,6 +125,33 @@ describe('bearer tokens (JWT) beside API keys', () => {
     expect({ status: session.status, code: session.body.error.code }).toEqual({ status: 404, code: 'SESSION_NOT_FOUND' });
     expect((await as(acme, 'GET', `/threads/${thread}`)).status).toBe(200);
     expect((await as(acme, 'GET', `/v1/sessions/${turn.body.session_id}`)).status).toBe(200);
+  });
+
+  it("records the token's user as the owner of its runs (null for an API key's), on REST v1 and the LangGraph API", async () => {
+    svc.model.setResponder(() => ({ content: 'ok' }));
+    const acme = await token();
+    const turn = await as(acme, 'POST', '/v1/chat', { message: 'mine', agent: 'react' });
+    const job = await as(acme, 'POST', '/v1/jobs', { message: 'queued', session_id: turn.body.session_id });
+    const fresh = await as(acme, 'POST', '/v1/jobs', { message: 'a new session' });
+    const thread = (await as(acme, 'POST', '/threads', {})).body.thread_id;
+    const lg = await as(acme, 'POST', `/threads/${thread}/runs/wait`, {
+      assistant_id: 'react',
+      input: { messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect([turn.status, job.status, fresh.status, lg.status]).toEqual([200, 202, 202, 200]);
+    const keyed = await call(svc.url, { key: ACME_KEY }, 'POST', '/v1/chat', { message: 'by key', agent: 'react' });
+    const pg = new Client({ connectionString: svc.db.url });
+    await pg.connect();
+    try {
+      const { rows } = await pg.query<{ id: string; owner: string | null }>('SELECT id, owner FROM runs WHERE tenant_id = $1', ['acme']);
+      const owner = new Map(rows.map((r) => [r.id, r.owner]));
+      expect([turn.body.run_id, job.body.job_id, fresh.body.job_id].map((id) => owner.get(id))).toEqual(['alice', 'alice', 'alice']);
+      const lgRuns = (await as(acme, 'GET', `/threads/${thread}/runs`)).body.map((r: { run_id: string }) => owner.get(r.run_id));
+      expect(lgRuns).toEqual(['alice']);
+      expect(owner.get(keyed.body.run_id)).toBeNull();
+    } finally {
+      await pg.end();
+    }
   });
 
   it('takes up a rotated key: a token with a new kid is accepted once the key set publishes it', async () => {
