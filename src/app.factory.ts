@@ -42,14 +42,15 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   answerClientErrors(app.getHttpServer());
   app.use(securityHeaders(config.security.upgradeInsecureRequests));
   if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });
-  app.use(authMiddleware(app.get(ApiKeyAuth), config, app.get(TokenAuth)));
+  const errors = new AllExceptionsFilter();
+  app.use(authMiddleware(app.get(ApiKeyAuth), config, app.get(TokenAuth), (err, req, res) => errors.answer(err, req, res)));
   app.use(requestContext);
   app.use(contentTypeGuard);
   app.useBodyParser('json', { limit: config.maxBodyBytes });
   app.use(inputGuard(config.security.maxJsonDepth));
   if (config.phaseTimings) app.use(phaseTimings);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }));
-  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalFilters(errors);
   app.enableShutdownHooks(shutdownSignals(config.memoryStatsFile));
   installMemoryStatsSignal(config.memoryStatsFile);
   SwaggerModule.setup('docs', app, () => createOpenApiDocument(app), { jsonDocumentUrl: 'docs/openapi.json' });

@@ -31,14 +31,20 @@ function isOpenPath(path: string, config: AppConfig): boolean {
 }
 
 /**
+ * How a refusal is answered: the exception filter's `answer` (the app and the embeddable module pass it: inside a
+ * host application the filter is scoped to the service's controllers, so an error handed to `next` would reach the
+ * host's handler instead); without it, `next(err)`.
+ */
+export type Refuse = (err: DomainException, req: Request, res: Response) => void;
+
+/**
  * Authentication in front of everything (routes, Swagger UI, metrics), before any body is read: with keys or
  * tokens configured, every path but /health/* (and /metrics, /docs when made public) needs a valid key or
  * token; its principal (tenant, user, permissions) is put on the request. Without either every request is
- * tenant `default`. A refusal goes to the exception filter (401 with a reason code, 503 when keys cannot be
- * checked).
+ * tenant `default`. A refusal (401 with a reason code, 503 when keys cannot be checked) is answered by `refuse`.
  */
-export function authMiddleware(auth: ApiKeyAuth, config: AppConfig, tokens?: TokenAuth) {
-  return (req: AuthedRequest, _res: Response, next: NextFunction): void => {
+export function authMiddleware(auth: ApiKeyAuth, config: AppConfig, tokens?: TokenAuth, refuse?: Refuse) {
+  return (req: AuthedRequest, res: Response, next: NextFunction): void => {
     // /health never waits for the database (liveness must not depend on it), nor do other open paths without a key
     if (isHealthPath(req.path) || (isOpenPath(req.path, config) && !presentedKey(req.headers))) return next();
     authenticate(auth, tokens, req)
@@ -49,7 +55,9 @@ export function authMiddleware(auth: ApiKeyAuth, config: AppConfig, tokens?: Tok
       .catch((err: unknown) => {
         // a refused key or token on an open path is the same as none
         if (isOpenPath(req.path, config)) return next();
-        next(err instanceof DomainException ? err : new KeysUnavailableException());
+        const refusal = err instanceof DomainException ? err : new KeysUnavailableException();
+        if (refuse) refuse(refusal, req, res);
+        else next(refusal);
       });
   };
 }

@@ -42,6 +42,8 @@ export interface AgentOrchestratorAsyncOptions extends AgentOrchestratorLayout, 
 }
 
 const SERVICE_CONTROLLERS = [...API_CONTROLLERS, ...LANGGRAPH_API_CONTROLLERS];
+/** answers what the authentication middleware refuses, as the controllers' filter answers their errors */
+const errors = new AllExceptionsFilter();
 let pipelineScoped = false;
 
 /** The HTTP pipeline of the standalone app (app.factory.ts), scoped to the service's controllers inside a host app. */
@@ -70,7 +72,10 @@ class OrchestratorHttpModule implements NestModule {
 
   configure(consumer: MiddlewareConsumer): void {
     consumer
-      .apply(authMiddleware(this.auth, this.config, this.tokens), inputGuard(this.config.security.maxJsonDepth))
+      .apply(
+        authMiddleware(this.auth, this.config, this.tokens, (err, req, res) => errors.answer(err, req, res)),
+        inputGuard(this.config.security.maxJsonDepth),
+      )
       .forRoutes(...SERVICE_CONTROLLERS);
   }
 }

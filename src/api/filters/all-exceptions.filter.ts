@@ -22,8 +22,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Http');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
-    const req = host.switchToHttp().getRequest<Request | undefined>();
+    this.answer(exception, host.switchToHttp().getRequest<Request | undefined>(), host.switchToHttp().getResponse<Response>());
+  }
+
+  /** The answer to `exception`; also for middleware that refuses a request before any route (authentication). */
+  answer(exception: unknown, req: Request | undefined, res: Response): void {
     const [status, body] = this.methodNotAllowed(exception, req) ?? this.map(exception);
     if (status >= 500 && !(exception instanceof DomainException)) {
       const err = exception as Error;
