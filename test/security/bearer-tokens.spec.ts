@@ -189,3 +189,36 @@ function hs256(claims: JWTPayload): Promise<string> {
     .setExpirationTime('1h')
     .sign(new TextEncoder().encode('a-shared-secret-of-at-least-32-bytes!!'));
 }
+
+/** AUTH_JWKS_URL whose endpoint is down from the start: no key was ever cached. */
+describe('bearer tokens with the key set unreachable from the start', () => {
+  const issuer = new TokenIssuer();
+  beforeAll(async () => {
+    await issuer.start();
+    issuer.published = [await newKey('k1')];
+    issuer.down = true;
+  });
+  afterAll(() => issuer.stop());
+  const svc = useService('tokens_down', {
+    env: () => ({ ...SCRIPTED_LLM, AUTH_JWKS_URL: issuer.jwksUrl, AUTH_AUDIENCE: issuer.audience, AUTH_JWKS_COOLDOWN_S: '0' }),
+  });
+
+  it('answers 503 naming AUTH_JWKS_URL (never 401 or 500), readiness is 503, and both recover once it answers', async () => {
+    const t = await issuer.sign(ACME);
+    const res = await call(svc.url, { bearer: t }, 'GET', '/v1/agents');
+    expect({ status: res.status, code: res.body.error.code, setting: res.body.error.details?.setting }).toEqual({
+      status: 503,
+      code: 'AUTH_JWKS_UNAVAILABLE',
+      setting: 'AUTH_JWKS_URL',
+    });
+    const ready = await svc.http('GET', '/health/ready');
+    expect({ status: ready.status, jwks: ready.body.checks.jwks.status, keys: ready.body.jwks.keys }).toEqual({
+      status: 503,
+      jwks: 'down',
+      keys: 0,
+    });
+    issuer.down = false;
+    expect((await call(svc.url, { bearer: t }, 'GET', '/v1/agents')).status).toBe(200);
+    expect((await svc.http('GET', '/health/ready')).body.checks.jwks.status).toBe('up');
+  });
+});
