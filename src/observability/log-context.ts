@@ -50,7 +50,7 @@ export function withLogFields<T>(fields: LogFields, fn: () => T, run?: RunObserv
 }
 
 /** Runs a request's handling with its id, tenant and (a token's) user. */
-export function withRequest<T>(requestId: string, tenantId: string | undefined, fn: () => T, user?: string): T {
+export function withRequest<T>(requestId: string, tenantId: string | undefined, user: string | undefined, fn: () => T): T {
   return scope.run({ fields: { tenant_id: tenantId }, requestId, tenant: scope.getStore()?.tenant, user }, fn);
 }
 

@@ -20,26 +20,22 @@ export function requestContext(req: ContextRequest, res: Response, next: NextFun
   const given = req.headers['x-request-id'];
   req.id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   res.setHeader('x-request-id', req.id);
-  withRequest(
-    req.id,
-    req.tenantId,
-    () =>
-      withTraceParent(req.headers, () => {
-        const span = startSpan(
-          `${req.method}`,
-          { 'http.request.method': req.method, 'url.path': req.path, 'enduser.tenant': req.tenantId ?? '' },
-          { kind: SpanKind.SERVER },
-        );
-        if (span) {
-          res.on('finish', () => {
-            const route = (req.route as { path?: string } | undefined)?.path;
-            if (route) span.updateName(`${req.method} ${route}`).setAttribute('http.route', route);
-            span.setAttribute('http.response.status_code', res.statusCode);
-            endSpan(span, res.statusCode >= 500 ? `HTTP ${res.statusCode}` : undefined);
-          });
-        }
-        withSpan(span, next);
-      }),
-    req.principal?.userId,
+  withRequest(req.id, req.tenantId, req.principal?.userId, () =>
+    withTraceParent(req.headers, () => {
+      const span = startSpan(
+        `${req.method}`,
+        { 'http.request.method': req.method, 'url.path': req.path, 'enduser.tenant': req.tenantId ?? '' },
+        { kind: SpanKind.SERVER },
+      );
+      if (span) {
+        res.on('finish', () => {
+          const route = (req.route as { path?: string } | undefined)?.path;
+          if (route) span.updateName(`${req.method} ${route}`).setAttribute('http.route', route);
+          span.setAttribute('http.response.status_code', res.statusCode);
+          endSpan(span, res.statusCode >= 500 ? `HTTP ${res.statusCode}` : undefined);
+        });
+      }
+      withSpan(span, next);
+    }),
   );
 }
