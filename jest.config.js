@@ -1,8 +1,18 @@
 /** Three tiers: unit tests beside the code, integration against the real local Postgres/Redis, e2e over HTTP. */
-const transform = { '^.+\\.ts$': ['@swc/jest'] };
+const transform = {
+  '^.+\\.ts$': ['@swc/jest'],
+  // jose (v6) ships ES modules only: Node ≥ 20.19 requires them natively, jest (before Node 24.9) cannot
+  '/node_modules/jose/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+};
 /** every entry point registers the settings slices (src/settings/all-settings.ts) before it builds an AppConfig; so does each test file */
 const settings = '<rootDir>/src/settings/all-settings.ts';
-const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'], setupFiles: [settings] };
+const common = {
+  transform,
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  setupFiles: [settings],
+};
 /** the service as `main.ts` starts it (test/support/shipped-process.ts) */
 const shipped = { ...common, setupFiles: [settings, '<rootDir>/test/support/shipped-process.ts'] };
 module.exports = {

@@ -15,6 +15,7 @@ import { securityHeaders } from './api/security-headers';
 import { AppModule } from './app.module';
 import { ApiKeyAuth } from './auth/api-key-auth.service';
 import { authMiddleware } from './auth/auth.middleware';
+import { TokenAuth } from './auth/token-auth.service';
 import { AppConfig } from './config/app-config';
 import { type Env, resolveConfig } from './config/config-source';
 import { CustomHttpApp } from './langgraph-api/http-app/custom-http-app';
@@ -38,7 +39,7 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
     abortOnError: false,
   });
   // in this order: security headers, CORS (preflights answered without a key), the generative-UI bundles'
-  // files (public: a page's <script src> sends no key), the API key, the request's
+  // files (public: a page's <script src> sends no key), the API key or token, the request's
   // id, log context and span, langgraph.json's http.app (behind the key: it cannot open a route), the content
   // type (415), the JSON parser, then NUL / lone surrogates / depth / prototype keys (400) before any validator
   app.useLogger(app.get(Logger));
@@ -46,7 +47,8 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   app.use(securityHeaders(config.security.upgradeInsecureRequests));
   if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });
   app.use(uiAssets(app.get(UiBundles)));
-  app.use(authMiddleware(app.get(ApiKeyAuth), config));
+  const errors = new AllExceptionsFilter();
+  app.use(authMiddleware(app.get(ApiKeyAuth), config, app.get(TokenAuth), (err, req, res) => errors.answer(err, req, res)));
   app.use(requestContext);
   const httpApp = app.get(CustomHttpApp);
   httpApp.attach(app.getHttpServer());
@@ -56,7 +58,7 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   app.use(inputGuard(config.security.maxJsonDepth));
   if (config.phaseTimings) app.use(phaseTimings);
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }));
-  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalFilters(errors);
   app.enableShutdownHooks(shutdownSignals(config.memoryStatsFile));
   installMemoryStatsSignal(config.memoryStatsFile);
   SwaggerModule.setup('docs', app, () => createOpenApiDocument(app), { jsonDocumentUrl: 'docs/openapi.json' });

@@ -1,6 +1,7 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 
 import { AuthModule } from '../auth/auth.module';
+import { JwksHealthIndicator } from '../auth/jwks.health';
 import { markServiceControllers } from '../auth/tenant.guard';
 import type { AppConfig } from '../config/app-config';
 import { DatabaseHealthIndicator } from '../database/database.health';
@@ -62,7 +63,7 @@ export class ApiModule implements NestModule {
         // readiness: each module provides the indicator of what it owns; observability imports none of them
         {
           provide: HEALTH_INDICATORS,
-          inject: [DatabaseHealthIndicator, RunQueueHealthIndicator, McpHealthIndicator],
+          inject: [DatabaseHealthIndicator, RunQueueHealthIndicator, McpHealthIndicator, JwksHealthIndicator],
           useFactory: (...indicators: HealthIndicator[]) => indicators,
         },
       ],

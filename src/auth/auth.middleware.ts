@@ -1,13 +1,18 @@
 import type { NextFunction, Request, Response } from 'express';
 
 import type { AppConfig } from '../config/app-config';
+import { DomainException } from '../core/errors';
 import { ApiKeyAuth, presentedKey } from './api-key-auth.service';
+import { ApiKeyRequiredException, KeysUnavailableException } from './auth-errors';
+import { ALL_PERMISSIONS, type RequestPrincipal } from './principal';
 import { DEFAULT_TENANT } from './tenant';
+import { looksLikeJwt, type TokenAuth } from './token-auth.service';
 
-/** A request after authentication: its tenant and the id of the key it used. */
+/** A request after authentication: its tenant, the id of the key it used, and its principal. */
 export interface AuthedRequest extends Request {
   tenantId?: string;
   apiKeyId?: string;
+  principal?: RequestPrincipal;
 }
 
 export function isHealthPath(path: string): boolean {
@@ -25,40 +30,56 @@ function isOpenPath(path: string, config: AppConfig): boolean {
   return config.security.docsPublic && (path === '/docs' || path.startsWith('/docs/') || path.startsWith('/docs-'));
 }
 
-function unauthorized(res: Response): void {
-  res
-    .status(401)
-    .set('WWW-Authenticate', 'Bearer')
-    .json({ error: { code: 'UNAUTHORIZED', message: 'a valid API key is required (Authorization: Bearer <key> or x-api-key)' } });
-}
+/**
+ * How a refusal is answered: the exception filter's `answer` (the app and the embeddable module pass it: inside a
+ * host application the filter is scoped to the service's controllers, so an error handed to `next` would reach the
+ * host's handler instead); without it, `next(err)`.
+ */
+export type Refuse = (err: DomainException, req: Request, res: Response) => void;
 
 /**
- * Authentication in front of everything (routes, Swagger UI, metrics), before any body is read: with keys
- * configured, every path but /health/* (and /metrics, /docs when made public) needs a valid key; the key's
- * tenant is put on the request. Without keys every request is tenant `default`.
+ * Authentication in front of everything (routes, Swagger UI, metrics), before any body is read: with keys or
+ * tokens configured, every path but /health/* (and /metrics, /docs when made public) needs a valid key or
+ * token; its principal (tenant, user, permissions) is put on the request. Without either every request is
+ * tenant `default`. A refusal (401 with a reason code, 503 when keys cannot be checked) is answered by `refuse`.
  */
-export function authMiddleware(auth: ApiKeyAuth, config: AppConfig) {
+export function authMiddleware(auth: ApiKeyAuth, config: AppConfig, tokens?: TokenAuth, refuse?: Refuse) {
   return (req: AuthedRequest, res: Response, next: NextFunction): void => {
     // /health never waits for the database (liveness must not depend on it), nor do other open paths without a key
     if (isHealthPath(req.path) || (isOpenPath(req.path, config) && !presentedKey(req.headers))) return next();
-    authenticate(auth, config, req)
-      .then((outcome) => (outcome === 'denied' ? unauthorized(res) : next()))
-      .catch(() => {
-        res.status(503).json({ error: { code: 'DATABASE_UNAVAILABLE', message: 'keys cannot be checked right now; try again shortly' } });
+    authenticate(auth, tokens, req)
+      .then((principal) => {
+        if (principal) admit(req, principal);
+        next();
+      })
+      .catch((err: unknown) => {
+        // a refused key or token on an open path is the same as none
+        if (isOpenPath(req.path, config)) return next();
+        const refusal = err instanceof DomainException ? err : new KeysUnavailableException();
+        if (refuse) refuse(refusal, req, res);
+        else next(refusal);
       });
   };
 }
 
-async function authenticate(auth: ApiKeyAuth, config: AppConfig, req: AuthedRequest): Promise<'ok' | 'denied'> {
-  if (!(await auth.required())) {
-    req.tenantId = DEFAULT_TENANT;
-    return 'ok';
-  }
-  const principal = await auth.authenticate(presentedKey(req.headers));
-  if (principal) {
-    req.tenantId = principal.tenantId;
-    req.apiKeyId = principal.keyId;
-    return 'ok';
-  }
-  return isOpenPath(req.path, config) ? 'ok' : 'denied';
+function admit(req: AuthedRequest, principal: RequestPrincipal): void {
+  req.principal = principal;
+  req.tenantId = principal.tenantId;
+  if (principal.keyId) req.apiKeyId = principal.keyId;
+}
+
+/** The principal of the request; null when nothing is required; throws the refusal. */
+async function authenticate(auth: ApiKeyAuth, tokens: TokenAuth | undefined, req: AuthedRequest): Promise<RequestPrincipal | null> {
+  const presented = presentedKey(req.headers);
+  const tokensOn = tokens?.enabled() ?? false;
+  // with tokens on, a bearer credential shaped like a JWT is a token (API keys have no dots)
+  if (tokensOn && presented && isBearer(req) && looksLikeJwt(presented)) return tokens!.verify(presented);
+  if (!tokensOn && !(await auth.required())) return { tenantId: DEFAULT_TENANT, permissions: ALL_PERMISSIONS };
+  const key = await auth.authenticate(presented);
+  if (!key) throw new ApiKeyRequiredException(tokensOn);
+  return { tenantId: key.tenantId, keyId: key.keyId, permissions: ALL_PERMISSIONS };
+}
+
+function isBearer(req: Request): boolean {
+  return typeof req.headers.authorization === 'string' && /^Bearer\s/i.test(req.headers.authorization);
 }

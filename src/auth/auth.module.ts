@@ -4,13 +4,23 @@ import { ThrottlerModule } from '@nestjs/throttler';
 
 import { AppConfig } from '../config/app-config';
 import { ApiKeyAuth } from './api-key-auth.service';
+import { JwksHealthIndicator } from './jwks.health';
 import { KeyThrottlerGuard, rateLimitOptions } from './rate-limit';
+import { ScopeGuard } from './scope.guard';
 import { TenantGuard } from './tenant.guard';
+import { TokenAuth } from './token-auth.service';
 
-/** API keys and tenants, the global tenant guard, then the per-key rate limit (guards run in this order). */
+/** API keys, bearer tokens and tenants; the global tenant guard, the scope guard, then the per-key rate limit (guards run in this order). */
 @Module({
   imports: [ThrottlerModule.forRootAsync({ inject: [AppConfig], useFactory: rateLimitOptions })],
-  providers: [ApiKeyAuth, { provide: APP_GUARD, useClass: TenantGuard }, { provide: APP_GUARD, useClass: KeyThrottlerGuard }],
-  exports: [ApiKeyAuth],
+  providers: [
+    ApiKeyAuth,
+    TokenAuth,
+    JwksHealthIndicator,
+    { provide: APP_GUARD, useClass: TenantGuard },
+    { provide: APP_GUARD, useClass: ScopeGuard },
+    { provide: APP_GUARD, useClass: KeyThrottlerGuard },
+  ],
+  exports: [ApiKeyAuth, TokenAuth, JwksHealthIndicator],
 })
 export class AuthModule {}

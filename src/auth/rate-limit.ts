@@ -53,17 +53,23 @@ export function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
     storage: new RateLimitStorage(config.redisUrl),
     skipIf: (ctx: ExecutionContext) => {
       const req = ctx.switchToHttp().getRequest<AuthedRequest>();
-      return limit === 0 || !req.apiKeyId || isHealthPath(req.path);
+      return limit === 0 || !trackerOf(req) || isHealthPath(req.path);
     },
     generateKey: (_ctx: ExecutionContext, tracker: string) => `${config.queuePrefix}:ratelimit:${tracker}`,
   };
 }
 
-/** One budget per key across all routes and processes; 429 `TOO_MANY_REQUESTS` with `retry-after` (seconds). */
+/** Whose budget a request spends: its API key's, or its token's user's (in the token's tenant); none without either. */
+function trackerOf(req: Pick<AuthedRequest, 'apiKeyId' | 'principal'>): string | undefined {
+  if (req.apiKeyId) return `key:${req.apiKeyId}`;
+  const p = req.principal;
+  return p?.userId ? `user:${p.tenantId}:${p.userId}` : undefined;
+}
+
+/** One budget per key (or token user) across all routes and processes; 429 `TOO_MANY_REQUESTS` with `retry-after` (seconds). */
 @Injectable()
 export class KeyThrottlerGuard extends ThrottlerGuard {
   protected override getTracker(req: Record<string, unknown>): Promise<string> {
-    const { apiKeyId } = req as Pick<AuthedRequest, 'apiKeyId'>;
-    return Promise.resolve(`key:${apiKeyId ?? 'none'}`);
+    return Promise.resolve(trackerOf(req as Pick<AuthedRequest, 'apiKeyId' | 'principal'>) ?? 'key:none');
   }
 }

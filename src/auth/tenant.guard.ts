@@ -1,19 +1,19 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
 
-import { DomainException } from '../core/errors';
 import { type AuthedRequest, isConsolePath, isHealthPath } from './auth.middleware';
+import { ApiKeyRequiredException } from './auth-errors';
 
-export class ApiKeyRequiredException extends DomainException {
-  constructor() {
-    super('UNAUTHORIZED', 'a valid API key is required (Authorization: Bearer <key> or x-api-key)', 401);
-  }
-}
+export { ApiKeyRequiredException } from './auth-errors';
 
 /** The service's own controllers: in a host application (AgentOrchestratorModule) the host's routes are not ours to guard. */
 const serviceControllers = new WeakSet<object>();
 
 export function markServiceControllers(controllers: object[]): void {
   for (const c of controllers) serviceControllers.add(c);
+}
+
+export function isServiceController(controller: object): boolean {
+  return serviceControllers.has(controller);
 }
 
 /**
@@ -24,7 +24,7 @@ export function markServiceControllers(controllers: object[]): void {
 @Injectable()
 export class TenantGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    if (context.getType() !== 'http' || !serviceControllers.has(context.getClass())) return true;
+    if (context.getType() !== 'http' || !isServiceController(context.getClass())) return true;
     const req = context.switchToHttp().getRequest<AuthedRequest>();
     if (req.tenantId || isHealthPath(req.path) || isConsolePath(req.path) || req.path === '/metrics') return true;
     throw new ApiKeyRequiredException();

@@ -1,5 +1,5 @@
 import { runContextOf } from '../core/run-context';
-import { scopeTenant, withScopeTenant } from '../observability/log-context';
+import { scopeTenant, scopeUser, withScopeTenant } from '../observability/log-context';
 
 /** The tenant every request belongs to when no API keys are configured. */
 export const DEFAULT_TENANT = 'default';
@@ -39,6 +39,11 @@ export function runInTenant<T>(tenantId: string, fn: () => T): T {
 
 export function currentTenant(): string | undefined {
   return scopeTenant();
+}
+
+/** The user of the request being handled (its bearer token's `AUTH_USER_CLAIM`); undefined for an API key. */
+export function currentUser(): string | undefined {
+  return scopeUser();
 }
 
 /** The tenant of a tool call: the graph run's context (core/run-context.ts), else the current tenant. */

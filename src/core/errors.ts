@@ -3,6 +3,9 @@
  * (api/filters/all-exceptions.filter.ts) turns them into `{ error: { code, message } }` bodies.
  */
 export class DomainException extends Error {
+  /** response headers that go with the answer (e.g. `WWW-Authenticate` of a 401) */
+  headers?: Record<string, string>;
+
   constructor(
     readonly code: string,
     message: string,

@@ -19,6 +19,7 @@ import { inputGuard } from '../api/input-guard';
 import { ApiKeyAuth } from '../auth/api-key-auth.service';
 import { authMiddleware } from '../auth/auth.middleware';
 import { AuthModule } from '../auth/auth.module';
+import { TokenAuth } from '../auth/token-auth.service';
 import { AppConfig } from '../config/app-config';
 import { DatabaseModule } from '../database/database.module';
 import { LANGGRAPH_API_CONTROLLERS, LangGraphApiModule } from '../langgraph-api/langgraph-api.module';
@@ -41,6 +42,8 @@ export interface AgentOrchestratorAsyncOptions extends AgentOrchestratorLayout, 
 }
 
 const SERVICE_CONTROLLERS = [...API_CONTROLLERS, ...LANGGRAPH_API_CONTROLLERS];
+/** answers what the authentication middleware refuses, as the controllers' filter answers their errors */
+const errors = new AllExceptionsFilter();
 let pipelineScoped = false;
 
 /** The HTTP pipeline of the standalone app (app.factory.ts), scoped to the service's controllers inside a host app. */
@@ -49,6 +52,7 @@ class OrchestratorHttpModule implements NestModule {
   constructor(
     private readonly auth: ApiKeyAuth,
     private readonly config: AppConfig,
+    private readonly tokens: TokenAuth,
   ) {}
 
   static register(layout: AppConfig, prefix: string): DynamicModule {
@@ -67,7 +71,12 @@ class OrchestratorHttpModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(authMiddleware(this.auth, this.config), inputGuard(this.config.security.maxJsonDepth)).forRoutes(...SERVICE_CONTROLLERS);
+    consumer
+      .apply(
+        authMiddleware(this.auth, this.config, this.tokens, (err, req, res) => errors.answer(err, req, res)),
+        inputGuard(this.config.security.maxJsonDepth),
+      )
+      .forRoutes(...SERVICE_CONTROLLERS);
   }
 }
 

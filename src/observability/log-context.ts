@@ -22,6 +22,8 @@ interface Scope {
   requestId?: string;
   /** the tenant a run executes for (auth/tenant.ts `runInTenant`; not a log field) */
   tenant?: string;
+  /** the user of the request's bearer token (auth/tenant.ts `currentUser`; not a log field) */
+  user?: string;
 }
 
 /**
@@ -36,14 +38,25 @@ const scope = new AsyncLocalStorage<Scope>();
 export function withLogFields<T>(fields: LogFields, fn: () => T, run?: RunObservation): T {
   const parent = scope.getStore();
   return scope.run(
-    { fields: { ...parent?.fields, ...fields }, run: run ?? parent?.run, requestId: parent?.requestId, tenant: parent?.tenant },
+    {
+      fields: { ...parent?.fields, ...fields },
+      run: run ?? parent?.run,
+      requestId: parent?.requestId,
+      tenant: parent?.tenant,
+      user: parent?.user,
+    },
     fn,
   );
 }
 
-/** Runs a request's handling with its id and tenant. */
-export function withRequest<T>(requestId: string, tenantId: string | undefined, fn: () => T): T {
-  return scope.run({ fields: { tenant_id: tenantId }, requestId, tenant: scope.getStore()?.tenant }, fn);
+/** Runs a request's handling with its id, tenant and (a token's) user. */
+export function withRequest<T>(requestId: string, tenantId: string | undefined, user: string | undefined, fn: () => T): T {
+  return scope.run({ fields: { tenant_id: tenantId }, requestId, tenant: scope.getStore()?.tenant, user }, fn);
+}
+
+/** The user of the HTTP request being handled (its bearer token's), if any. */
+export function scopeUser(): string | undefined {
+  return scope.getStore()?.user;
 }
 
 /** Runs `fn` as executing for `tenant` (auth/tenant.ts `runInTenant`), the rest of the context unchanged. */

@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 
 import { AgentRegistry } from '../agents/agent-registry.service';
-import { DEFAULT_TENANT, isServerIssuedId, threadIdOf } from '../auth/tenant';
+import { currentUser, DEFAULT_TENANT, isServerIssuedId, threadIdOf } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
 import {
   IdempotencyKeyReusedException,
@@ -161,6 +161,7 @@ export class RunAdmission {
     const run = {
       id: randomUUID(),
       tenantId,
+      owner: currentUser() ?? null,
       agent,
       mode,
       input: {

@@ -1,6 +1,7 @@
 import { agentsSettings } from '../agents/agents.settings';
 import { apiSettings } from '../api/api.settings';
 import { authSettings } from '../auth/auth.settings';
+import { tokenSettings } from '../auth/token.settings';
 import { registerSettings } from '../config/app-config';
 import { consoleSettings } from '../console/console.settings';
 import { databaseSettings } from '../database/database.settings';
@@ -30,6 +31,7 @@ export const SETTINGS = [
   toolsSettings,
   mcpSettings,
   authSettings,
+  tokenSettings,
   langgraphApiSettings,
   consoleSettings,
 ] as const;

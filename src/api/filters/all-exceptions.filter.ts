@@ -22,8 +22,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Http');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
-    const req = host.switchToHttp().getRequest<Request | undefined>();
+    this.answer(exception, host.switchToHttp().getRequest<Request | undefined>(), host.switchToHttp().getResponse<Response>());
+  }
+
+  /** The answer to `exception`; also for middleware that refuses a request before any route (authentication). */
+  answer(exception: unknown, req: Request | undefined, res: Response): void {
     const [status, body] = this.methodNotAllowed(exception, req) ?? this.map(exception);
     if (status >= 500 && !(exception instanceof DomainException)) {
       const err = exception as Error;
@@ -32,6 +35,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (res.headersSent) return;
     const path = req?.path ?? '';
     if (status === 405) res.setHeader('Allow', (body.error.details as string[]).join(', '));
+    if (exception instanceof DomainException && exception.headers) res.set(exception.headers);
     // REST v1 also under an embedding host's prefix (`/agents/v1/...`)
     if (REST_V1.test(path)) return void res.status(status).json(body);
     res.setHeader('X-Error-Code', body.error.code);

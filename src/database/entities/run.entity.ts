@@ -78,6 +78,10 @@ export class RunEntity {
   @Column({ type: 'text', name: 'tenant_id', default: 'default' })
   tenantId: string;
 
+  /** the user inside the tenant who asked for the run (a bearer token's user); null for API keys and crons */
+  @Column({ type: 'text', nullable: true })
+  owner: string | null;
+
   @Column({ type: 'text' })
   agent: string;
 

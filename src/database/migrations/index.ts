@@ -9,6 +9,7 @@ import { ToolLedger1763970000000 } from './1763970000000-tool-ledger';
 import { LangGraphApi1763980000000 } from './1763980000000-langgraph-api';
 import { Crons1763990000000 } from './1763990000000-crons';
 import { WebhookSweepIndex1764000000000 } from './1764000000000-webhook-sweep-index';
+import { RunOwner1764010000000 } from './1764010000000-run-owner';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   LangGraphApi1763980000000,
   Crons1763990000000,
   WebhookSweepIndex1764000000000,
+  RunOwner1764010000000,
 ];

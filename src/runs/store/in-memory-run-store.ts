@@ -114,6 +114,7 @@ export class InMemoryRunState {
     const at = this.tick();
     const r = Object.assign(new RunEntity(), {
       ...run,
+      owner: run.owner ?? null,
       status,
       result: null,
       error: null,

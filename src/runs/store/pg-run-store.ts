@@ -25,6 +25,7 @@ export class PgRunStore extends RunStore {
   async create(run: NewRun): Promise<RunEntity> {
     const entity = this.runs.create({
       ...run,
+      owner: run.owner ?? null,
       input: pgSafeJson(run.input),
       status: 'queued',
       attempts: 0,
@@ -50,13 +51,13 @@ export class PgRunStore extends RunStore {
     const rows = rowsOf<Record<string, unknown>>(
       await this.dataSource.query(
         `WITH n AS (
-           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[])
-             AS n(id, session_id, tenant_id, agent, mode, input)
+           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[])
+             AS n(id, session_id, tenant_id, agent, mode, input, owner)
          ), s AS (
            INSERT INTO sessions (id, tenant_id, agent, metadata) SELECT session_id, tenant_id, agent, '{}'::jsonb FROM n
          )
-         INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, status, attempts)
-         SELECT id, session_id, tenant_id, agent, mode, input, 'queued', 0 FROM n
+         INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, owner, status, attempts)
+         SELECT id, session_id, tenant_id, agent, mode, input, owner, 'queued', 0 FROM n
          RETURNING *`,
         [
           column((r) => r.id),
@@ -65,6 +66,7 @@ export class PgRunStore extends RunStore {
           column((r) => r.agent),
           column((r) => r.mode),
           column((r) => pgSafeJson(r.input)),
+          column((r) => r.owner ?? null),
         ],
       ),
     );
@@ -81,9 +83,11 @@ export class PgRunStore extends RunStore {
    * lease is taken (the caller writes it itself otherwise), and a session without agent adopts the run's.
    */
   async createStarted(run: NewRun, leaseMs: number, newSession = false, sessionMetadata?: Record<string, unknown>): Promise<RunEntity> {
+    // the owner is the last parameter: $8 with a new session, $9 (after the session's metadata) otherwise
+    const owner = newSession ? '$8' : '$9';
     const insertRun = (status: string) =>
-      `INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, status, attempts, started_at)
-       SELECT $1, $2, $3, $4, $5, $6, ${status}`;
+      `INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, owner, status, attempts, started_at)
+       SELECT $1, $2, $3, $4, $5, $6, ${owner}::text, ${status}`;
     const sql = newSession
       ? `WITH s AS (
            INSERT INTO sessions (id, tenant_id, agent, metadata, active_run_id, lease_expires_at)
@@ -111,6 +115,7 @@ export class PgRunStore extends RunStore {
         pgSafeJson(run.input),
         String(leaseMs),
         ...(newSession ? [] : [sessionMetadata ? JSON.stringify(pgSafeJson(sessionMetadata)) : null]),
+        run.owner ?? null,
       ]),
     );
     return this.runs.create(fromRow(rows[0]));
@@ -392,6 +397,7 @@ function fromRow(r: Record<string, unknown>): Partial<RunEntity> {
     id: r.id as string,
     sessionId: r.session_id as string,
     tenantId: r.tenant_id as string,
+    owner: (r.owner ?? null) as string | null,
     agent: r.agent as string,
     mode: r.mode as RunEntity['mode'],
     status: r.status as RunEntity['status'],

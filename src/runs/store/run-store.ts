@@ -8,6 +8,8 @@ export interface NewRun {
   agent: string;
   mode: RunMode;
   input: RunInput;
+  /** the user who asked for the run (a bearer token's user), recorded as its owner; null for an API key */
+  owner?: string | null;
 }
 
 export interface RunEnd {

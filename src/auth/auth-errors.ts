@@ -1,0 +1,67 @@
+import { DomainException } from '../core/errors';
+
+/** Why a bearer token was refused (`error.code` of the 401). */
+export type TokenRejection =
+  | 'TOKEN_EXPIRED'
+  | 'TOKEN_NOT_YET_VALID'
+  | 'TOKEN_AUDIENCE'
+  | 'TOKEN_ISSUER'
+  | 'TOKEN_ALGORITHM'
+  | 'TOKEN_KEY_UNKNOWN'
+  | 'TOKEN_SIGNATURE'
+  | 'TOKEN_TENANT'
+  | 'TOKEN_INVALID';
+
+/** a quoted-string of a header: printable ASCII only (a header value with anything else would fail the answer) */
+const quoted = (text: string) => text.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
+
+/** 401 for a token that is not valid here (RFC 6750: `WWW-Authenticate: Bearer error="invalid_token"`). */
+export class TokenRejectedException extends DomainException {
+  constructor(code: TokenRejection, message: string) {
+    super(code, message, 401);
+    this.headers = { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${quoted(message)}"` };
+  }
+}
+
+/** 401 without a usable key or token. */
+export class ApiKeyRequiredException extends DomainException {
+  constructor(tokens = false) {
+    super(
+      'UNAUTHORIZED',
+      tokens
+        ? 'a valid API key (x-api-key, or Authorization: Bearer <key>) or bearer token (Authorization: Bearer <JWT>) is required'
+        : 'a valid API key is required (Authorization: Bearer <key> or x-api-key)',
+      401,
+    );
+    this.headers = { 'WWW-Authenticate': 'Bearer' };
+  }
+}
+
+/** 403 for a token whose scopes do not include what the route needs. */
+export class InsufficientScopeException extends DomainException {
+  constructor(scope: string) {
+    super('INSUFFICIENT_SCOPE', `this request needs the scope "${scope}", which the token does not carry`, 403, { required_scope: scope });
+    this.headers = { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${quoted(scope)}"` };
+  }
+}
+
+/** 503 while no key for a token can be had: the key set (or the issuer's discovery document) is unreachable. */
+export class JwksUnavailableException extends DomainException {
+  constructor(setting: 'AUTH_JWKS_URL' | 'AUTH_ISSUER', reason: string) {
+    super(
+      'AUTH_JWKS_UNAVAILABLE',
+      `tokens cannot be checked right now: the key set of ${setting} is unreachable (${reason}); try again shortly`,
+      503,
+      {
+        setting,
+      },
+    );
+  }
+}
+
+/** 503 while API keys cannot be checked (the `api_keys` table is unreachable). */
+export class KeysUnavailableException extends DomainException {
+  constructor() {
+    super('DATABASE_UNAVAILABLE', 'keys cannot be checked right now; try again shortly', 503);
+  }
+}
