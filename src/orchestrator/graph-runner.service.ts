@@ -14,7 +14,7 @@ import type { RunEntity } from '../database/entities';
 import { LANGGRAPH_STORE } from '../database/store/store.module';
 import { TenantStore } from '../database/store/tenant-store';
 import { streamWithEvents } from '../events/graph-events';
-import { eventNameOf, type GraphStreamMode, graphStreamModes, streamRequestOf } from '../events/graph-stream';
+import { eventNameOf, type GraphStreamMode, graphStreamModes, publishableChunkOf, streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
 import type { RunBudget } from '../llm/run-budget';
@@ -146,7 +146,8 @@ export class GraphRunner {
       recursionLimit: lgOptions.recursion_limit ?? 100,
       ...(lgOptions.tags ? { tags: lgOptions.tags } : {}),
       runName: `${agent.name}:${run.id}`,
-      metadata: { run_id: run.id, session_id: run.sessionId },
+      // a LangGraph API run's metadata goes into its checkpoints' metadata (history filters on it), as on LangGraph Server
+      metadata: { ...lgMetadataOf(run), run_id: run.id, session_id: run.sessionId },
     };
     // LangGraph Server's `events` mode needs LangChain's callbacks: only for the runs that ask for it
     const stream = request?.events
@@ -163,7 +164,7 @@ export class GraphRunner {
     try {
       for await (const part of stream as AsyncIterable<unknown[]>) {
         const [namespace, mode, chunk] = (subgraphs ? part : [[], ...part]) as [string[], string, Record<string, unknown>];
-        if (publishModes.has(mode)) this.events.publish(run.id, eventNameOf(mode, namespace), toWire(chunk));
+        if (publishModes.has(mode)) this.events.publish(run.id, eventNameOf(mode, namespace), toWire(publishableChunkOf(mode, chunk)));
         if (namespace.length > 0 && mode !== 'messages') continue; // progress and state are the root graph's
         if (mode === 'messages' && !tokens) continue;
         if (mode !== 'messages' && interruptsOf(chunk)) {
@@ -266,6 +267,17 @@ export function clientConfigurableOf(configurable: Record<string, unknown> | und
   return Object.fromEntries(
     Object.entries(configurable).filter(([k]) => !RESERVED_CONFIGURABLE.has(k) && !k.startsWith('__') && !k.startsWith('checkpoint')),
   );
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** A LangGraph API run's metadata for its graph: the run's own, its assistant and graph, its attempt (none for other runs). */
+function lgMetadataOf(run: RunEntity): Record<string, unknown> {
+  const lg = run.input.lg;
+  if (!lg) return {};
+  return { ...objectOf(lg.metadata), assistant_id: lg.assistant_id, graph_id: run.agent, run_attempt: run.attempts };
 }
 
 /** The turn's user message gets the run id as its id: a resumed run can find out that its turn is in the checkpoint. */

@@ -18,6 +18,7 @@ import { ThreadsService } from '../threads/threads.service';
 import { LgRunsRepository } from './lg-runs.repository';
 import { RunRequestChecks } from './run-request-checks';
 import { type ApiStreamMode, graphOptionsOf, type RunCancelManyBody, type RunCreateBody, type RunListQueryValue } from './run-schemas';
+import { apiChunkOf } from './run-stream-shapes';
 import { RunWebhooks } from './run-webhook';
 import {
   graphModesOf,
@@ -129,8 +130,8 @@ export class LangGraphRunsService {
       ? { ...body.command, update: body.command.update ?? undefined, goto: body.command.goto ?? undefined }
       : undefined;
     const message = lastHumanText(input) ?? '';
-    // `input: null` (no command) continues the thread from its checkpoint, as after interrupt_before / interrupt_after
-    const proceed = body.input === null && !command;
+    // no input (null or absent) and no command continues the thread from its checkpoint, as after an interrupt
+    const proceed = body.input == null && !command;
     if (!message && !input && !command && !proceed) throw new InvalidRequestException('a run needs an input or a command');
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
     // the thread's metadata names the run's assistant and graph; an unchanged pair (the usual next run) is not rewritten
@@ -279,15 +280,17 @@ export class LangGraphRunsService {
         if (asTuple) yield { id: e.id, event: `messages${suffix}`, data: e.data };
         if (wanted?.has('messages')) yield* accumulator.chunk(e.data, suffix, e.id);
       } else if (mode === 'result') {
-        yield* accumulator.complete();
         const error = (e.data as { error?: { code?: string; message?: string } | null } | null)?.error;
         if (error && error.code !== 'CANCELLED') yield { id: e.id, event: 'error', data: platformErrorOf(error) };
         return;
+      } else if (mode === 'values' && wanted?.has('messages')) {
+        yield* accumulator.values(e.data, e.id);
+        if (wanted.has('values')) yield { id: e.id, event: e.event, data: e.data };
       } else if (
         ['values', 'updates', 'custom', 'debug', 'tasks', 'checkpoints', 'events'].includes(mode) &&
         (!wanted || wanted.has(mode))
       ) {
-        yield { id: e.id, event: e.event, data: e.data };
+        yield { id: e.id, event: e.event, data: apiChunkOf(mode, e.data) };
       }
     }
   }

@@ -147,11 +147,14 @@ export class ThreadsService {
 
   /**
    * A state update through the thread's graph (`updateState`, as a node when `as_node` is given). A thread
-   * without agent takes the graph of its metadata's `graph_id` and keeps it. 409 while a run holds the thread.
+   * without agent takes the graph of its metadata's `graph_id` and keeps it. 409 while the thread has a run that has
+   * not ended (queued ones too, as LangGraph Server: the update would race the run).
    */
   async updateState(tenantId: string, id: string, body: StateUpdateBody): Promise<{ checkpoint: Record<string, unknown> | null }> {
-    const row = await this.row(tenantId, id);
-    if (row.status === 'busy') throw new ThreadBusyException(id);
+    const known = await this.repo.getWithInflight(tenantId, id);
+    if (!known) throw new ThreadNotFoundException(id);
+    const row = known.row;
+    if (row.status === 'busy' || known.inflight.length) throw new ThreadBusyException(id);
     const name = this.graphName(row);
     const def = name ? this.registry.get(name) : undefined;
     if (!name || !def) throw new ThreadWithoutGraphException(id);
