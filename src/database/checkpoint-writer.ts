@@ -287,7 +287,9 @@ function isScalar(v: unknown): v is string | number | boolean {
  * assistant and graph), under what LangGraph writes (step, source, parents). History filters on it.
  */
 export function checkpointMetadataOf(config: RunnableConfig, metadata: CheckpointMetadata): CheckpointMetadata {
-  const fromConfigurable = Object.entries(config.configurable ?? {}).filter(([k, v]) => !k.startsWith('__') && !NOT_METADATA.has(k) && isScalar(v));
+  const fromConfigurable = Object.entries(config.configurable ?? {}).filter(
+    ([k, v]) => !k.startsWith('__') && !NOT_METADATA.has(k) && isScalar(v),
+  );
   const fromMetadata = Object.entries(config.metadata ?? {}).filter(([, v]) => isScalar(v));
   if (!fromConfigurable.length && !fromMetadata.length) return metadata;
   return { ...Object.fromEntries(fromConfigurable), ...Object.fromEntries(fromMetadata), ...metadata } as CheckpointMetadata;

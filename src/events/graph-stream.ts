@@ -55,7 +55,10 @@ function withoutInternals(v: unknown, depth: number): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
     if (k === 'callbacks') continue;
-    out[k] = k === 'configurable' && x && typeof x === 'object' ? publicConfigurable(x as Record<string, unknown>) : withoutInternals(x, depth + 1);
+    out[k] =
+      k === 'configurable' && x && typeof x === 'object'
+        ? publicConfigurable(x as Record<string, unknown>)
+        : withoutInternals(x, depth + 1);
   }
   return out;
 }

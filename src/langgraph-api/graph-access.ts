@@ -20,7 +20,10 @@ export interface LangGraphGraph {
     options?: { limit?: number; before?: RunnableConfig; filter?: Record<string, unknown> },
   ): AsyncIterableIterator<StateSnapshot>;
   updateState(config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig>;
-  bulkUpdateState(config: RunnableConfig, supersteps: Array<{ updates: Array<{ values?: unknown; asNode?: string }> }>): Promise<RunnableConfig>;
+  bulkUpdateState(
+    config: RunnableConfig,
+    supersteps: Array<{ updates: Array<{ values?: unknown; asNode?: string }> }>,
+  ): Promise<RunnableConfig>;
   getGraphAsync(config: RunnableConfig & { xray?: boolean | number }): Promise<{ toJSON(): Record<string, unknown> }>;
   getSubgraphsAsync?(namespace?: string, recurse?: boolean): AsyncIterable<[string, LangGraphGraph]>;
 }

@@ -40,7 +40,9 @@ function taskCheckpointOf(config: unknown): Obj | null {
 /** A config without callbacks and without the configurable keys a client never sees. */
 export function publicConfigOf(config: unknown): unknown {
   if (!isObj(config) || !isObj(config.configurable)) return config;
-  const configurable = Object.fromEntries(Object.entries(config.configurable).filter(([k]) => !k.startsWith('__') && k !== RUN_CONTEXT_KEY));
+  const configurable = Object.fromEntries(
+    Object.entries(config.configurable).filter(([k]) => !k.startsWith('__') && k !== RUN_CONTEXT_KEY),
+  );
   const out: Obj = { ...config, configurable };
   delete out.callbacks;
   return out;

@@ -153,7 +153,10 @@ export class MessagesAccumulator {
     const out: SseEvent[] = [];
     const before = this.seen.get(key);
     if (!before) out.push({ event: `messages/metadata${suffix}`, data: { [key]: { metadata } }, id });
-    const type = String(message.type).replace(/MessageChunk$/, '').toLowerCase() || 'ai';
+    const type =
+      String(message.type)
+        .replace(/MessageChunk$/, '')
+        .toLowerCase() || 'ai';
     const content =
       typeof message.content === 'string' && typeof before?.content === 'string' ? before.content + message.content : message.content;
     const merged = { ...(before ?? {}), ...message, type, content };
