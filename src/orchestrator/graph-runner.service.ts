@@ -133,7 +133,7 @@ export class GraphRunner {
     const pending = new PendingWrites(20, durability === 'async');
     Object.assign(context, { guard, pendingWrites: pending, ...(opening ? { openingRead: opening } : {}) });
     const graphOptions = {
-      configurable: { ...clientConfigurableOf(run.input.configurable), ...configurable, ...from },
+      configurable: { ...clientConfigurableOf(run.input.configurable), ...lgConfigurableOf(run), ...configurable, ...from },
       ...(run.input.context ? { context: run.input.context } : {}),
       ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
       ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
@@ -271,6 +271,12 @@ export function clientConfigurableOf(configurable: Record<string, unknown> | und
 
 function objectOf(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** What a LangGraph API run's graph finds in `configurable` besides the client's keys, as on LangGraph Server. */
+function lgConfigurableOf(run: RunEntity): Record<string, unknown> {
+  const lg = run.input.lg;
+  return lg ? { assistant_id: lg.assistant_id, graph_id: run.agent } : {};
 }
 
 /** A LangGraph API run's metadata for its graph: the run's own, its assistant and graph, its attempt (none for other runs). */
