@@ -56,7 +56,9 @@ function debugCheckpoints(events: StreamEvent[]) {
       step: e.data.payload.metadata?.step,
       checkpoint: e.data.payload.checkpoint,
       parent_checkpoint: e.data.payload.parent_checkpoint,
-      config_keys: Object.keys(e.data.payload.config?.configurable ?? {}).filter((k) => !PLATFORM_KEYS.includes(k)).sort(),
+      config_keys: Object.keys(e.data.payload.config?.configurable ?? {})
+        .filter((k) => !PLATFORM_KEYS.includes(k))
+        .sort(),
     }));
 }
 
