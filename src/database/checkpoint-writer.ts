@@ -1,5 +1,5 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { type CheckpointTuple, WRITES_IDX_MAP } from '@langchain/langgraph-checkpoint';
+import { type CheckpointMetadata, type CheckpointTuple, WRITES_IDX_MAP } from '@langchain/langgraph-checkpoint';
 import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Pool } from 'pg';
 
@@ -237,7 +237,7 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     const { thread_id, checkpoint_ns = '', checkpoint_id } = config.configurable as Record<string, string | undefined>;
     const [blobs, meta] = await Promise.all([
       this.dumpBlobs(thread_id!, checkpoint_ns, checkpoint.channel_values, newVersions),
-      this.dumpMetadata(metadata),
+      this.dumpMetadata(checkpointMetadataOf(config, metadata)),
     ]);
     return { blobs, checkpoint: [thread_id!, checkpoint_ns, checkpoint.id, checkpoint_id, this.dumpCheckpoint(checkpoint), meta] };
   }
@@ -272,4 +272,25 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     if (rows.length === 0) return;
     await phase('checkpoint_write_pending', () => this.db.query(this.writesSql, columnsOf(rows)));
   }
+}
+
+/** Configurable keys that are the checkpoint's own address (or the run's), never copied into its metadata. */
+const NOT_METADATA = new Set(['checkpoint_ns', 'checkpoint_id', 'checkpoint_map', 'run_id', 'thread_id']);
+
+function isScalar(v: unknown): v is string | number | boolean {
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+}
+
+/**
+ * A checkpoint's metadata as LangGraph Server stores it: the run's scalar configurable values (not LangGraph's
+ * `__…` keys nor the checkpoint's address) and its config's metadata (a LangGraph API run's own metadata, its
+ * assistant and graph), under what LangGraph writes (step, source, parents). History filters on it.
+ */
+export function checkpointMetadataOf(config: RunnableConfig, metadata: CheckpointMetadata): CheckpointMetadata {
+  const fromConfigurable = Object.entries(config.configurable ?? {}).filter(
+    ([k, v]) => !k.startsWith('__') && !NOT_METADATA.has(k) && isScalar(v),
+  );
+  const fromMetadata = Object.entries(config.metadata ?? {}).filter(([, v]) => isScalar(v));
+  if (!fromConfigurable.length && !fromMetadata.length) return metadata;
+  return { ...Object.fromEntries(fromConfigurable), ...Object.fromEntries(fromMetadata), ...metadata } as CheckpointMetadata;
 }

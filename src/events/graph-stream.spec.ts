@@ -1,4 +1,4 @@
-import { eventNameOf, graphStreamModes, streamRequestOf } from './graph-stream';
+import { eventNameOf, graphStreamModes, publishableChunkOf, streamRequestOf } from './graph-stream';
 
 describe('graph stream requests', () => {
   it('keeps the known modes of a run input, once each', () => {
@@ -20,5 +20,21 @@ describe('graph stream requests', () => {
   it('names subgraph chunks as LangGraph Server does', () => {
     expect(eventNameOf('updates', [])).toBe('updates');
     expect(eventNameOf('updates', ['parent:1', 'child:2'])).toBe('updates|parent:1|child:2');
+  });
+});
+
+describe('publishableChunkOf', () => {
+  it('drops the run context, internal keys and callbacks from the configs of debug chunks', () => {
+    const live = { tenantId: 't', runId: 'r', db: { pool: {} } };
+    const chunk = {
+      type: 'checkpoint',
+      payload: { config: { configurable: { thread_id: 'x', run_context: live, __pregel: 1 }, callbacks: [1] } },
+    };
+    expect(publishableChunkOf('debug', chunk)).toEqual({ type: 'checkpoint', payload: { config: { configurable: { thread_id: 'x' } } } });
+  });
+
+  it('leaves the chunks of other modes as they are', () => {
+    const chunk = { configurable: { run_context: 1 } };
+    expect(publishableChunkOf('values', chunk)).toBe(chunk);
   });
 });

@@ -1,3 +1,5 @@
+import { RUN_CONTEXT_KEY } from '../core/run-context';
+
 /**
  * What a run asks to be streamed (its `input.stream`): extra LangGraph stream modes published as events of
  * the same name (`mode|namespace` from subgraphs, as LangGraph Server names them), and REST v1 `token` events.
@@ -32,4 +34,35 @@ export function graphStreamModes(own: GraphStreamMode[], request: RunStreamReque
 /** The event name of a chunk: the mode, or `mode|ns1|ns2` for a chunk from a subgraph. */
 export function eventNameOf(mode: string, namespace: string[]): string {
   return namespace.length > 0 ? `${mode}|${namespace.join('|')}` : mode;
+}
+
+/** Modes whose chunks carry the run's configs (checkpoint and task configs). */
+const CONFIG_MODES = new Set(['debug', 'checkpoints', 'tasks']);
+
+/**
+ * A chunk as it may be published: the configs that `debug`, `checkpoints` and `tasks` chunks carry lose the run
+ * context (the run's live objects: its guard, budget, database handles), LangGraph's internal `__…` keys and
+ * callbacks — none of which a client may see, nor the event bus serialize.
+ */
+export function publishableChunkOf(mode: string, chunk: unknown): unknown {
+  return CONFIG_MODES.has(mode) ? withoutInternals(chunk, 0) : chunk;
+}
+
+function withoutInternals(v: unknown, depth: number): unknown {
+  if (depth > 6 || !v || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => withoutInternals(x, depth + 1));
+  if (Object.getPrototypeOf(v) !== Object.prototype) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'callbacks') continue;
+    out[k] =
+      k === 'configurable' && x && typeof x === 'object'
+        ? publicConfigurable(x as Record<string, unknown>)
+        : withoutInternals(x, depth + 1);
+  }
+  return out;
+}
+
+function publicConfigurable(configurable: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(configurable).filter(([k]) => !k.startsWith('__') && k !== RUN_CONTEXT_KEY));
 }

@@ -9,7 +9,8 @@ describe('toWire', () => {
         messages: [new HumanMessage({ content: 'hi', id: 'h1' }), new ToolMessage({ content: '4', tool_call_id: 'c1', name: 'calc' })],
       },
     }) as { agent: { messages: Array<Record<string, unknown>> } };
-    expect(wire.agent.messages[0]).toMatchObject({ type: 'human', content: 'hi', id: 'h1', name: null, additional_kwargs: {} });
+    expect(wire.agent.messages[0]).toMatchObject({ type: 'human', content: 'hi', id: 'h1', additional_kwargs: {} });
+    expect(wire.agent.messages[0]).not.toHaveProperty('name');
     expect(wire.agent.messages[1]).toMatchObject({ type: 'tool', content: '4', tool_call_id: 'c1', name: 'calc' });
   });
 
@@ -19,7 +20,7 @@ describe('toWire', () => {
       Record<string, unknown>,
       Record<string, unknown>,
     ];
-    expect(message).toMatchObject({ type: 'ai', content: 'Hel', id: 'a1', tool_calls: [{ name: 'calc', id: 'c1' }], usage_metadata: null });
+    expect(message).toMatchObject({ type: 'ai', content: 'Hel', id: 'a1', tool_calls: [{ name: 'calc', id: 'c1' }] });
     expect(meta).toEqual({ langgraph_node: 'LlmNode' });
     expect(JSON.parse(JSON.stringify(message))).toEqual(message);
   });

@@ -4,7 +4,7 @@ import { isBaseMessage } from '@langchain/core/messages';
  * A value of a graph stream chunk as plain JSON, the way LangGraph Server sends it: LangChain messages (and
  * message chunks) become `{ type: 'human' | 'ai' | 'tool' | 'system' | …, content, id, name, tool_calls,
  * tool_call_id, additional_kwargs, response_metadata, usage_metadata, … }` (their `toDict()` data with the type),
- * other objects are walked; what JSON cannot hold (functions, symbols, cycles) is left out.
+ * other objects are walked; keys whose value is undefined are left out, as JSON leaves them out; what JSON cannot hold (functions, symbols, cycles) is left out.
  */
 export function toWire(value: unknown): unknown {
   return walk(value, new WeakSet());
@@ -34,6 +34,7 @@ function walk(value: unknown, seen: WeakSet<object>): unknown {
 function walkObject(obj: Record<string, unknown>, seen: WeakSet<object>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
+    if (v === undefined) continue; // as JSON leaves it out (LangGraph Server sends no key for it)
     const w = walk(v, seen);
     if (w !== undefined) out[k] = w;
   }
@@ -47,9 +48,8 @@ function messageToWire(m: import('@langchain/core/messages').BaseMessage, seen: 
     additional_kwargs: {},
     response_metadata: {},
     type,
-    name: m.name ?? null,
     id: m.id ?? null,
   };
-  if (type === 'ai') Object.assign(base, { tool_calls: [], invalid_tool_calls: [], usage_metadata: null });
+  if (type === 'ai') Object.assign(base, { tool_calls: [], invalid_tool_calls: [] });
   return { ...base, ...walkObject(data as unknown as Record<string, unknown>, seen), type };
 }

@@ -20,6 +20,10 @@ export interface LangGraphGraph {
     options?: { limit?: number; before?: RunnableConfig; filter?: Record<string, unknown> },
   ): AsyncIterableIterator<StateSnapshot>;
   updateState(config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig>;
+  bulkUpdateState(
+    config: RunnableConfig,
+    supersteps: Array<{ updates: Array<{ values?: unknown; asNode?: string }> }>,
+  ): Promise<RunnableConfig>;
   getGraphAsync(config: RunnableConfig & { xray?: boolean | number }): Promise<{ toJSON(): Record<string, unknown> }>;
   getSubgraphsAsync?(namespace?: string, recurse?: boolean): AsyncIterable<[string, LangGraphGraph]>;
 }
@@ -46,6 +50,18 @@ export function checkpointOf(config: RunnableConfig | undefined, threadId: strin
     checkpoint_id: String(c.checkpoint_id),
     checkpoint_map: (c.checkpoint_map as Record<string, unknown> | undefined) ?? null,
   };
+}
+
+/**
+ * A task's checkpoint (a subgraph's, before it has one of its own: no `checkpoint_id` yet) as LangGraph Server shows
+ * it: the task config's `configurable` (`thread_id`, `checkpoint_ns`…), with the client's thread id.
+ */
+function taskCheckpointOf(config: RunnableConfig, threadId: string): Record<string, unknown> | null {
+  const c = config.configurable;
+  if (!c) return null;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(c)) if (!k.startsWith('__') && v !== undefined) out[k] = k === 'thread_id' ? threadId : v;
+  return toWire(out) as Record<string, unknown>;
 }
 
 /** Checkpoint metadata without what is internal: the tenant-scoped thread id, tenant and run plumbing. */
@@ -76,7 +92,7 @@ export function toThreadState(s: StateSnapshot, threadId: string): Record<string
             : String((t.error as { message?: unknown }).message ?? t.error)
           : null,
       interrupts: toWire(t.interrupts ?? []),
-      checkpoint: t.state && 'configurable' in t.state && !('values' in t.state) ? checkpointOf(t.state, threadId) : null,
+      checkpoint: t.state && 'configurable' in t.state && !('values' in t.state) ? taskCheckpointOf(t.state, threadId) : null,
       state: t.state && 'values' in t.state ? toThreadState(t.state, threadId) : null,
       result: toWire(t.result) ?? null,
     })),

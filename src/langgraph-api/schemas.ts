@@ -79,8 +79,14 @@ export const ThreadCreate = z.object({
   thread_id: ids.nullish(),
   metadata: record.nullish(),
   if_exists: ifExists,
-  // accepted for compatibility; not applied (see the module's notes)
-  supersteps: z.array(z.unknown()).nullish(),
+  // the new thread's first checkpoints: each superstep's updates applied as one step (graph of `metadata.graph_id`)
+  supersteps: z
+    .array(
+      z.object({
+        updates: z.array(z.object({ values: z.unknown().optional(), command: record.nullish(), as_node: z.string() })),
+      }),
+    )
+    .nullish(),
   ttl: z.unknown().optional(),
 });
 export type ThreadCreateBody = z.infer<typeof ThreadCreate>;

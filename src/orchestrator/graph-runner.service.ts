@@ -14,7 +14,7 @@ import type { RunEntity } from '../database/entities';
 import { LANGGRAPH_STORE } from '../database/store/store.module';
 import { TenantStore } from '../database/store/tenant-store';
 import { streamWithEvents } from '../events/graph-events';
-import { eventNameOf, type GraphStreamMode, graphStreamModes, streamRequestOf } from '../events/graph-stream';
+import { eventNameOf, type GraphStreamMode, graphStreamModes, publishableChunkOf, streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
 import type { RunBudget } from '../llm/run-budget';
@@ -133,7 +133,7 @@ export class GraphRunner {
     const pending = new PendingWrites(20, durability === 'async');
     Object.assign(context, { guard, pendingWrites: pending, ...(opening ? { openingRead: opening } : {}) });
     const graphOptions = {
-      configurable: { ...clientConfigurableOf(run.input.configurable), ...configurable, ...from },
+      configurable: { ...clientConfigurableOf(run.input.configurable), ...lgConfigurableOf(run), ...configurable, ...from },
       ...(run.input.context ? { context: run.input.context } : {}),
       ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
       ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
@@ -146,7 +146,8 @@ export class GraphRunner {
       recursionLimit: lgOptions.recursion_limit ?? 100,
       ...(lgOptions.tags ? { tags: lgOptions.tags } : {}),
       runName: `${agent.name}:${run.id}`,
-      metadata: { run_id: run.id, session_id: run.sessionId },
+      // a LangGraph API run's metadata goes into its checkpoints' metadata (history filters on it), as on LangGraph Server
+      metadata: { ...lgMetadataOf(run), run_id: run.id, session_id: run.sessionId },
     };
     // LangGraph Server's `events` mode needs LangChain's callbacks: only for the runs that ask for it
     const stream = request?.events
@@ -163,7 +164,7 @@ export class GraphRunner {
     try {
       for await (const part of stream as AsyncIterable<unknown[]>) {
         const [namespace, mode, chunk] = (subgraphs ? part : [[], ...part]) as [string[], string, Record<string, unknown>];
-        if (publishModes.has(mode)) this.events.publish(run.id, eventNameOf(mode, namespace), toWire(chunk));
+        if (publishModes.has(mode)) this.events.publish(run.id, eventNameOf(mode, namespace), toWire(publishableChunkOf(mode, chunk)));
         if (namespace.length > 0 && mode !== 'messages') continue; // progress and state are the root graph's
         if (mode === 'messages' && !tokens) continue;
         if (mode !== 'messages' && interruptsOf(chunk)) {
@@ -266,6 +267,23 @@ export function clientConfigurableOf(configurable: Record<string, unknown> | und
   return Object.fromEntries(
     Object.entries(configurable).filter(([k]) => !RESERVED_CONFIGURABLE.has(k) && !k.startsWith('__') && !k.startsWith('checkpoint')),
   );
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** What a LangGraph API run's graph finds in `configurable` besides the client's keys, as on LangGraph Server. */
+function lgConfigurableOf(run: RunEntity): Record<string, unknown> {
+  const lg = run.input.lg;
+  return lg ? { assistant_id: lg.assistant_id, graph_id: run.agent } : {};
+}
+
+/** A LangGraph API run's metadata for its graph: the run's own, its assistant and graph, its attempt (none for other runs). */
+function lgMetadataOf(run: RunEntity): Record<string, unknown> {
+  const lg = run.input.lg;
+  if (!lg) return {};
+  return { ...objectOf(lg.metadata), assistant_id: lg.assistant_id, graph_id: run.agent, run_attempt: run.attempts };
 }
 
 /** The turn's user message gets the run id as its id: a resumed run can find out that its turn is in the checkpoint. */

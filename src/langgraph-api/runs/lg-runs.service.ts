@@ -18,6 +18,7 @@ import { ThreadsService } from '../threads/threads.service';
 import { LgRunsRepository } from './lg-runs.repository';
 import { RunRequestChecks } from './run-request-checks';
 import { type ApiStreamMode, graphOptionsOf, type RunCancelManyBody, type RunCreateBody, type RunListQueryValue } from './run-schemas';
+import { apiChunkOf } from './run-stream-shapes';
 import { RunWebhooks } from './run-webhook';
 import {
   graphModesOf,
@@ -61,6 +62,12 @@ function apiThreadIds(internal: string, api: string): (data: unknown) => unknown
     return out;
   };
   return (data) => fix(data, 0);
+}
+
+/** The stream mode an API event belongs to (`messages/partial` → messages, `updates|ns` → updates). */
+function modeOfEvent(event: string): string {
+  const mode = event.split('|')[0];
+  return mode.startsWith('messages/') ? 'messages' : mode === 'messages' ? 'messages-tuple' : mode;
 }
 
 export interface CreatedRun {
@@ -129,8 +136,8 @@ export class LangGraphRunsService {
       ? { ...body.command, update: body.command.update ?? undefined, goto: body.command.goto ?? undefined }
       : undefined;
     const message = lastHumanText(input) ?? '';
-    // `input: null` (no command) continues the thread from its checkpoint, as after interrupt_before / interrupt_after
-    const proceed = body.input === null && !command;
+    // no input (null or absent) and no command continues the thread from its checkpoint, as after an interrupt
+    const proceed = body.input == null && !command;
     if (!message && !input && !command && !proceed) throw new InvalidRequestException('a run needs an input or a command');
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
     // the thread's metadata names the run's assistant and graph; an unchanged pair (the usual next run) is not rewritten
@@ -256,19 +263,38 @@ export class LangGraphRunsService {
   /**
    * The run's events as LangGraph Server streams them: `metadata` `{ run_id, attempt }`, then one event per chunk of
    * each requested mode (`messages-tuple` → `messages` events, `messages` → `messages/metadata|partial|complete`,
-   * `mode|ns` from subgraphs, `events`: LangChain `streamEvents` v2 events), `error` `{ error, message }` when the run failed. From `lastEventId` on when given.
+   * `mode|ns` from subgraphs, `events`: LangChain `streamEvents` v2 events), `error` `{ error, message }` when the run failed. After `lastEventId` when given.
    */
   async *stream(
     runId: string,
     modes: ApiStreamMode[] | null,
-    opts: { lastEventId?: string; signal: AbortSignal; tenantId: string; threadId: string },
+    opts: { lastEventId?: string; signal: AbortSignal; tenantId: string; threadId: string; only?: string[] },
+  ): AsyncGenerator<SseEvent> {
+    // a join asking for some modes only gets theirs, numbered as in the whole stream
+    const only = opts.only?.length ? new Set(opts.only) : null;
+    // event ids as LangGraph Server numbers them: 0, 1, 2… over the events of this stream; a client resuming after
+    // id N gets the same events recounted from the run's first one (its `metadata`), those after N
+    let after = /^\d+$/.test(opts.lastEventId ?? '') ? Number(opts.lastEventId) : -1;
+    let n = 0;
+    for await (const e of this.apiEvents(runId, modes, opts)) {
+      // the bus no longer holds the run's first events (beyond RUN_EVENTS_WINDOW): what it holds, none skipped
+      if (n === 0 && e.event !== 'metadata') after = -1;
+      const id = n++;
+      if (id > after && (!only || e.event === 'metadata' || only.has(modeOfEvent(e.event)))) yield { ...e, id: String(id) };
+    }
+  }
+
+  private async *apiEvents(
+    runId: string,
+    modes: ApiStreamMode[] | null,
+    opts: { signal: AbortSignal; tenantId: string; threadId: string },
   ): AsyncGenerator<SseEvent> {
     const toApiThread = apiThreadIds(threadIdOf(opts.tenantId, opts.threadId), opts.threadId);
     const accumulator = new MessagesAccumulator();
     const wanted = modes ? new Set<string>(modes) : null;
     const asTuple = !wanted || wanted.has('messages-tuple');
     const here = this.runs.localExecution(runId) ?? undefined;
-    for await (const raw of this.events.subscribe(runId, { lastEventId: opts.lastEventId, signal: opts.signal, here })) {
+    for await (const raw of this.events.subscribe(runId, { signal: opts.signal, here })) {
       const [mode, ...ns] = raw.event.split('|');
       const e = THREAD_ID_MODES.has(mode) ? { ...raw, data: toApiThread(raw.data) } : raw;
       const suffix = ns.length ? `|${ns.join('|')}` : '';
@@ -279,15 +305,18 @@ export class LangGraphRunsService {
         if (asTuple) yield { id: e.id, event: `messages${suffix}`, data: e.data };
         if (wanted?.has('messages')) yield* accumulator.chunk(e.data, suffix, e.id);
       } else if (mode === 'result') {
-        yield* accumulator.complete();
         const error = (e.data as { error?: { code?: string; message?: string } | null } | null)?.error;
         if (error && error.code !== 'CANCELLED') yield { id: e.id, event: 'error', data: platformErrorOf(error) };
         return;
+      } else if (mode === 'values' && wanted?.has('messages')) {
+        // as LangGraph Server: the state first, then the messages it completes
+        if (wanted.has('values')) yield { id: e.id, event: e.event, data: e.data };
+        yield* accumulator.values(e.data, e.id);
       } else if (
         ['values', 'updates', 'custom', 'debug', 'tasks', 'checkpoints', 'events'].includes(mode) &&
         (!wanted || wanted.has(mode))
       ) {
-        yield { id: e.id, event: e.event, data: e.data };
+        yield { id: e.id, event: e.event, data: apiChunkOf(mode, e.data) };
       }
     }
   }

@@ -18,7 +18,7 @@ export interface ThreadAtAccept {
  * A run request's fields that only make sense against the graph and the thread, checked before anything is
  * written (each answered 4xx instead of a run that fails or a thread left busy):
  * `after_seconds` within RUN_MAX_DELAY_S, `command.goto` naming nodes of the graph, `checkpoint_id` a checkpoint of
- * the thread, and `input: null` only where there is a checkpoint to continue from.
+ * the thread, and no input (null or absent) only where there is a checkpoint to continue from.
  */
 @Injectable()
 export class RunRequestChecks {
@@ -39,7 +39,7 @@ export class RunRequestChecks {
     if (checkpointId && !(hasState && (await this.threads.hasCheckpoint(tenantId, thread.id, checkpointId)))) {
       throw new CheckpointNotFoundException(checkpointId);
     }
-    if (body.input === null && !body.command && !hasState && !thread?.inflight.length) {
+    if (body.input == null && !body.command && !hasState && !thread?.inflight.length) {
       throw new EmptyInputException(thread?.id ?? null);
     }
   }

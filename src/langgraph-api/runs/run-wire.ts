@@ -81,11 +81,15 @@ export function toApiRun(run: RunEntity): Record<string, unknown> {
   };
 }
 
-/** The API's stream modes as LangGraph stream modes: `messages` and `messages-tuple` both need `messages`. */
+/**
+ * The API's stream modes as LangGraph stream modes: `messages` and `messages-tuple` both need `messages`, and
+ * `messages` also `values` (a message is complete once it is in the state).
+ */
 export function graphModesOf(modes: ApiStreamMode[]): string[] {
   const out = new Set<string>();
   for (const m of modes) {
-    if (m === 'messages-tuple' || m === 'messages') out.add('messages');
+    if (m === 'messages-tuple') out.add('messages');
+    else if (m === 'messages') out.add('messages').add('values');
     else if (m !== 'events') out.add(m);
   }
   return [...out];
@@ -125,34 +129,49 @@ export interface SseEvent {
   data: unknown;
 }
 
+/** A model's streamed chunk on the wire: a `…MessageChunk` type, or (an AI chunk) its `tool_call_chunks`. */
+function isStreamedChunk(message: Record<string, unknown>): boolean {
+  return /MessageChunk$/.test(String(message.type ?? '')) || Array.isArray(message.tool_call_chunks);
+}
+
 /**
- * Turns the `messages` chunks of a run (`[message, metadata]`) into what LangGraph Server sends for stream mode
- * `messages`: `messages/metadata` once per message, `messages/partial` with the message so far on each chunk, and
- * `messages/complete` for each message when the run ends.
+ * Turns a run's chunks into what LangGraph Server sends for stream mode `messages`: from the model's streamed
+ * chunks (`messages` chunks `[chunk, metadata]`), `messages/metadata` once per message and `messages/partial` with
+ * the message so far on each chunk; from the state (`values` chunks), `messages/complete` with the messages that
+ * are new in it (the input's ones too), each once.
  */
 export class MessagesAccumulator {
   private readonly seen = new Map<string, Record<string, unknown>>();
+  private readonly completed = new Set<string>();
 
   chunk(data: unknown, suffix: string, id?: string): SseEvent[] {
     const [message, metadata] = (Array.isArray(data) ? data : [data, {}]) as [Record<string, unknown>, unknown];
-    if (!message || typeof message !== 'object') return [];
-    const key = String(message.id ?? 'unknown');
+    if (!message || typeof message !== 'object' || !message.id) return [];
+    // a node's returned message (not a model's streamed chunk) is complete already: the state announces it
+    if (!isStreamedChunk(message)) return [];
+    const key = String(message.id);
     const out: SseEvent[] = [];
     const before = this.seen.get(key);
     if (!before) out.push({ event: `messages/metadata${suffix}`, data: { [key]: { metadata } }, id });
     const type =
-      String(message.type ?? 'ai')
+      String(message.type)
         .replace(/MessageChunk$/, '')
         .toLowerCase() || 'ai';
     const content =
       typeof message.content === 'string' && typeof before?.content === 'string' ? before.content + message.content : message.content;
-    const merged = { ...(before ?? {}), ...message, type: type === 'aimessagechunk' ? 'ai' : type, content };
+    const merged = { ...(before ?? {}), ...message, type, content };
     this.seen.set(key, merged);
     out.push({ event: `messages/partial${suffix}`, data: [merged], id });
     return out;
   }
 
-  complete(): SseEvent[] {
-    return this.seen.size ? [{ event: 'messages/complete', data: [...this.seen.values()] }] : [];
+  /** `messages/complete` with the messages of a `values` chunk not completed before (none: no event). */
+  values(data: unknown, id?: string): SseEvent[] {
+    const state = data as { messages?: unknown } | null;
+    const messages = state && typeof state === 'object' && !Array.isArray(state) ? state.messages : undefined;
+    const list = (Array.isArray(messages) ? messages : messages ? [messages] : []) as Array<Record<string, unknown>>;
+    const fresh = list.filter((m) => m && typeof m === 'object' && m.id && !this.completed.has(String(m.id)));
+    for (const m of fresh) this.completed.add(String(m.id));
+    return fresh.length ? [{ event: 'messages/complete', data: fresh, id }] : [];
   }
 }

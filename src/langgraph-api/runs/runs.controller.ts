@@ -6,6 +6,7 @@ import { ThreadNotFoundException } from '../errors';
 import { ZodPipe } from '../zod-body.pipe';
 import { LangGraphRunsService } from './lg-runs.service';
 import {
+  type ApiStreamMode,
   CancelManyQuery,
   CancelQuery,
   RunBatchCreate,
@@ -158,14 +159,17 @@ export class RunsController {
     @Param('thread_id') threadId: string,
     @Param('run_id') runId: string,
     @Query('cancel_on_disconnect') cancelOnDisconnect: string | undefined,
+    @Query('stream_mode') streamMode: string | string[] | undefined,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.runs.get(tenantId, known(threadId), runId); // 404 before the stream starts
+    const run = await this.runs.get(tenantId, known(threadId), runId); // 404 before the stream starts
+    // the events the run streams for its own request (the same ones, with the same ids, as the stream that created it)
+    const modes = ((run.kwargs as { stream_mode?: ApiStreamMode[] } | undefined)?.stream_mode ?? null) || null;
     const cancel = cancelOnDisconnect === '1' || cancelOnDisconnect === 'true';
     await this.sse(req, res, `/threads/${threadId}/runs/${runId}`, runId, cancel, (signal) =>
-      this.runs.stream(runId, null, { signal, lastEventId: lastEventId || undefined, tenantId, threadId }),
+      this.runs.stream(runId, modes, { signal, lastEventId: lastEventId || undefined, tenantId, threadId, only: listOf(streamMode) }),
     );
   }
 
@@ -225,4 +229,9 @@ export class RunsController {
     });
     return c.signal;
   }
+}
+
+/** A query parameter given once or repeated. */
+function listOf(value: string | string[] | undefined): string[] | undefined {
+  return value === undefined ? undefined : Array.isArray(value) ? value : [value];
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { RunnableConfig } from '@langchain/core/runnables';
-import type { StateSnapshot } from '@langchain/langgraph';
+import { Command, type StateSnapshot } from '@langchain/langgraph';
 import { Injectable } from '@nestjs/common';
 
 import { AgentRegistry } from '../../agents/agent-registry.service';
@@ -58,7 +58,31 @@ export class ThreadsService {
     const id = body.thread_id ?? randomUUID();
     const created = await this.sessions.insert(tenantId, id, body.metadata ?? {});
     if (!created && body.if_exists !== 'do_nothing') throw new ThreadExistsException(id);
+    if (body.supersteps?.length) await this.applySupersteps(tenantId, id, body.supersteps);
     return this.get(tenantId, id);
+  }
+
+  /**
+   * Supersteps of state updates (`threads.create({ supersteps })`): each superstep's updates (values, or a command,
+   * as a node) applied together as one checkpoint, through the graph of the thread's `metadata.graph_id`.
+   */
+  private async applySupersteps(tenantId: string, id: string, supersteps: NonNullable<ThreadCreateBody['supersteps']>): Promise<void> {
+    const row = await this.row(tenantId, id);
+    const name = this.graphName(row);
+    const def = name ? this.registry.get(name) : undefined;
+    if (!name || !def) throw new ThreadWithoutGraphException(id);
+    if (!row.agent) await this.sessions.adoptAgent(tenantId, id, name);
+    const steps = supersteps.map((s) => ({
+      updates: s.updates.map((u) => ({ values: u.command ? new Command(u.command) : u.values, asNode: u.as_node })),
+    }));
+    try {
+      await graphOf(def).bulkUpdateState(this.config(tenantId, id), steps);
+    } catch (e) {
+      if (e instanceof Error && /InvalidUpdate|as_node|Ambiguous|not found|node/i.test(`${e.name} ${e.message}`)) {
+        throw new InvalidRequestException(e.message.slice(0, 500));
+      }
+      throw e;
+    }
   }
 
   async get(tenantId: string, id: string): Promise<Record<string, unknown>> {
@@ -147,11 +171,14 @@ export class ThreadsService {
 
   /**
    * A state update through the thread's graph (`updateState`, as a node when `as_node` is given). A thread
-   * without agent takes the graph of its metadata's `graph_id` and keeps it. 409 while a run holds the thread.
+   * without agent takes the graph of its metadata's `graph_id` and keeps it. 409 while the thread has a run that has
+   * not ended (queued ones too, as LangGraph Server: the update would race the run).
    */
   async updateState(tenantId: string, id: string, body: StateUpdateBody): Promise<{ checkpoint: Record<string, unknown> | null }> {
-    const row = await this.row(tenantId, id);
-    if (row.status === 'busy') throw new ThreadBusyException(id);
+    const known = await this.repo.getWithInflight(tenantId, id);
+    if (!known) throw new ThreadNotFoundException(id);
+    const row = known.row;
+    if (row.status === 'busy' || known.inflight.length) throw new ThreadBusyException(id);
     const name = this.graphName(row);
     const def = name ? this.registry.get(name) : undefined;
     if (!name || !def) throw new ThreadWithoutGraphException(id);
