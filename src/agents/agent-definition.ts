@@ -38,6 +38,12 @@ export interface AgentDefinition<S extends AgentState = AgentState, U = Partial<
   /** a `langgraph.json` graph's module and export: its TypeScript source, where `Annotation` state types are read */
   source?: { file: string; exportName: string };
   /**
+   * An error thrown in the graph reaches the client with its name and message (`GRAPH_ERROR`), as LangGraph
+   * Platform shows a graph's errors: set for `langgraph.json` graphs, whose code is the operator's. Without it
+   * (the built-in agents) an unexpected error is `INTERNAL_ERROR` and its text stays in the log.
+   */
+  showsErrors?: boolean;
+  /**
    * When LangGraph writes checkpoints: `async` after every step (a crashed run resumes from its last step —
    * for long, multi-step agents), `exit` once at the end of the turn (a crashed turn re-runs from its start;
    * far fewer writes — for short loops). Default `async`.

@@ -15,8 +15,9 @@ export interface AuthedRequest extends Request {
   principal?: RequestPrincipal;
 }
 
+/** liveness, open: `/health`, `/health/*`, and LangGraph Server's `GET /ok` */
 export function isHealthPath(path: string): boolean {
-  return path === '/health' || path.startsWith('/health/');
+  return path === '/health' || path.startsWith('/health/') || path === '/ok';
 }
 
 /** The console page (and the favicon) are static and public: the page asks for the key and sends it with each API call. */

@@ -32,6 +32,8 @@ export interface RunnableGraph<S = AgentState> {
 export interface RunError {
   code: string;
   message: string;
+  /** the class name of the error a custom graph threw (`GRAPH_ERROR`), as LangGraph Platform shows it */
+  name?: string;
 }
 
 export interface ModelCallRecord {

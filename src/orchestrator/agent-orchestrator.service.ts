@@ -255,11 +255,26 @@ export class AgentOrchestrator {
                   ? 'EMPTY_INPUT'
                   : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
-      // an internal error's text (SQL, stack details) stays in the log; the client gets the run id to report
-      const message = code === 'INTERNAL_ERROR' ? `internal error in run ${run.id}` : (budget.exceeded ?? (err as Error)).message;
-      const failure = withBudgetReport(this.outcomes.failure(code, message, run), budget);
+      const failure = withBudgetReport(this.failureOf(code, budget.exceeded ?? err, run, agent), budget);
       return this.outcomes.end(run, started, usage, failure, { log, turn });
     }
+  }
+
+  /**
+   * How a run that threw ends: an internal error's text (SQL, stack details) stays in the log and the client gets
+   * the run id to report, unless the graph is one whose errors are shown (a custom graph: `GRAPH_ERROR` with the
+   * error's name and message, as LangGraph Platform reports them).
+   */
+  private failureOf(code: string, err: unknown, run: RunEntity, agent: AgentDefinition | undefined) {
+    // `err`: what ended the run (the budget's own error when the budget was exceeded)
+    const error = err as Error | undefined;
+    if (code === 'INTERNAL_ERROR' && agent?.showsErrors && error instanceof Error) {
+      const failure = this.outcomes.failure('GRAPH_ERROR', error.message || error.name, run);
+      if (failure.outcome.error) failure.outcome.error.name = error.name || 'Error';
+      return failure;
+    }
+    const message = code === 'INTERNAL_ERROR' ? `internal error in run ${run.id}` : (error?.message ?? code);
+    return this.outcomes.failure(code, message, run);
   }
 
   /** Out-of-scope messages get the agent's polite refusal without running the graph. */

@@ -103,6 +103,7 @@ export function customGraphAgent(spec: GraphSpec, graph: RunnableGraph): AgentDe
     name: spec.name,
     description: `Custom graph ${spec.spec} (langgraph.json)`,
     graph,
+    showsErrors: true,
     source: { file: spec.file, exportName: spec.exportName },
     buildInput: (turn: TurnContext): CustomGraphInput => {
       // a Command is a class instance (LangGraph checks `lg_name`); spread into the input type it travels as is

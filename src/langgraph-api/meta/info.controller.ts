@@ -31,4 +31,10 @@ export class InfoController {
   get() {
     return this.info;
   }
+
+  /** LangGraph Server's liveness probe (open, like `/health`) */
+  @Get('ok')
+  ok() {
+    return { ok: true };
+  }
 }

@@ -5,6 +5,7 @@ import { Tenant } from '../../auth/tenant.guard';
 import { ThreadNotFoundException } from '../errors';
 import { ZodPipe } from '../zod-body.pipe';
 import { LangGraphRunsService } from './lg-runs.service';
+import { RunBody } from './run-body';
 import {
   type ApiStreamMode,
   CancelManyQuery,
@@ -39,7 +40,7 @@ export class RunsController {
   async create(
     @Tenant() tenantId: string,
     @Param('thread_id') threadId: string,
-    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @RunBody(new ZodPipe(RunCreate)) body: RunCreateBody,
     @Res({ passthrough: true }) res: Response,
   ) {
     const { run } = await this.runs.create(tenantId, known(threadId), body);
@@ -51,7 +52,7 @@ export class RunsController {
   @HttpCode(200)
   async createStateless(
     @Tenant() tenantId: string,
-    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @RunBody(new ZodPipe(RunCreate)) body: RunCreateBody,
     @Res({ passthrough: true }) res: Response,
   ) {
     const { run } = await this.runs.create(tenantId, null, body);
@@ -72,7 +73,7 @@ export class RunsController {
 
   @Post('runs/batch')
   @HttpCode(200)
-  async batch(@Tenant() tenantId: string, @Body(new ZodPipe(RunBatchCreate)) bodies: RunCreateBody[]) {
+  async batch(@Tenant() tenantId: string, @RunBody(new ZodPipe(RunBatchCreate)) bodies: RunCreateBody[]) {
     const out: Array<Record<string, unknown>> = [];
     for (const body of bodies) out.push(toApiRun((await this.runs.create(tenantId, null, body)).run));
     return out;
@@ -83,7 +84,7 @@ export class RunsController {
   async wait(
     @Tenant() tenantId: string,
     @Param('thread_id') threadId: string,
-    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @RunBody(new ZodPipe(RunCreate)) body: RunCreateBody,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ) {
@@ -96,7 +97,7 @@ export class RunsController {
   @HttpCode(200)
   async waitStateless(
     @Tenant() tenantId: string,
-    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @RunBody(new ZodPipe(RunCreate)) body: RunCreateBody,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ) {
@@ -109,7 +110,7 @@ export class RunsController {
   async stream(
     @Tenant() tenantId: string,
     @Param('thread_id') threadId: string,
-    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @RunBody(new ZodPipe(RunCreate)) body: RunCreateBody,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
@@ -122,7 +123,7 @@ export class RunsController {
   @Post('runs/stream')
   async streamStateless(
     @Tenant() tenantId: string,
-    @Body(new ZodPipe(RunCreate)) body: RunCreateBody,
+    @RunBody(new ZodPipe(RunCreate)) body: RunCreateBody,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
