@@ -30,15 +30,19 @@ export function apiStatusOf(run: Pick<RunEntity, 'status' | 'error'>): ApiRunSta
 const PLATFORM_ERROR_NAMES: Record<string, string> = { RECURSION_LIMIT: 'GraphRecursionError' };
 
 /** A run's failure as LangGraph Server shows it (`__error__` of a wait, data of a stream's `error` event): `{ error, message }`. */
-export function platformErrorOf(
-  error: { code?: string; message?: string; name?: string } | null | undefined,
-): { error: string; message: string } {
+export function platformErrorOf(error: { code?: string; message?: string; name?: string } | null | undefined): {
+  error: string;
+  message: string;
+} {
   const code = error?.code ?? 'Error';
   return { error: error?.name ?? PLATFORM_ERROR_NAMES[code] ?? code, message: error?.message ?? 'run failed' };
 }
 
 /** A wait's `__error__` as LangGraph Server sends it: an `Error` whose message is the JSON of the run's error. */
-export function waitErrorOf(error: { code?: string; message?: string; name?: string } | null | undefined): { error: string; message: string } {
+export function waitErrorOf(error: { code?: string; message?: string; name?: string } | null | undefined): {
+  error: string;
+  message: string;
+} {
   return { error: 'Error', message: JSON.stringify(platformErrorOf(error)) };
 }
 
