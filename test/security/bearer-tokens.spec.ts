@@ -18,7 +18,9 @@ async function call(base: string, auth: { bearer?: string; key?: string }, metho
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+  // JSON, or the text of a LangGraph API error answered as LangGraph Server does (`Thread with ID … not found`)
+  const json = (res.headers.get('content-type') ?? '').includes('json');
+  return { status: res.status, body: text && json ? JSON.parse(text) : text || null, headers: res.headers };
 }
 
 /**
