@@ -2,8 +2,9 @@ import { DomainException } from '../../core/errors';
 
 /** A refusal of the custom auth (an `HTTPException` it threw, or a handler's `false`): its status, message and headers. */
 export class CustomAuthException extends DomainException {
-  constructor(status: number, message: string, headers?: Record<string, string>) {
-    super(status === 401 ? 'UNAUTHENTICATED' : status === 403 ? 'FORBIDDEN' : 'CUSTOM_AUTH', message, status, undefined, message);
+  /** `text`: the body a platform client gets (the message, else empty, as the platform answers a bare refusal) */
+  constructor(status: number, message: string, headers?: Record<string, string>, text = message) {
+    super(status === 401 ? 'UNAUTHENTICATED' : status === 403 ? 'FORBIDDEN' : 'CUSTOM_AUTH', message, status, undefined, text);
     if (headers) this.headers = headers;
   }
 }

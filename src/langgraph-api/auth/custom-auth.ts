@@ -91,7 +91,7 @@ export class LanggraphCustomAuth implements OnModuleInit {
       throw asRefusal(err);
     }
     if (result === undefined || result === null || result === true) return undefined;
-    if (result === false) throw new CustomAuthException(403, 'Forbidden');
+    if (result === false) throw new CustomAuthException(403, `the auth handler of "${key}" refused`, undefined, '');
     if (typeof result !== 'object') throw new InvalidAuthResultException(`the auth handler of "${key}" returned a ${typeof result}`);
     return result as AuthFilters;
   }
