@@ -13,6 +13,7 @@ function authenticate(request: Request) {
   return user;
 }
 
+type Who = { user: { identity: string }; permissions: string[] };
 type Args = { user: { identity: string }; permissions: string[]; value: { metadata?: Record<string, unknown> | null } };
 
 /** a thread (and a run's new thread) belongs to who created it */
@@ -23,17 +24,17 @@ function own({ user, value }: Args) {
 }
 
 /** deleting a thread needs `threads:write`: without it, the handler refuses (false → 403) */
-function deleteThread({ user, permissions }: Args) {
+function deleteThread({ user, permissions }: Who) {
   return permissions.includes('threads:write') ? { owner: user.identity } : false;
 }
 
 /** every other action sees the caller's own resources only */
-function ownOnly({ user }: Args) {
+function ownOnly({ user }: Who) {
   return { owner: user.identity };
 }
 
 /** the store: the caller's namespace only */
-function store({ user }: Args) {
+function store({ user }: Who) {
   return { namespace: { $contains: user.identity } };
 }
 
