@@ -88,4 +88,30 @@ describe('conformance: custom auth', () => {
     });
     expect(normalize(seen.ours)).toEqual(normalize(seen.reference));
   });
+
+  it("keeps each user's store items to their namespace: hidden, refused, filtered", async () => {
+    const seen = await pair.both(async (side) => {
+      const [alice, bob] = [clientOf(side, 'user-a'), clientOf(side, 'user-b')];
+      const key = `k-${side.name}-${Date.now()}`;
+      await alice.store.putItem(['alice', 'notes'], key, { text: 'mine' });
+      return {
+        own: (await alice.store.getItem(['alice', 'notes'], key))?.value,
+        otherGet: await outcome(bob.store.getItem(['alice', 'notes'], key)),
+        otherPut: await outcome(bob.store.putItem(['alice', 'notes'], key, { text: 'theirs' })),
+        otherDelete: await outcome(bob.store.deleteItem(['alice', 'notes'], key)),
+        ownSearch: (await alice.store.searchItems(['alice'])).items.filter((i) => i.key === key).length,
+        otherSearch: (await bob.store.searchItems([])).items.filter((i) => i.key === key).length,
+        otherNamespaces: (await bob.store.listNamespaces()).namespaces,
+      };
+    });
+    expect(seen.ours).toMatchObject({
+      own: { text: 'mine' },
+      otherGet: { error: expect.stringContaining('HTTP 404') },
+      otherPut: { error: expect.stringContaining('HTTP 404') },
+      ownSearch: 1,
+      otherSearch: 0,
+      otherNamespaces: [],
+    });
+    expect(seen.ours).toEqual(seen.reference);
+  });
 });
