@@ -128,7 +128,10 @@ export class ThreadsService {
   async copy(tenantId: string, id: string): Promise<Record<string, unknown>> {
     const from = await this.row(tenantId, id, await this.authorize('read', { thread_id: id }));
     const newId = randomUUID();
-    await this.sessions.insert(tenantId, newId, { ...from.metadata, thread_id: newId }, from.agent);
+    // the copy is a new thread: the custom auth's create handler may refuse it or change its metadata
+    const value: Record<string, unknown> = { thread_id: newId, metadata: { ...from.metadata, thread_id: newId } };
+    await this.authorize('create', value);
+    await this.sessions.insert(tenantId, newId, (value.metadata as Record<string, unknown> | undefined) ?? {}, from.agent);
     await this.repo.copyCheckpoints(threadIdOf(tenantId, id), threadIdOf(tenantId, newId));
     return this.get(tenantId, newId);
   }
