@@ -25,9 +25,12 @@ export function loadCustomAuth(config: LanggraphConfig, loader = new GraphModule
   const spec = config.auth;
   if (!spec) return undefined;
   const fail = (why: string, cause?: unknown): never => {
-    throw new Error(`Cannot load auth "${spec.spec}" (${spec.file}, export "${spec.exportName}") from LANGGRAPH_CONFIG ${config.path}: ${why}`, {
-      cause,
-    });
+    throw new Error(
+      `Cannot load auth "${spec.spec}" (${spec.file}, export "${spec.exportName}") from LANGGRAPH_CONFIG ${config.path}: ${why}`,
+      {
+        cause,
+      },
+    );
   };
   let exports: Record<string, unknown> = {};
   try {

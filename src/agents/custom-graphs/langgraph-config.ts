@@ -46,7 +46,10 @@ const schema = z.object({
   dependencies: z.array(z.string()).optional(),
   http: z.object({ app: z.string().min(1).optional() }).optional(),
   ui: z.record(z.string(), z.string().min(1)).optional(),
-  auth: z.object({ path: z.string().min(1).optional() }).passthrough().optional(),
+  auth: z
+    .object({ path: z.string().min(1).optional() })
+    .passthrough()
+    .optional(),
   ui_config: z.object({ shared: z.array(z.string()).optional() }).optional(),
 });
 

@@ -83,7 +83,14 @@ export class LanggraphCustomAuth implements OnModuleInit {
     if (!user || !callbacks) return undefined;
     const key = [`${resource}:${action}`, resource, `*:${action}`, '*'].find((k) => callbacks[k]);
     if (!key) return undefined;
-    const args: AuthHandlerArgs = { event: `${resource}:${action}`, resource, action, value, user: user.fields, permissions: user.permissions };
+    const args: AuthHandlerArgs = {
+      event: `${resource}:${action}`,
+      resource,
+      action,
+      value,
+      user: user.fields,
+      permissions: user.permissions,
+    };
     let result: unknown;
     try {
       result = await callbacks[key](args);

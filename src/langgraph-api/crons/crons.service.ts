@@ -149,7 +149,12 @@ export class CronsService {
 
   async count(tenantId: string, q: CronCountBody): Promise<number> {
     const auth = await this.auth.authorize('crons', 'search', { ...q });
-    return this.repo.count(tenantId, { assistantId: this.assistantIdOf(q.assistant_id), threadId: q.thread_id, metadata: q.metadata, auth });
+    return this.repo.count(tenantId, {
+      assistantId: this.assistantIdOf(q.assistant_id),
+      threadId: q.thread_id,
+      metadata: q.metadata,
+      auth,
+    });
   }
 
   /** A valid cron expression and time zone, ticking at most every CRON_MIN_INTERVAL_S. */

@@ -69,7 +69,13 @@ export class StoreService {
       if (!storeItemPasses(filters, asked.namespace, asked.key, asked.value)) throw notAuthorized();
     }
     this.checkSizes(asked.namespace, asked.key, asked.value);
-    await this.store.put([tenantLabel(tenantId), ...asked.namespace], asked.key, asked.value, index ?? undefined, ttl ? { ttl } : undefined);
+    await this.store.put(
+      [tenantLabel(tenantId), ...asked.namespace],
+      asked.key,
+      asked.value,
+      index ?? undefined,
+      ttl ? { ttl } : undefined,
+    );
   }
 
   async get(tenantId: string, namespace: string[], key: string): Promise<WireItem | null> {
@@ -139,7 +145,11 @@ export class StoreService {
   ): Promise<string[][]> {
     if (q.prefix) checkNamespace(q.prefix, 'prefix', true);
     if (q.suffix) checkNamespace(q.suffix, 'suffix', true);
-    const filters = await this.auth.authorize('store', 'list_namespaces', { namespace: q.prefix ?? [], suffix: q.suffix, max_depth: q.max_depth });
+    const filters = await this.auth.authorize('store', 'list_namespaces', {
+      namespace: q.prefix ?? [],
+      suffix: q.suffix,
+      max_depth: q.max_depth,
+    });
     if (!filters) return this.namespacePage(tenantId, q);
     // the namespaces the filter lets through (as the platform matches them: by `namespace` alone), then the page
     const all = await this.namespacePage(tenantId, { ...q, limit: NAMESPACE_SCAN_CAP, offset: 0 });

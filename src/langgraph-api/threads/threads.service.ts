@@ -137,7 +137,13 @@ export class ThreadsService {
   }
 
   async search(tenantId: string, q: ThreadSearchBody): Promise<Array<Record<string, unknown>>> {
-    const auth = await this.authorize('search', { metadata: q.metadata, status: q.status, values: q.values, limit: q.limit, offset: q.offset });
+    const auth = await this.authorize('search', {
+      metadata: q.metadata,
+      status: q.status,
+      values: q.values,
+      limit: q.limit,
+      offset: q.offset,
+    });
     const filter: ThreadFilter = { metadata: q.metadata, status: q.status, ids: q.ids, auth };
     const sort = { by: q.sort_by, order: q.sort_order };
     let threads: Array<Record<string, unknown>>;
