@@ -18,6 +18,7 @@ import { authMiddleware } from './auth/auth.middleware';
 import { TokenAuth } from './auth/token-auth.service';
 import { AppConfig } from './config/app-config';
 import { type Env, resolveConfig } from './config/config-source';
+import { LanggraphCustomAuth } from './langgraph-api/auth/custom-auth';
 import { CustomHttpApp } from './langgraph-api/http-app/custom-http-app';
 import { uiAssets } from './langgraph-api/ui/ui.controller';
 import { UiBundles } from './langgraph-api/ui/ui-bundles';
@@ -48,6 +49,8 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });
   app.use(uiAssets(app.get(UiBundles)));
   const errors = new AllExceptionsFilter();
+  // langgraph.json's custom auth first: it leaves a service API key, and the paths it does not guard, to the next
+  app.use(app.get(LanggraphCustomAuth).middleware((err, req, res) => errors.answer(err, req, res)));
   app.use(authMiddleware(app.get(ApiKeyAuth), config, app.get(TokenAuth), (err, req, res) => errors.answer(err, req, res)));
   app.use(requestContext);
   const httpApp = app.get(CustomHttpApp);

@@ -48,6 +48,8 @@ export function authMiddleware(auth: ApiKeyAuth, config: AppConfig, tokens?: Tok
   return (req: AuthedRequest, res: Response, next: NextFunction): void => {
     // /health never waits for the database (liveness must not depend on it), nor do other open paths without a key
     if (isHealthPath(req.path) || (isOpenPath(req.path, config) && !presentedKey(req.headers))) return next();
+    // langgraph.json's custom auth (before this one) has admitted the request
+    if (req.principal) return next();
     authenticate(auth, tokens, req)
       .then((principal) => {
         if (principal) admit(req, principal);

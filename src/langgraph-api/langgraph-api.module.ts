@@ -11,6 +11,7 @@ import { AssistantsController } from './assistants/assistants.controller';
 import { AssistantsRepository } from './assistants/assistants.repository';
 import { AssistantsService } from './assistants/assistants.service';
 import { GraphSchemas } from './assistants/graph-schemas';
+import { LanggraphCustomAuth } from './auth/custom-auth';
 import { CronsController } from './crons/crons.controller';
 import { cronProviders } from './crons/crons.providers';
 import { CustomHttpApp } from './http-app/custom-http-app';
@@ -74,11 +75,12 @@ export class LangGraphApiModule {
         RunWebhooks,
         WebhookDelivery,
         CustomHttpApp,
+        LanggraphCustomAuth,
         UiBundles,
         ...cronProviders(config),
         ...(config.truncateEnabled ? [TruncateService] : []),
       ],
-      exports: [ThreadsRepository, AssistantsService, StoreService, CustomHttpApp, UiBundles],
+      exports: [ThreadsRepository, AssistantsService, StoreService, CustomHttpApp, LanggraphCustomAuth, UiBundles],
     };
   }
 }

@@ -24,13 +24,15 @@ export interface LanggraphConfig {
   dependencies: string[];
   /** `http.app`: the user's Hono app mounted in front of the API (its module and export) */
   httpApp?: Omit<GraphSpec, 'name'>;
+  /** `auth.path`: the module and export of the custom auth (an `Auth` of `@langchain/langgraph-sdk/auth`) */
+  auth?: Omit<GraphSpec, 'name'>;
   /** `ui`: each graph's generative-UI component file (absolute), bundled and served under /ui/{graph} */
   ui: Record<string, string>;
   /** `ui_config.shared`: packages the UI bundles leave to the page (as the platform's bundler does) */
   uiShared: string[];
   /** the directory of langgraph.json, which UI paths must stay under */
   dir: string;
-  /** keys of the CLI's format this service does not use (dockerfile_lines, node_version, store, auth, …) */
+  /** keys of the CLI's format this service does not use (dockerfile_lines, node_version, store, auth.disable_studio_auth, …) */
   ignored: string[];
   /** what this service accepts and the LangGraph CLI refuses, each with the portable form */
   portability: string[];
@@ -44,6 +46,10 @@ const schema = z.object({
   dependencies: z.array(z.string()).optional(),
   http: z.object({ app: z.string().min(1).optional() }).optional(),
   ui: z.record(z.string(), z.string().min(1)).optional(),
+  auth: z
+    .object({ path: z.string().min(1).optional() })
+    .passthrough()
+    .optional(),
   ui_config: z.object({ shared: z.array(z.string()).optional() }).optional(),
 });
 
@@ -72,6 +78,7 @@ export function readLanggraphConfig(file: string): LanggraphConfig {
     env: envOf(parsed.data.env, dir, fail),
     dependencies: parsed.data.dependencies ?? [],
     httpApp: parsed.data.http?.app ? parseGraphSpec('http.app', parsed.data.http.app, dir) : undefined,
+    auth: parsed.data.auth?.path ? parseGraphSpec('auth', parsed.data.auth.path, dir) : undefined,
     ui: Object.fromEntries(Object.entries(parsed.data.ui ?? {}).map(([graph, file]) => [graph, path.resolve(dir, file)])),
     uiShared: parsed.data.ui_config?.shared ?? [],
     dir,
@@ -80,6 +87,9 @@ export function readLanggraphConfig(file: string): LanggraphConfig {
       ...Object.keys((raw as { http?: object }).http ?? {})
         .filter((k) => k !== 'app')
         .map((k) => `http.${k}`),
+      ...Object.keys(parsed.data.auth ?? {})
+        .filter((k) => k !== 'path')
+        .map((k) => `auth.${k}`),
     ],
     portability: graphs
       .filter((g) => !g.spec.slice(2).includes(':'))

@@ -5,6 +5,8 @@ import { Injectable } from '@nestjs/common';
 
 import type { AgentDefinition } from '../../agents/agent-definition';
 import { AgentRegistry } from '../../agents/agent-registry.service';
+import { matchesFilters } from '../auth/auth-filters';
+import { LanggraphCustomAuth } from '../auth/custom-auth';
 import {
   AssistantExistsException,
   AssistantNotFoundException,
@@ -48,7 +50,19 @@ export class AssistantsService {
     private readonly registry: AgentRegistry,
     private readonly repo: AssistantsRepository,
     private readonly graphSchemas: GraphSchemas,
+    private readonly auth: LanggraphCustomAuth,
   ) {}
+
+  /**
+   * The assistant as the custom auth (langgraph.json `auth`) lets the caller see it for `action`: one its filter
+   * hides is answered as a missing one, built-in assistants included (as the platform's).
+   */
+  private async visible(tenantId: string, id: string, action: string): Promise<AssistantWire> {
+    const filters = await this.auth.authorize('assistants', action, { assistant_id: id });
+    const found = this.system(id) ?? (await this.repo.get(tenantId, id));
+    if (!found || !matchesFilters(found.metadata, filters)) throw new AssistantNotFoundException(id);
+    return found;
+  }
 
   /** The system assistant of a graph, found by its graph id or by its platform id (uuid5 of the graph id). */
   private system(id: string): AssistantWire | null {
@@ -79,6 +93,8 @@ export class AssistantsService {
   async create(tenantId: string, body: AssistantCreateBody): Promise<AssistantWire> {
     this.graph(body.graph_id);
     const id = body.assistant_id ?? randomUUID();
+    const value: Record<string, unknown> = { ...body, assistant_id: id, metadata: { ...(body.metadata ?? {}) } };
+    await this.auth.authorize('assistants', 'create', value);
     const existing = this.system(id);
     if (existing) {
       if (body.if_exists === 'do_nothing') return existing;
@@ -88,7 +104,7 @@ export class AssistantsService {
       graph_id: body.graph_id,
       config: body.config ?? {},
       context: body.context ?? {},
-      metadata: body.metadata ?? {},
+      metadata: (value.metadata as Record<string, unknown> | undefined) ?? {},
       name: body.name || body.graph_id,
       description: body.description ?? null,
     });
@@ -98,9 +114,7 @@ export class AssistantsService {
   }
 
   async get(tenantId: string, id: string): Promise<AssistantWire> {
-    const found = this.system(id) ?? (await this.repo.get(tenantId, id));
-    if (!found) throw new AssistantNotFoundException(id);
-    return found;
+    return this.visible(tenantId, id, 'read');
   }
 
   /** The id an assistant is stored under: a graph id stands for its system assistant's. */
@@ -117,6 +131,7 @@ export class AssistantsService {
 
   async patch(tenantId: string, id: string, body: AssistantPatchBody): Promise<AssistantWire> {
     if (this.system(id)) throw new SystemAssistantReadOnlyException(id);
+    await this.visible(tenantId, id, 'update');
     if (body.graph_id) this.graph(body.graph_id);
     const updated = await this.repo.patch(tenantId, id, {
       graph_id: body.graph_id ?? undefined,
@@ -132,6 +147,7 @@ export class AssistantsService {
 
   async delete(tenantId: string, id: string): Promise<string[]> {
     if (this.system(id)) throw new SystemAssistantReadOnlyException(id);
+    await this.visible(tenantId, id, 'delete');
     if (!(await this.repo.delete(tenantId, id))) throw new AssistantNotFoundException(id);
     return [id];
   }
@@ -153,6 +169,7 @@ export class AssistantsService {
   }
 
   private async matching(tenantId: string, f: AssistantFilter): Promise<AssistantWire[]> {
+    const filters = await this.auth.authorize('assistants', 'search', { ...f });
     const builtIn = this.registry
       .names()
       .map((n) => this.system(n)!)
@@ -162,10 +179,11 @@ export class AssistantsService {
           (!f.name || a.name.toLowerCase().includes(f.name.toLowerCase())) &&
           (!f.metadata || contains(a.metadata, f.metadata)),
       );
-    return [...builtIn, ...(await this.repo.list(tenantId, f))];
+    return [...builtIn, ...(await this.repo.list(tenantId, f))].filter((a) => matchesFilters(a.metadata, filters));
   }
 
   async versions(tenantId: string, id: string, metadata: Record<string, unknown> | null | undefined, limit: number, offset: number) {
+    await this.visible(tenantId, id, 'read');
     const sys = this.system(id);
     if (sys) {
       const { updated_at: _updated, ...version } = sys;
@@ -177,6 +195,7 @@ export class AssistantsService {
   }
 
   async setLatest(tenantId: string, id: string, version: number): Promise<AssistantWire> {
+    await this.visible(tenantId, id, 'update');
     const sys = this.system(id);
     if (sys) {
       if (version !== 1) throw new AssistantVersionNotFoundException(id, version);

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
+import { type AuthFilters, metadataContainment } from '../auth/auth-filters';
 
 export interface CronRow {
   tenantId: string;
@@ -33,6 +34,8 @@ export interface CronFilter {
   threadId?: string | null;
   enabled?: boolean | null;
   metadata?: Record<string, unknown> | null;
+  /** the custom auth's filter on the cron's metadata */
+  auth?: AuthFilters;
 }
 
 const SORTS: Record<string, string> = {
@@ -192,6 +195,7 @@ export class CronsRepository {
     if (f.threadId) conds.push(`thread_id = $${params.push(f.threadId)}`);
     if (f.enabled != null) conds.push(`enabled = $${params.push(f.enabled)}`);
     if (f.metadata) conds.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+    if (f.auth) conds.push(`metadata @> $${params.push(JSON.stringify(metadataContainment(f.auth)))}::jsonb`);
     return { where: `WHERE ${conds.join(' AND ')}`, params };
   }
 }

@@ -4,6 +4,8 @@ import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
 import { AssistantsService } from '../assistants/assistants.service';
+import { matchesFilters } from '../auth/auth-filters';
+import { LanggraphCustomAuth } from '../auth/custom-auth';
 import { CronNotFoundException, InvalidRequestException, LimitExceededException, ThreadNotFoundException } from '../errors';
 import { RunWebhooks } from '../runs/run-webhook';
 import { ThreadsRepository } from '../threads/threads.repository';
@@ -51,11 +53,16 @@ export class CronsService {
     private readonly threads: ThreadsRepository,
     private readonly webhooks: RunWebhooks,
     private readonly config: AppConfig,
+    private readonly auth: LanggraphCustomAuth,
   ) {}
 
   async create(tenantId: string, threadId: string | null, body: CronCreateBody): Promise<Record<string, unknown>> {
     this.checkSchedule(body.schedule, body.timezone);
-    if (threadId !== null && !(await this.threads.get(tenantId, threadId))) throw new ThreadNotFoundException(threadId);
+    // the custom auth (langgraph.json `auth`): a cron runs on the thread, so the thread's create_run filter holds
+    const threadFilters = threadId === null ? undefined : await this.auth.authorize('threads', 'create_run', { thread_id: threadId });
+    if (threadId !== null && !(await this.threads.get(tenantId, threadId, threadFilters))) throw new ThreadNotFoundException(threadId);
+    const value: Record<string, unknown> = { ...body, thread_id: threadId, metadata: { ...(body.metadata ?? {}) } };
+    await this.auth.authorize('crons', 'create', value);
     const assistant = await this.assistants.get(tenantId, body.assistant_id);
     checkInput(body.input);
     // the webhook its runs will send to, checked now as a run's is (not first refused at each tick)
@@ -74,7 +81,7 @@ export class CronsService {
         timezone,
         endTime,
         payload: payloadOf(body),
-        metadata: body.metadata ?? {},
+        metadata: (value.metadata as Record<string, unknown> | undefined) ?? {},
         onRunCompleted: threadId === null ? (body.on_run_completed ?? 'delete') : 'keep',
         enabled,
         userId: null,
@@ -95,7 +102,7 @@ export class CronsService {
   }
 
   async update(tenantId: string, cronId: string, body: CronPatchBody): Promise<Record<string, unknown>> {
-    const cron = await this.row(tenantId, cronId);
+    const cron = await this.row(tenantId, cronId, 'update');
     const schedule = body.schedule ?? cron.schedule;
     const timezone = body.timezone === undefined ? cron.timezone : body.timezone;
     // a cron made before CRON_MIN_INTERVAL_S was lowered can still be disabled or edited otherwise
@@ -122,14 +129,16 @@ export class CronsService {
   }
 
   async delete(tenantId: string, cronId: string): Promise<void> {
+    await this.row(tenantId, cronId, 'delete');
     if (!(await this.repo.delete(tenantId, cronId))) throw new CronNotFoundException(cronId);
     await this.scheduler.unschedule(cronId);
   }
 
   async search(tenantId: string, q: CronSearchBody): Promise<Array<Record<string, unknown>>> {
+    const auth = await this.auth.authorize('crons', 'search', { ...q });
     const rows = await this.repo.search(
       tenantId,
-      { assistantId: this.assistantIdOf(q.assistant_id), threadId: q.thread_id, enabled: q.enabled, metadata: q.metadata },
+      { assistantId: this.assistantIdOf(q.assistant_id), threadId: q.thread_id, enabled: q.enabled, metadata: q.metadata, auth },
       { by: q.sort_by, order: q.sort_order },
       { limit: q.limit, offset: q.offset },
     );
@@ -138,8 +147,14 @@ export class CronsService {
     return select?.length ? crons.map((c) => Object.fromEntries(Object.entries(c).filter(([k]) => select.includes(k)))) : crons;
   }
 
-  count(tenantId: string, q: CronCountBody): Promise<number> {
-    return this.repo.count(tenantId, { assistantId: this.assistantIdOf(q.assistant_id), threadId: q.thread_id, metadata: q.metadata });
+  async count(tenantId: string, q: CronCountBody): Promise<number> {
+    const auth = await this.auth.authorize('crons', 'search', { ...q });
+    return this.repo.count(tenantId, {
+      assistantId: this.assistantIdOf(q.assistant_id),
+      threadId: q.thread_id,
+      metadata: q.metadata,
+      auth,
+    });
   }
 
   /** A valid cron expression and time zone, ticking at most every CRON_MIN_INTERVAL_S. */
@@ -153,9 +168,11 @@ export class CronsService {
     checkInterval(schedule, timezone, this.config.crons.minIntervalS);
   }
 
-  private async row(tenantId: string, cronId: string): Promise<CronRow> {
+  /** The cron, 404 when it does not exist or the custom auth's filter for `action` hides it. */
+  private async row(tenantId: string, cronId: string, action: string): Promise<CronRow> {
+    const filters = await this.auth.authorize('crons', action, { cron_id: cronId });
     const cron = await this.repo.get(tenantId, cronId);
-    if (!cron) throw new CronNotFoundException(cronId);
+    if (!cron || !matchesFilters(cron.metadata, filters)) throw new CronNotFoundException(cronId);
     return cron;
   }
 }

@@ -12,6 +12,7 @@ import { RunEndNotSeen, RunEnds } from '../../runs/run-ends.service';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';
+import { LanggraphCustomAuth } from '../auth/custom-auth';
 import { InvalidRequestException, ThreadBusyException, ThreadNotFoundException } from '../errors';
 import { ThreadsRepository } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
@@ -102,6 +103,7 @@ export class LangGraphRunsService {
     private readonly delivery: WebhookDelivery,
     private readonly ends: RunEnds,
     private readonly checks: RunRequestChecks,
+    private readonly customAuth: LanggraphCustomAuth,
   ) {}
 
   /**
@@ -109,10 +111,14 @@ export class LangGraphRunsService {
    * (`wait`, `stream`), so this process executes it at once when it can (see LocalRuns).
    */
   async create(tenantId: string, threadId: string | null, body: RunCreateBody, opts: { waited?: boolean } = {}): Promise<CreatedRun> {
+    // the custom auth first (langgraph.json `auth`): its filter hides another user's thread, its metadata is the run's
+    const value: Record<string, unknown> = { thread_id: threadId, assistant_id: body.assistant_id, metadata: { ...(body.metadata ?? {}) } };
+    const filters = await this.threadsService.authorize('create_run', value);
+    const runMetadata = value.metadata as Record<string, unknown> | undefined;
     // independent reads, side by side (they are most of what accepting a run costs)
     const [assistant, known] = await Promise.all([
       this.assistants.forRun(tenantId, body.assistant_id),
-      threadId === null ? null : this.threads.getWithInflight(tenantId, threadId),
+      threadId === null ? null : this.threads.getWithInflight(tenantId, threadId, filters),
       body.webhook ? this.webhooks.check(body.webhook) : null,
     ]);
     const temporary = threadId === null && (body.on_completion ?? 'delete') === 'delete';
@@ -121,10 +127,15 @@ export class LangGraphRunsService {
     const thread = threadId === null ? null : { id, hasCheckpoint: !!known?.hasCheckpoint, inflight: known?.inflight ?? [] };
     await this.checks.check(tenantId, body, assistant.graph_id, thread);
     let inflight = known?.inflight ?? [];
-    if (threadId === null) await this.sessions.insert(tenantId, id, {});
+    // a new thread takes what the custom auth added to the run's metadata (its owner), so its runs can read it
+    const newThreadMetadata = filters ? { ...(runMetadata ?? {}) } : {};
+    if (threadId === null) await this.sessions.insert(tenantId, id, newThreadMetadata);
     else if (!known) {
-      // created by another request meanwhile: its runs count
-      if (!(await this.sessions.insert(tenantId, id, {}))) inflight = await this.sessions.inflight(tenantId, id);
+      // created by another request meanwhile (its runs count): the custom auth's filter must hold for it
+      if (!(await this.sessions.insert(tenantId, id, newThreadMetadata))) {
+        if (filters && !(await this.threads.get(tenantId, id, filters))) throw new ThreadNotFoundException(id);
+        inflight = await this.sessions.inflight(tenantId, id);
+      }
     }
     const strategy = body.multitask_strategy ?? 'reject';
     if (threadId !== null) await this.applyMultitask(tenantId, id, strategy, inflight);
@@ -156,7 +167,7 @@ export class LangGraphRunsService {
         session_id: id,
         agent: assistant.graph_id,
         tenant_id: tenantId,
-        metadata: body.metadata ?? undefined,
+        metadata: runMetadata && Object.keys(runMetadata).length ? runMetadata : undefined,
         stream: { modes: graphModesOf(modes), subgraphs: body.stream_subgraphs ?? false, events: modes.includes('events') },
         input,
         command,
@@ -165,12 +176,12 @@ export class LangGraphRunsService {
         checkpoint_id: checkpointId,
         continue: proceed || undefined,
         start_at: body.after_seconds ? new Date(Date.now() + body.after_seconds * 1000).toISOString() : undefined,
-        configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config) },
+        configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config), ...this.customAuth.runConfigurable() },
         context: { ...objectOf(assistant.context), ...objectOf(body.context) },
         lg: {
           assistant_id: assistant.assistant_id,
           multitask_strategy: strategy,
-          metadata: body.metadata ?? {},
+          metadata: runMetadata ?? {},
           stream_mode: modes,
           temporary,
           graph_options: graphOptionsOf(body, assistant.config),
@@ -198,7 +209,7 @@ export class LangGraphRunsService {
   }
 
   async list(tenantId: string, threadId: string, q: RunListQueryValue): Promise<Array<Record<string, unknown>>> {
-    if (!(await this.threads.get(tenantId, threadId))) throw new ThreadNotFoundException(threadId);
+    await this.thread(tenantId, threadId, 'read');
     const ids = await this.repo.list(tenantId, threadId, q.status ? rowStatusesOf(q.status) : null, q.limit, q.offset);
     const rows = await Promise.all(ids.map((id) => this.records.get(id, 'run')));
     return rows.filter((r) => !q.status || q.status !== 'error' || r.error?.code !== 'RUN_TIMEOUT').map(toApiRun);
@@ -206,7 +217,7 @@ export class LangGraphRunsService {
 
   /** Cancels a run (`interrupt`: it ends `interrupted`; `rollback`: it is deleted with its checkpoints once stopped). */
   async stop(tenantId: string, threadId: string, runId: string, action: 'interrupt' | 'rollback', wait: boolean): Promise<void> {
-    const run = await this.row(tenantId, threadId, runId);
+    const run = await this.row(tenantId, threadId, runId, 'update');
     if (!hasEnded(run)) {
       await this.runs.cancel(runId).catch((e: unknown) => {
         if (!(e instanceof RunAlreadyFinishedException)) throw e;
@@ -241,7 +252,7 @@ export class LangGraphRunsService {
 
   /** Deletes an ended run and the checkpoints it wrote (409 while it has not ended). */
   async delete(tenantId: string, threadId: string, runId: string): Promise<void> {
-    const run = await this.row(tenantId, threadId, runId);
+    const run = await this.row(tenantId, threadId, runId, 'delete');
     if (!hasEnded(run)) throw new ThreadBusyException(threadId);
     await this.records.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
   }
@@ -382,8 +393,14 @@ export class LangGraphRunsService {
     }
   }
 
-  private async row(tenantId: string, threadId: string, runId: string): Promise<RunEntity> {
-    if (!(await this.threads.get(tenantId, threadId))) throw new ThreadNotFoundException(threadId);
+  /** The thread of a run request, 404 when it does not exist or the custom auth's filter for `action` hides it. */
+  private async thread(tenantId: string, threadId: string, action: string): Promise<void> {
+    const filters = await this.threadsService.authorize(action, { thread_id: threadId });
+    if (!(await this.threads.get(tenantId, threadId, filters))) throw new ThreadNotFoundException(threadId);
+  }
+
+  private async row(tenantId: string, threadId: string, runId: string, action = 'read'): Promise<RunEntity> {
+    await this.thread(tenantId, threadId, action);
     const run = await this.records.getForTenant(runId, tenantId, 'run').catch(() => null);
     if (!run || run.sessionId !== threadId) throw new RunNotFoundException(runId, 'run');
     return run;

@@ -6,7 +6,9 @@ import { AppConfig } from '../../config/app-config';
 import { DomainException } from '../../core/errors';
 import { LANGGRAPH_STORE } from '../../database/store/store.module';
 import { BAD_LABEL, tenantLabel } from '../../database/store/tenant-store';
+import { LanggraphCustomAuth } from '../auth/custom-auth';
 import { InvalidRequestException, LimitExceededException } from '../errors';
+import { itemNotFound, notAuthorized, scanAuthorized, storeItemPasses } from './store-auth';
 import { checkStoreFilter, comparesNumbers } from './store-filter';
 
 export { tenantLabel } from '../../database/store/tenant-store';
@@ -36,12 +38,17 @@ const NAMESPACE_SCAN_CAP = 10_000;
 
 const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
 
-/** The LangGraph API's `/store`, per tenant: every namespace starts with the tenant's hidden label. */
+/**
+ * The LangGraph API's `/store`, per tenant: every namespace starts with the tenant's hidden label. The custom auth's
+ * `store` handlers (langgraph.json `auth`) may change a request's namespace and key and return a filter on the
+ * item (its value's fields, `namespace`, `key`): an item it hides is answered as missing, a write outside it 403.
+ */
 @Injectable()
 export class StoreService {
   constructor(
     @Inject(LANGGRAPH_STORE) readonly store: PostgresStore,
     private readonly config: AppConfig,
+    private readonly auth: LanggraphCustomAuth,
   ) {}
 
   async put(
@@ -53,18 +60,43 @@ export class StoreService {
     ttl?: number | null,
   ) {
     checkNamespace(namespace, 'namespace', false);
-    this.checkSizes(namespace, key, value);
-    await this.store.put([tenantLabel(tenantId), ...namespace], key, value, index ?? undefined, ttl ? { ttl } : undefined);
+    const asked = { namespace, key, value };
+    const filters = await this.auth.authorize('store', 'put', asked);
+    if (filters) {
+      checkNamespace(asked.namespace, 'namespace', false);
+      const existing = this.wire(await this.store.get([tenantLabel(tenantId), ...asked.namespace], asked.key));
+      if (existing && !storeItemPasses(filters, existing.namespace, existing.key, existing.value)) throw itemNotFound();
+      if (!storeItemPasses(filters, asked.namespace, asked.key, asked.value)) throw notAuthorized();
+    }
+    this.checkSizes(asked.namespace, asked.key, asked.value);
+    await this.store.put(
+      [tenantLabel(tenantId), ...asked.namespace],
+      asked.key,
+      asked.value,
+      index ?? undefined,
+      ttl ? { ttl } : undefined,
+    );
   }
 
   async get(tenantId: string, namespace: string[], key: string): Promise<WireItem | null> {
     checkNamespace(namespace, 'namespace', true);
-    return this.wire(await this.store.get([tenantLabel(tenantId), ...namespace], key));
+    const asked = { namespace, key };
+    const filters = await this.auth.authorize('store', 'get', asked);
+    const item = this.wire(await this.store.get([tenantLabel(tenantId), ...asked.namespace], asked.key));
+    if (item && filters && !storeItemPasses(filters, item.namespace, item.key, item.value)) throw itemNotFound();
+    return item;
   }
 
   async delete(tenantId: string, namespace: string[], key: string): Promise<void> {
     checkNamespace(namespace, 'namespace', true);
-    await this.store.delete([tenantLabel(tenantId), ...namespace], key);
+    const asked = { namespace, key };
+    const filters = await this.auth.authorize('store', 'delete', asked);
+    if (filters) {
+      const existing = this.wire(await this.store.get([tenantLabel(tenantId), ...asked.namespace], asked.key));
+      if (existing && !storeItemPasses(filters, existing.namespace, existing.key, existing.value)) throw itemNotFound();
+      if (!existing && !storeItemPasses(filters, asked.namespace, asked.key)) throw notAuthorized();
+    }
+    await this.store.delete([tenantLabel(tenantId), ...asked.namespace], asked.key);
   }
 
   async search(
@@ -74,6 +106,18 @@ export class StoreService {
   ): Promise<WireItem[]> {
     checkNamespace(prefix, 'namespace_prefix', true);
     checkStoreFilter(q.filter);
+    const asked = { namespace: prefix, filter: q.filter, limit: q.limit, offset: q.offset, query: q.query };
+    const filters = await this.auth.authorize('store', 'search', asked);
+    const page = (limit: number, offset: number) => this.searchPage(tenantId, asked.namespace, { ...q, limit, offset });
+    if (!filters) return page(q.limit, q.offset);
+    return scanAuthorized(page, (i) => storeItemPasses(filters, i.namespace, i.key, i.value), q);
+  }
+
+  private async searchPage(
+    tenantId: string,
+    prefix: string[],
+    q: { filter?: Record<string, unknown> | null; limit: number; offset: number; query?: string | null },
+  ): Promise<WireItem[]> {
     const items = await this.store
       .search([tenantLabel(tenantId), ...prefix], {
         filter: (q.filter ?? undefined) as Record<string, string | number | boolean | null> | undefined,
@@ -101,6 +145,21 @@ export class StoreService {
   ): Promise<string[][]> {
     if (q.prefix) checkNamespace(q.prefix, 'prefix', true);
     if (q.suffix) checkNamespace(q.suffix, 'suffix', true);
+    const filters = await this.auth.authorize('store', 'list_namespaces', {
+      namespace: q.prefix ?? [],
+      suffix: q.suffix,
+      max_depth: q.max_depth,
+    });
+    if (!filters) return this.namespacePage(tenantId, q);
+    // the namespaces the filter lets through (as the platform matches them: by `namespace` alone), then the page
+    const all = await this.namespacePage(tenantId, { ...q, limit: NAMESPACE_SCAN_CAP, offset: 0 });
+    return all.filter((ns) => storeItemPasses(filters, ns)).slice(q.offset, q.offset + q.limit);
+  }
+
+  private async namespacePage(
+    tenantId: string,
+    q: { prefix?: string[] | null; suffix?: string[] | null; max_depth?: number | null; limit: number; offset: number },
+  ): Promise<string[][]> {
     const prefix = [tenantLabel(tenantId), ...(q.prefix ?? [])];
     const suffix = q.suffix?.length ? q.suffix : undefined;
     if (!q.max_depth) {

@@ -7,6 +7,7 @@ import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 import { unfinished } from '../../runs/store/run-rules';
+import { type AuthFilters, metadataContainment } from '../auth/auth-filters';
 
 export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
 
@@ -23,6 +24,14 @@ export interface ThreadFilter {
   metadata?: Record<string, unknown> | null;
   status?: ThreadStatus | null;
   ids?: string[] | null;
+  /** the custom auth's filter on the thread's metadata */
+  auth?: AuthFilters;
+}
+
+/** ` AND s.metadata @> $n` for the custom auth's filter (its value pushed onto `params`); '' without one. */
+function authCondition(params: unknown[], auth: AuthFilters | undefined): string {
+  if (!auth) return '';
+  return ` AND s.metadata @> $${params.push(JSON.stringify(metadataContainment(auth)))}::jsonb`;
 }
 
 /**
@@ -70,8 +79,10 @@ function threadRow(r: Row): ThreadRow {
 export class ThreadsRepository {
   constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource) {}
 
-  async get(tenantId: string, id: string): Promise<ThreadRow | null> {
-    const rows = rowsOf<Row>(await this.dataSource.query(`${THREADS} AND s.id = $2`, [tenantId, id]));
+  /** The thread; null when it does not exist or the custom auth's filter hides it. */
+  async get(tenantId: string, id: string, auth?: AuthFilters): Promise<ThreadRow | null> {
+    const params: unknown[] = [tenantId, id];
+    const rows = rowsOf<Row>(await this.dataSource.query(`${THREADS} AND s.id = $2${authCondition(params, auth)}`, params));
     return rows[0] ? threadRow(rows[0]) : null;
   }
 
@@ -80,15 +91,21 @@ export class ThreadsRepository {
    * oldest first, and whether it has a checkpoint: what accepting a run on it reads (the thread, its runs for the
    * multitask strategy, whether the run's graph has a state to read) in one statement.
    */
-  async getWithInflight(tenantId: string, id: string): Promise<{ row: ThreadRow; inflight: string[]; hasCheckpoint: boolean } | null> {
+  async getWithInflight(
+    tenantId: string,
+    id: string,
+    auth?: AuthFilters,
+  ): Promise<{ row: ThreadRow; inflight: string[]; hasCheckpoint: boolean } | null> {
+    const params: unknown[] = [tenantId, id, threadIdOf(tenantId, id)];
+    const filtered = authCondition(params, auth);
     const rows = rowsOf<Row>(
       await this.dataSource.query(
         `SELECT t.*, ARRAY(
             SELECT r.id::text FROM runs r WHERE r.tenant_id = $1 AND r.session_id = $2 AND ${unfinished('r')}
              ORDER BY r.created_at, r.id) AS inflight,
            EXISTS (SELECT 1 FROM "${CHECKPOINT_SCHEMA}".checkpoints c WHERE c.thread_id = $3) AS has_checkpoint
-           FROM (${THREADS} AND s.id = $2) t`,
-        [tenantId, id, threadIdOf(tenantId, id)],
+           FROM (${THREADS} AND s.id = $2${filtered}) t`,
+        params,
       ),
     );
     const r = rows[0];
@@ -136,6 +153,7 @@ export class ThreadsRepository {
     const params: unknown[] = [tenantId];
     const conds: string[] = [];
     if (f.metadata) conds.push(`metadata @> $${params.push(JSON.stringify(f.metadata))}::jsonb`);
+    if (f.auth) conds.push(`metadata @> $${params.push(JSON.stringify(metadataContainment(f.auth)))}::jsonb`);
     if (f.status) conds.push(`status = $${params.push(f.status)}`);
     if (f.ids?.length) conds.push(`id = ANY($${params.push(f.ids)}::text[])`);
     return { where: conds.length ? `WHERE ${conds.join(' AND ')}` : '', params };

@@ -10,6 +10,8 @@ import { threadIdOf } from '../../auth/tenant';
 import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';
+import type { AuthFilters } from '../auth/auth-filters';
+import { LanggraphCustomAuth } from '../auth/custom-auth';
 import {
   CheckpointNotFoundException,
   InvalidRequestException,
@@ -52,14 +54,26 @@ export class ThreadsService {
     private readonly registry: AgentRegistry,
     private readonly admission: RunAdmission,
     private readonly assistants: AssistantsService,
+    private readonly auth: LanggraphCustomAuth,
   ) {}
+
+  /**
+   * The custom auth's filter for an action on threads (langgraph.json `auth`): every read, search, count, update,
+   * delete and run of a thread goes through here, and the filter reaches the repository's queries.
+   */
+  authorize(action: string, value: Record<string, unknown>): Promise<AuthFilters | undefined> {
+    return this.auth.authorize('threads', action, value);
+  }
 
   async create(tenantId: string, body: ThreadCreateBody): Promise<Record<string, unknown>> {
     const id = body.thread_id ?? randomUUID();
-    const created = await this.sessions.insert(tenantId, id, body.metadata ?? {});
+    const value: Record<string, unknown> = { thread_id: id, metadata: { ...(body.metadata ?? {}) }, if_exists: body.if_exists };
+    const filters = await this.authorize('create', value);
+    const metadata = (value.metadata as Record<string, unknown> | undefined) ?? {};
+    const created = await this.sessions.insert(tenantId, id, metadata);
     if (!created && body.if_exists !== 'do_nothing') throw new ThreadExistsException(id);
     if (body.supersteps?.length) await this.applySupersteps(tenantId, id, body.supersteps);
-    return this.get(tenantId, id);
+    return this.wire(tenantId, await this.row(tenantId, id, created ? undefined : filters));
   }
 
   /**
@@ -86,17 +100,20 @@ export class ThreadsService {
   }
 
   async get(tenantId: string, id: string): Promise<Record<string, unknown>> {
-    return this.wire(tenantId, await this.row(tenantId, id));
+    return this.wire(tenantId, await this.row(tenantId, id, await this.authorize('read', { thread_id: id })));
   }
 
   async patch(tenantId: string, id: string, metadata: Record<string, unknown> | null | undefined): Promise<Record<string, unknown>> {
-    if (!(await this.sessions.patchMetadata(tenantId, id, metadata ?? {}))) throw new ThreadNotFoundException(id);
-    return this.get(tenantId, id);
+    const value: Record<string, unknown> = { thread_id: id, metadata: { ...(metadata ?? {}) } };
+    await this.row(tenantId, id, await this.authorize('update', value));
+    const patch = (value.metadata as Record<string, unknown> | undefined) ?? {};
+    if (!(await this.sessions.patchMetadata(tenantId, id, patch))) throw new ThreadNotFoundException(id);
+    return this.wire(tenantId, await this.row(tenantId, id));
   }
 
   /** Deletes the session, its messages, runs and checkpoints (409 while a run holds it). */
   async delete(tenantId: string, id: string): Promise<void> {
-    await this.row(tenantId, id);
+    await this.row(tenantId, id, await this.authorize('delete', { thread_id: id }));
     await this.admission.deleteSession(id, tenantId);
   }
 
@@ -109,15 +126,25 @@ export class ThreadsService {
   }
 
   async copy(tenantId: string, id: string): Promise<Record<string, unknown>> {
-    const from = await this.row(tenantId, id);
+    const from = await this.row(tenantId, id, await this.authorize('read', { thread_id: id }));
     const newId = randomUUID();
-    await this.sessions.insert(tenantId, newId, { ...from.metadata, thread_id: newId }, from.agent);
+    // the copy is a new thread: the custom auth's create handler may refuse it or change its metadata
+    const value: Record<string, unknown> = { thread_id: newId, metadata: { ...from.metadata, thread_id: newId } };
+    await this.authorize('create', value);
+    await this.sessions.insert(tenantId, newId, (value.metadata as Record<string, unknown> | undefined) ?? {}, from.agent);
     await this.repo.copyCheckpoints(threadIdOf(tenantId, id), threadIdOf(tenantId, newId));
     return this.get(tenantId, newId);
   }
 
   async search(tenantId: string, q: ThreadSearchBody): Promise<Array<Record<string, unknown>>> {
-    const filter: ThreadFilter = { metadata: q.metadata, status: q.status, ids: q.ids };
+    const auth = await this.authorize('search', {
+      metadata: q.metadata,
+      status: q.status,
+      values: q.values,
+      limit: q.limit,
+      offset: q.offset,
+    });
+    const filter: ThreadFilter = { metadata: q.metadata, status: q.status, ids: q.ids, auth };
     const sort = { by: q.sort_by, order: q.sort_order };
     let threads: Array<Record<string, unknown>>;
     if (q.values) {
@@ -132,7 +159,9 @@ export class ThreadsService {
     return select?.length ? threads.map((t) => Object.fromEntries(Object.entries(t).filter(([k]) => select.includes(k)))) : threads;
   }
 
-  async count(tenantId: string, f: ThreadFilter & { values?: Record<string, unknown> | null }): Promise<number> {
+  async count(tenantId: string, q: ThreadFilter & { values?: Record<string, unknown> | null }): Promise<number> {
+    const auth = await this.authorize('search', { metadata: q.metadata, status: q.status, values: q.values });
+    const f = { ...q, auth };
     if (!f.values) return this.repo.count(tenantId, f);
     const rows = await this.repo.search(tenantId, f, {}, { limit: VALUES_SCAN_CAP, offset: 0 });
     const all = await Promise.all(rows.map((r) => this.wire(tenantId, r)));
@@ -141,7 +170,7 @@ export class ThreadsService {
 
   /** The thread's state: the latest, or at a checkpoint (404 for a checkpoint the thread does not have). */
   async state(tenantId: string, id: string, at?: CheckpointRef | null, subgraphs = false): Promise<Record<string, unknown>> {
-    const row = await this.row(tenantId, id);
+    const row = await this.row(tenantId, id, await this.authorize('read', { thread_id: id }));
     const graph = this.graphOf(row);
     if (!graph) {
       if (at?.checkpoint_id) throw new CheckpointNotFoundException(at.checkpoint_id);
@@ -154,7 +183,7 @@ export class ThreadsService {
 
   /** Checkpoints, newest first (`before` a checkpoint id, `metadata` filter, from `checkpoint`). */
   async history(tenantId: string, id: string, q: HistoryRequestBody): Promise<Array<Record<string, unknown>>> {
-    const row = await this.row(tenantId, id);
+    const row = await this.row(tenantId, id, await this.authorize('read', { thread_id: id }));
     const graph = this.graphOf(row);
     if (!graph) return [];
     const beforeId = typeof q.before === 'string' ? q.before : (q.before?.configurable?.checkpoint_id as string | undefined);
@@ -175,7 +204,7 @@ export class ThreadsService {
    * not ended (queued ones too, as LangGraph Server: the update would race the run).
    */
   async updateState(tenantId: string, id: string, body: StateUpdateBody): Promise<{ checkpoint: Record<string, unknown> | null }> {
-    const known = await this.repo.getWithInflight(tenantId, id);
+    const known = await this.repo.getWithInflight(tenantId, id, await this.authorize('update', { thread_id: id, values: body.values }));
     if (!known) throw new ThreadNotFoundException(id);
     const row = known.row;
     if (row.status === 'busy' || known.inflight.length) throw new ThreadBusyException(id);
@@ -218,8 +247,9 @@ export class ThreadsService {
     };
   }
 
-  private async row(tenantId: string, id: string): Promise<ThreadRow> {
-    const row = await this.repo.get(tenantId, id);
+  /** The thread, 404 when it does not exist or the custom auth's filter hides it (as another tenant's would be). */
+  private async row(tenantId: string, id: string, auth?: AuthFilters): Promise<ThreadRow> {
+    const row = await this.repo.get(tenantId, id, auth);
     if (!row) throw new ThreadNotFoundException(id);
     return row;
   }

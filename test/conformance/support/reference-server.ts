@@ -44,7 +44,8 @@ export async function startReferenceServer(config: string, timeoutMs = 90_000): 
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the reference server exited at start:\n${output.slice(-4000)}`);
-    const ok = await fetch(`${url}/ok`).then(
+    // /info: open on the platform even with a custom auth (which guards /ok)
+    const ok = await fetch(`${url}/info`).then(
       (r) => r.ok,
       () => false,
     );

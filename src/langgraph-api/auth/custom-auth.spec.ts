@@ -1,0 +1,72 @@
+import path from 'node:path';
+
+import type { AuthedRequest } from '../../auth/auth.middleware';
+import type { DomainException } from '../../core/errors';
+import { customAuthUser, withCustomAuthUser } from './auth-context';
+import { LanggraphCustomAuth } from './custom-auth';
+import { CustomAuthException } from './custom-auth-errors';
+
+const CONFIG = path.join(__dirname, '..', '..', '..', 'test', 'conformance', 'graphs', 'auth', 'langgraph.json');
+
+function customAuth(keysRequired = false): LanggraphCustomAuth {
+  const auth = new LanggraphCustomAuth({ langgraphConfig: CONFIG } as never, { required: async () => keysRequired } as never, {} as never);
+  auth.onModuleInit();
+  return auth;
+}
+
+const alice = { identity: 'alice', permissions: ['threads:write'], fields: { identity: 'alice', permissions: ['threads:write'] } };
+const bob = { identity: 'bob', permissions: [], fields: { identity: 'bob', permissions: [] } };
+
+/** the middleware's outcome for a request: admitted (its principal and custom user) or refused */
+function through(auth: LanggraphCustomAuth, headers: Record<string, string>, p = '/threads') {
+  const req = { path: p, originalUrl: p, method: 'GET', protocol: 'http', headers: { host: 'x', ...headers } } as unknown as AuthedRequest;
+  return new Promise<{ refused?: DomainException; principal?: unknown; user?: string }>((resolve) => {
+    auth.middleware((refused) => resolve({ refused }))(req, {} as never, () =>
+      resolve({ principal: req.principal, user: customAuthUser()?.identity }),
+    );
+  });
+}
+
+describe('LanggraphCustomAuth', () => {
+  it('answers a request authenticate refuses with its status, message and headers', async () => {
+    const { refused } = await through(customAuth(), {});
+    expect(refused).toBeInstanceOf(CustomAuthException);
+    expect(refused).toMatchObject({
+      status: 401,
+      platformText: 'who are you?',
+      headers: { 'WWW-Authenticate': 'Bearer realm="conformance"' },
+    });
+  });
+
+  it("admits the handler's user into tenant default with read and write, for the rest of the request", async () => {
+    expect(await through(customAuth(), { authorization: 'Bearer user-a' })).toEqual({
+      principal: { tenantId: 'default', userId: 'alice', permissions: ['read', 'write'] },
+      user: 'alice',
+    });
+  });
+
+  it('leaves a service API key (when keys are configured) and REST v1 to the service', async () => {
+    expect(await through(customAuth(true), { 'x-api-key': 'k' })).toEqual({ principal: undefined, user: undefined });
+    expect((await through(customAuth(false), { 'x-api-key': 'k' })).refused?.status).toBe(401);
+    expect(await through(customAuth(), {}, '/v1/sessions')).toEqual({ principal: undefined, user: undefined });
+  });
+
+  it('calls the most specific handler: its metadata, its filter, its false as 403 with an empty body', async () => {
+    const auth = customAuth();
+    const value: { metadata?: Record<string, unknown> } = {};
+    await withCustomAuthUser(alice, async () => {
+      expect(await auth.authorize('threads', 'create', value)).toEqual({ owner: 'alice' });
+      expect(await auth.authorize('threads', 'read', {})).toEqual({ owner: 'alice' });
+      expect(await auth.authorize('assistants', 'search', {})).toBeUndefined();
+    });
+    expect(value.metadata).toEqual({ owner: 'alice' });
+    await withCustomAuthUser(bob, async () => {
+      await expect(auth.authorize('threads', 'delete', {})).rejects.toMatchObject({ status: 403, platformText: '' });
+    });
+  });
+
+  it('filters nothing for the service credentials (no custom-auth user)', async () => {
+    expect(await customAuth().authorize('threads', 'read', {})).toBeUndefined();
+    expect(customAuth().runConfigurable()).toEqual({});
+  });
+});

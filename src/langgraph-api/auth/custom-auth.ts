@@ -1,0 +1,160 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from 'express';
+
+import { AgentRegistry } from '../../agents/agent-registry.service';
+import { type AuthHandlerArgs, type CustomAuthHandlers, loadCustomAuth } from '../../agents/custom-graphs/auth-loader';
+import { readLanggraphConfig } from '../../agents/custom-graphs/langgraph-config';
+import { ApiKeyAuth } from '../../auth/api-key-auth.service';
+import type { AuthedRequest, Refuse } from '../../auth/auth.middleware';
+import { type Permission } from '../../auth/principal';
+import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../../auth/tenant';
+import { AppConfig } from '../../config/app-config';
+import { DomainException } from '../../core/errors';
+import { type CustomAuthUser, customAuthUser, withCustomAuthUser } from './auth-context';
+import type { AuthFilters } from './auth-filters';
+import { asRefusal, CustomAuthException, InvalidAuthResultException } from './custom-auth-errors';
+
+/** what a custom-auth user may do in the service's terms: the LangGraph API's reads and writes, never key management */
+const CUSTOM_USER_PERMISSIONS: readonly Permission[] = ['read', 'write'];
+
+/** Paths the custom auth does not guard: liveness, the console, the docs and metrics, `/info` (as the platform), REST v1. */
+const NOT_GUARDED = /^\/(v1|health|ok|console|docs|docs-[^/]*|metrics|info|favicon\.ico)(\/|$)/;
+
+/**
+ * The custom auth of langgraph.json (`"auth": {"path": "./auth.mts:auth"}`), as LangGraph Platform runs it:
+ * `authenticate` decides who a LangGraph API request is (its refusals, `HTTPException`s, reach the client with
+ * their status and headers), and the resource handlers (`on("threads:create")`, `on("*")`, …) may refuse an
+ * action or return a filter on the resource's metadata, which the resource's service applies.
+ *
+ * Order: a valid API key of the service (`x-api-key`, when keys are configured) is the tenant's operator and is
+ * checked first — no handler runs for it; every other request to the LangGraph API goes through `authenticate`,
+ * which replaces the service's bearer tokens there (as the platform replaces its own auth). REST v1 keeps the
+ * service's credentials only. The user's tenant is its `tenant_id` field when it returns one, else `default`.
+ */
+@Injectable()
+export class LanggraphCustomAuth implements OnModuleInit {
+  private readonly logger = new Logger(LanggraphCustomAuth.name);
+  private handlers?: CustomAuthHandlers;
+
+  // the registry loads the graphs first (and applies langgraph.json's env) before the auth module loads
+  constructor(
+    private readonly config: AppConfig,
+    private readonly keys: ApiKeyAuth,
+    _graphsFirst: AgentRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    if (!this.config.langgraphConfig) return;
+    const config = readLanggraphConfig(this.config.langgraphConfig);
+    this.handlers = loadCustomAuth(config);
+    if (this.handlers) this.logger.log({ msg: 'langgraph.json custom auth loaded', auth: config.auth?.spec });
+  }
+
+  get configured(): boolean {
+    return this.handlers !== undefined;
+  }
+
+  /** The Express middleware, before the service's own authentication (app.factory.ts). */
+  middleware(refuse: Refuse) {
+    return (req: AuthedRequest, res: ExpressResponse, next: NextFunction): void => {
+      if (!this.handlers?.authenticate || NOT_GUARDED.test(req.path)) return next();
+      this.serviceKeyFirst(req)
+        .then(async (byKey) => {
+          if (byKey) return next();
+          const user = await this.authenticate(req);
+          admit(req, user);
+          withCustomAuthUser(user, next);
+        })
+        .catch((err: unknown) => {
+          const refusal = asRefusal(err);
+          refuse(refusal instanceof DomainException ? refusal : new InvalidAuthResultException((err as Error).message), req, res);
+        });
+    };
+  }
+
+  /**
+   * The filter of the resource handler for `resource:action` (the most specific of `resource:action`, `resource`,
+   * `*:action`, `*`), which may also change `value` (the metadata of a create); undefined when no handler or no
+   * custom-auth user. A handler's `false` is a 403, its `HTTPException` the refusal it names.
+   */
+  async authorize(resource: string, action: string, value: Record<string, unknown>): Promise<AuthFilters | undefined> {
+    const user = customAuthUser();
+    const callbacks = this.handlers?.callbacks;
+    if (!user || !callbacks) return undefined;
+    const key = [`${resource}:${action}`, resource, `*:${action}`, '*'].find((k) => callbacks[k]);
+    if (!key) return undefined;
+    const args: AuthHandlerArgs = {
+      event: `${resource}:${action}`,
+      resource,
+      action,
+      value,
+      user: user.fields,
+      permissions: user.permissions,
+    };
+    let result: unknown;
+    try {
+      result = await callbacks[key](args);
+    } catch (err) {
+      throw asRefusal(err);
+    }
+    if (result === undefined || result === null || result === true) return undefined;
+    if (result === false) throw new CustomAuthException(403, `the auth handler of "${key}" refused`, undefined, '');
+    if (typeof result !== 'object') throw new InvalidAuthResultException(`the auth handler of "${key}" returned a ${typeof result}`);
+    return result as AuthFilters;
+  }
+
+  /**
+   * What a run's graph reads of its caller (as the platform puts it in the configurable): `langgraph_auth_user`,
+   * `langgraph_auth_user_id`, `langgraph_auth_permissions`; nothing for the service's own credentials.
+   */
+  runConfigurable(): Record<string, unknown> {
+    const user = customAuthUser();
+    if (!user) return {};
+    return { langgraph_auth_user: user.fields, langgraph_auth_user_id: user.identity, langgraph_auth_permissions: user.permissions };
+  }
+
+  private async serviceKeyFirst(req: ExpressRequest): Promise<boolean> {
+    return typeof req.headers['x-api-key'] === 'string' && (await this.keys.required());
+  }
+
+  private async authenticate(req: ExpressRequest): Promise<CustomAuthUser & { tenantId: string }> {
+    const result = await this.handlers!.authenticate!(requestOf(req));
+    return normalized(result);
+  }
+}
+
+function admit(req: AuthedRequest, user: CustomAuthUser & { tenantId: string }): void {
+  req.principal = { tenantId: user.tenantId, userId: user.identity, permissions: CUSTOM_USER_PERMISSIONS };
+  req.tenantId = user.tenantId;
+}
+
+/** the request as the handler reads it (a fetch Request: method, URL, headers; the body stays the API's) */
+function requestOf(req: ExpressRequest): Request {
+  const url = new URL(req.originalUrl, `${req.protocol}://${req.headers.host ?? 'localhost'}`);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
+  }
+  return new Request(url, { method: req.method, headers });
+}
+
+/** A string is an identity; an object needs a string `identity` (as the platform normalizes it). */
+function normalized(result: unknown): CustomAuthUser & { tenantId: string } {
+  const fields: Record<string, unknown> =
+    typeof result === 'string' ? { identity: result } : result && typeof result === 'object' ? { ...(result as object) } : {};
+  const identity = fields.identity;
+  if (typeof identity !== 'string') {
+    throw new InvalidAuthResultException('the custom auth returned neither a string nor an object with a string `identity`');
+  }
+  const permissions = Array.isArray(fields.permissions) ? fields.permissions.filter((p): p is string => typeof p === 'string') : [];
+  const tenant = fields.tenant_id;
+  if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT_ID_PATTERN.test(tenant))) {
+    throw new InvalidAuthResultException('the custom auth returned a `tenant_id` that is not a tenant id');
+  }
+  return {
+    identity,
+    permissions,
+    tenantId: (tenant as string | undefined) ?? DEFAULT_TENANT,
+    fields: { ...fields, permissions, display_name: fields.display_name ?? identity, is_authenticated: fields.is_authenticated ?? true },
+  };
+}
