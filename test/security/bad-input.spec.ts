@@ -142,6 +142,15 @@ describe('bad input answers 4xx', () => {
       expect(turn.body.response).toMatch(/4/);
     });
 
+    it('a malformed percent-encoding in a path is 400, not 500 (the public UI bundle files too)', async () => {
+      for (const route of ['/ui/agent/%E0%A4%A', '/threads/%E0%A4%A']) {
+        const res = await fetch(`${svc.url}${route}`);
+        expect({ route, status: res.status }).toEqual({ route, status: 400 });
+        expect(await res.text()).not.toMatch(NO_STACK);
+      }
+      expect((await fetch(`${svc.url}/ui/agent/entrypoint.js`)).status).toBe(404); // no ui configured: a well-formed path
+    });
+
     it('GET /v1/contracts?kind=garbage is 400', async () => {
       refused(await svc.http('GET', '/v1/contracts?kind=garbage'), 400, 'VALIDATION_FAILED', /kind must be one of/);
       expect((await svc.http('GET', '/v1/contracts?kind=user')).status).toBe(200);

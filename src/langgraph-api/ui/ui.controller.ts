@@ -91,7 +91,12 @@ export function uiAssets(bundles: UiBundles) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const match = /^\/ui\/([^/]+)\/([^/]+)$/.exec(req.path);
     if (!match || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
-    const [graph, name] = [decodeURIComponent(match[1]), decodeURIComponent(match[2])];
+    let graph: string, name: string;
+    try {
+      [graph, name] = [decodeURIComponent(match[1]), decodeURIComponent(match[2])];
+    } catch {
+      return void res.status(400).type('text/plain').send('Malformed path');
+    }
     bundleOf(bundles, graph)
       .then((files) => {
         const file = files.get(name);
