@@ -1,5 +1,6 @@
 import { GraphModuleLoader } from './graph-module-loader';
 import type { LanggraphConfig } from './langgraph-config';
+import { loadModuleExport } from './module-export';
 
 /** What a resource handler of the custom auth is called with (as LangGraph Platform calls it). */
 export interface AuthHandlerArgs {
@@ -24,22 +25,8 @@ export interface CustomAuthHandlers {
 export function loadCustomAuth(config: LanggraphConfig, loader = new GraphModuleLoader()): CustomAuthHandlers | undefined {
   const spec = config.auth;
   if (!spec) return undefined;
-  const fail = (why: string, cause?: unknown): never => {
-    throw new Error(
-      `Cannot load auth "${spec.spec}" (${spec.file}, export "${spec.exportName}") from LANGGRAPH_CONFIG ${config.path}: ${why}`,
-      {
-        cause,
-      },
-    );
-  };
-  let exports: Record<string, unknown> = {};
-  try {
-    exports = loader.load(spec.file);
-  } catch (err) {
-    fail((err as Error).message, err);
-  }
-  const auth = exports[spec.exportName] as { '~handlerCache'?: CustomAuthHandlers } | undefined;
-  if (auth === undefined) fail(`the module has no export "${spec.exportName}" (its exports: ${Object.keys(exports).join(', ') || 'none'})`);
+  const { value, fail } = loadModuleExport('auth', spec, config, loader);
+  const auth = value as { '~handlerCache'?: CustomAuthHandlers };
   const handlers = auth?.['~handlerCache'];
   if (!handlers || typeof handlers !== 'object') fail('the export is not an Auth (new Auth() from "@langchain/langgraph-sdk/auth")');
   return handlers;

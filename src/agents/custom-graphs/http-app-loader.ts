@@ -1,5 +1,6 @@
 import { GraphModuleLoader } from './graph-module-loader';
 import type { LanggraphConfig } from './langgraph-config';
+import { loadModuleExport } from './module-export';
 
 /** What this service needs of the user's `http.app`: a Hono app (routes, middleware, error handler, fetch). */
 export interface UserHttpApp {
@@ -15,22 +16,8 @@ export interface UserHttpApp {
 export function loadHttpApp(config: LanggraphConfig, loader = new GraphModuleLoader()): UserHttpApp | undefined {
   const spec = config.httpApp;
   if (!spec) return undefined;
-  const fail = (why: string, cause?: unknown): never => {
-    throw new Error(
-      `Cannot load http.app "${spec.spec}" (${spec.file}, export "${spec.exportName}") from LANGGRAPH_CONFIG ${config.path}: ${why}`,
-      {
-        cause,
-      },
-    );
-  };
-  let exports: Record<string, unknown> = {};
-  try {
-    exports = loader.load(spec.file);
-  } catch (err) {
-    fail((err as Error).message, err);
-  }
-  const app = exports[spec.exportName] as Partial<UserHttpApp> | undefined;
-  if (app === undefined) fail(`the module has no export "${spec.exportName}" (its exports: ${Object.keys(exports).join(', ') || 'none'})`);
+  const { value, fail } = loadModuleExport('http.app', spec, config, loader);
+  const app = value as Partial<UserHttpApp>;
   if (typeof app?.fetch !== 'function' || !Array.isArray(app.routes)) fail('the export is not a Hono app (new Hono() from "hono")');
   return app as UserHttpApp;
 }
