@@ -9,6 +9,8 @@ import type { RunObservation } from './run-observation';
 export interface LogFields {
   request_id?: string;
   tenant_id?: string;
+  /** the bearer token's user (`AUTH_USER_CLAIM`, or a custom auth handler's identity); absent for API keys */
+  user_id?: string;
   session_id?: string;
   run_id?: string;
   agent?: string;
@@ -51,7 +53,7 @@ export function withLogFields<T>(fields: LogFields, fn: () => T, run?: RunObserv
 
 /** Runs a request's handling with its id, tenant and (a token's) user. */
 export function withRequest<T>(requestId: string, tenantId: string | undefined, user: string | undefined, fn: () => T): T {
-  return scope.run({ fields: { tenant_id: tenantId }, requestId, tenant: scope.getStore()?.tenant, user }, fn);
+  return scope.run({ fields: { tenant_id: tenantId, user_id: user }, requestId, tenant: scope.getStore()?.tenant, user }, fn);
 }
 
 /** The user of the HTTP request being handled (its bearer token's), if any. */
