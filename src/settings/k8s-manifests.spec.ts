@@ -372,7 +372,6 @@ describe('deploy/k8s/base: Service, disruption budgets', () => {
 
 describe('deploy/k8s/base: the workers scale on the run queue (KEDA)', () => {
   const scaled = the('ScaledObject');
-  const config = configOf(worker);
 
   it('targets the worker Deployment, which leaves its replicas to KEDA, and keeps one worker at least', () => {
     expect(scaled.spec.scaleTargetRef).toEqual({ name: worker.metadata.name });
@@ -382,7 +381,7 @@ describe('deploy/k8s/base: the workers scale on the run queue (KEDA)', () => {
   });
 
   it("reads the BullMQ wait and active lists of the runs queue, under the workers' QUEUE_PREFIX", () => {
-    const keys = new QueueKeys(config.queuePrefix).getKeys(RUNS_QUEUE);
+    const keys = new QueueKeys(configOf(worker).queuePrefix).getKeys(RUNS_QUEUE);
     const lists = Object.fromEntries(scaled.spec.triggers.map((t: any) => [t.name, [t.type, t.metadata.listName]]));
     expect(lists).toEqual({ wait: ['redis', keys.wait], active: ['redis', keys.active] });
   });
@@ -390,7 +389,7 @@ describe('deploy/k8s/base: the workers scale on the run queue (KEDA)', () => {
   it('aims at WORKER_CONCURRENCY queued and running runs per worker', () => {
     const modifiers = scaled.spec.advanced.scalingModifiers;
     expect(new Set(modifiers.formula.match(/[A-Za-z_]\w*/g))).toEqual(new Set(['wait', 'active']));
-    expect(modifiers).toMatchObject({ target: String(config.workerConcurrency), metricType: 'AverageValue' });
+    expect(modifiers).toMatchObject({ target: String(configOf(worker).workerConcurrency), metricType: 'AverageValue' });
   });
 
   it("reaches Redis with the pods' Secret", () => {
