@@ -343,6 +343,7 @@ describe('deploy/k8s/base: probes', () => {
       const sleep = c.lifecycle?.preStop?.exec?.command;
       const preStopS = sleep ? Number(sleep[1]) : 0;
       if (sleep) expect(sleep).toEqual(['sleep', expect.stringMatching(/^\d+$/)]);
+      // the pod's RUN_SHUTDOWN_GRACE_MS, and never less than the default (what a ConfigMap without it gives)
       const graceMs = configOf(d).durability.shutdownGraceMs;
       const needed = preStopS + Math.ceil(Math.max(graceMs, defaultGraceMs) / 1000) + SHUTDOWN_MARGIN_S;
       expect([d.metadata.name, d.spec.template.spec.terminationGracePeriodSeconds >= needed]).toEqual([d.metadata.name, true]);
