@@ -21,9 +21,11 @@ const shipped = { ...common, setupFiles: [settings, '<rootDir>/test/support/ship
  * API's runs, streams and threads, the run event bus. One file at a time, like the fault suites.
  */
 const VIA_PGBOUNCER = [
-  'test/reliability/takeover.spec.ts', // worker-crash.spec.ts (two minutes) left out for the tier's time
+  'test/reliability/takeover.spec.ts',
+  'test/reliability/worker-crash.spec.ts',
   'test/reliability/postgres-reset.spec.ts',
   'test/langgraph-api/crons.spec.ts',
+  'test/security/bounded-schedules.spec.ts', // concurrent cron creations under the per-tenant transaction lock
   'test/langgraph-api/runs.spec.ts',
   'test/langgraph-api/assistants-threads-store.spec.ts',
   'test/langgraph-api/runs-redis.spec.ts',
