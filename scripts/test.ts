@@ -127,7 +127,11 @@ async function main(): Promise<number> {
     {
       id: 'request',
       label: `the request-level projects (${requestWorkers} workers)`,
-      args: [`--maxWorkers=${requestWorkers}`, '--selectProjects', ...names.filter((name) => !ALONE.includes(name) && name !== 'unit')],
+      args: [
+        `--maxWorkers=${requestWorkers}`,
+        '--selectProjects',
+        ...names.filter((name) => !ALONE.includes(name) && name !== 'unit' && name !== 'pgbouncer'),
+      ],
     },
     { id: 'alone', label: 'the fault suites (1 worker)', args: ['--selectProjects', ...ALONE] },
     { id: 'pgbouncer', label: 'through PgBouncer (1 worker)', args: ['--selectProjects', 'pgbouncer'], viaPgBouncer: true },
