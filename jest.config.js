@@ -15,6 +15,22 @@ const common = {
 };
 /** the service as `main.ts` starts it (test/support/shipped-process.ts) */
 const shipped = { ...common, setupFiles: [settings, '<rootDir>/test/support/shipped-process.ts'] };
+/**
+ * Run again with the service behind a real PgBouncer in transaction mode (scripts/test.ts's last tier, which
+ * starts one and sets TEST_PGBOUNCER to its host:port): crash takeover, a Postgres outage, crons, the LangGraph
+ * API's runs, streams and threads, the run event bus. One file at a time, like the fault suites.
+ */
+const VIA_PGBOUNCER = [
+  'test/reliability/takeover.spec.ts',
+  'test/reliability/worker-crash.spec.ts',
+  'test/reliability/postgres-reset.spec.ts',
+  'test/langgraph-api/crons.spec.ts',
+  'test/security/bounded-schedules.spec.ts', // concurrent cron creations under the per-tenant transaction lock
+  'test/langgraph-api/runs.spec.ts',
+  'test/langgraph-api/assistants-threads-store.spec.ts',
+  'test/langgraph-api/runs-redis.spec.ts',
+  'test/e2e/job-events-worker.e2e-spec.ts',
+];
 module.exports = {
   testTimeout: 60000,
   // One worker process, replaced once it holds more than this after a file. Left to itself jest runs every file
@@ -36,5 +52,8 @@ module.exports = {
     { ...common, displayName: 'conformance', testMatch: ['<rootDir>/test/conformance/**/*.spec.ts'] },
     // the web console in a real browser (playwright-core driving /usr/bin/chromium)
     { ...common, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'] },
+    ...(process.env.TEST_PGBOUNCER
+      ? [{ ...shipped, displayName: 'pgbouncer', testMatch: VIA_PGBOUNCER.map((f) => `<rootDir>/${f}`) }]
+      : []),
   ],
 };

@@ -1,11 +1,15 @@
 /**
- * `npm test`: three jest runs as one — the unit project with parallel workers, then the request-level projects
+ * `npm test`: four jest runs as one — the unit project with parallel workers, then the request-level projects
  * (integration, e2e, embed, security, langgraph-api, conformance, browser) with two workers, then the fault suites
- * (reliability: worker kills, Redis and Postgres cuts, lease timings) one file at a time with nothing beside them.
+ * (reliability: worker kills, Redis and Postgres cuts, lease timings) one file at a time with nothing beside them,
+ * then a chosen set of those files again (jest.config.js's `pgbouncer` project) with the service behind a real
+ * PgBouncer in transaction mode, which this script starts (test/support/pgbouncer.ts; a PgBouncer that does not
+ * start fails that tier). `TEST_TIERS=unit,request,alone,pgbouncer` (any of them) runs only those tiers.
  *
  * jest.config.js keeps `maxWorkers: 1` (a plain `npx jest` runs every file alone), and jest has no per-project worker
  * count, so this runs jest once per tier: `--maxWorkers=<TEST_UNIT_WORKERS>` for unit (default: the cores less
- * one, at least 2), `<TEST_REQUEST_WORKERS>` (default 2) for the request-level projects, 1 for the fault suites.
+ * one, at least 2), `<TEST_REQUEST_WORKERS>` (default 2) for the request-level projects, 1 for the fault suites
+ * and the PgBouncer tier.
  * Every tier always runs; the exit code is non-zero when any fails. Arguments after `npm test --` go to each
  * (`npm test -- src/runs` runs the matching files of each tier; `--passWithNoTests` is added so that a tier without
  * a match is not a failure, and no match at all still is). `--json` gets ONE report (in `--outputFile=<file>`, else
@@ -21,6 +25,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { TEST_PG_URL } from '../test/support/infra';
+import { type PgBouncer, startPgBouncer } from '../test/support/pgbouncer';
 
 type Report = Record<string, any>;
 
@@ -68,8 +75,8 @@ if (!(env.NODE_OPTIONS ?? '').includes('--experimental-vm-modules')) {
   env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --experimental-vm-modules`.trim();
 }
 
-function jest(args: string[]): number {
-  const run = spawnSync(process.execPath, [jestBin, ...args], { cwd: root, env, stdio: 'inherit' });
+function jest(args: string[], more: Record<string, string> = {}): number {
+  const run = spawnSync(process.execPath, [jestBin, ...args], { cwd: root, env: { ...env, ...more }, stdio: 'inherit' });
   if (run.error) console.error(run.error);
   return run.status ?? 1;
 }
@@ -94,7 +101,7 @@ function merge(a: Report, b: Report): Report {
   return out;
 }
 
-function main(): number {
+async function main(): Promise<number> {
   const given = process.argv.slice(2);
   if (given.some((arg) => isFlag(arg, SINGLE_RUN_FLAGS))) return jest(given);
 
@@ -116,24 +123,40 @@ function main(): number {
   const unitWorkers = process.env.TEST_UNIT_WORKERS ?? String(Math.max(2, availableParallelism() - 1));
   const requestWorkers = process.env.TEST_REQUEST_WORKERS ?? '2';
   const tiers = [
-    { label: `unit (${unitWorkers} workers)`, args: [`--maxWorkers=${unitWorkers}`, '--selectProjects', 'unit'] },
+    { id: 'unit', label: `unit (${unitWorkers} workers)`, args: [`--maxWorkers=${unitWorkers}`, '--selectProjects', 'unit'] },
     {
+      id: 'request',
       label: `the request-level projects (${requestWorkers} workers)`,
-      args: [`--maxWorkers=${requestWorkers}`, '--selectProjects', ...names.filter((name) => !ALONE.includes(name) && name !== 'unit')],
+      args: [
+        `--maxWorkers=${requestWorkers}`,
+        '--selectProjects',
+        ...names.filter((name) => !ALONE.includes(name) && name !== 'unit' && name !== 'pgbouncer'),
+      ],
     },
-    { label: 'the fault suites (1 worker)', args: ['--selectProjects', ...ALONE] },
-  ];
+    { id: 'alone', label: 'the fault suites (1 worker)', args: ['--selectProjects', ...ALONE] },
+    { id: 'pgbouncer', label: 'through PgBouncer (1 worker)', args: ['--selectProjects', 'pgbouncer'], viaPgBouncer: true },
+  ].filter((tier) => !process.env.TEST_TIERS || process.env.TEST_TIERS.split(',').includes(tier.id));
 
   const dir = mkdtempSync(join(tmpdir(), 'npm-test-'));
   let status = 0;
   let report: Report = { ...NO_TESTS };
   const lines: string[] = [];
   try {
-    tiers.forEach((tier, n) => {
+    for (const [n, tier] of tiers.entries()) {
       const file = join(dir, `${n}.json`);
       const started = Date.now();
-      // --selectProjects takes every word after it (`=` too), so it goes last, after the caller's file patterns
-      const code = jest([...rest, '--passWithNoTests', '--json', `--outputFile=${file}`, ...tier.args]);
+      let code = 1;
+      let bouncer: PgBouncer | undefined;
+      try {
+        if (tier.viaPgBouncer) bouncer = await startPgBouncer(TEST_PG_URL);
+        // --selectProjects takes every word after it (`=` too), so it goes last, after the caller's file patterns
+        const args = [...rest, '--passWithNoTests', '--json', `--outputFile=${file}`, ...tier.args];
+        code = jest(args, bouncer ? { TEST_PGBOUNCER: `127.0.0.1:${bouncer.port}` } : {});
+      } catch (err) {
+        console.error(`npm test: ${tier.label}: ${(err as Error).message}`); // no report: counted as a failed suite below
+      } finally {
+        await bouncer?.stop();
+      }
       if (code !== 0) status = 1;
       let part: Report;
       try {
@@ -147,7 +170,7 @@ function main(): number {
       const seconds = Math.round((Date.now() - started) / 1000);
       const failed = (part.numFailedTests ?? 0) + (part.numRuntimeErrorTestSuites ?? 0);
       lines.push(`${tier.label}: ${part.numPassedTests ?? 0} passed, ${failed} failed, exit ${code}, ${seconds} s`);
-    });
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -165,4 +188,4 @@ function main(): number {
   return status;
 }
 
-process.exitCode = main();
+void main().then((code) => (process.exitCode = code));

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 
 import type { AppConfig } from '../config/app-config';
 import { redisOptions } from '../config/redis-options';
+import { POOLER_UNAVAILABLE } from './pooler-errors';
 
 /**
  * Start-up's first step: is the configured Postgres (`DATABASE_URL`) and Redis (`REDIS_URL`) answering? Each is
@@ -27,8 +28,12 @@ function where(url: string): string {
   return `${u.protocol}//${u.host}${u.pathname.length > 1 ? u.pathname : ''}`;
 }
 
-/** An answer that waiting will not change: a Postgres error code (bad role, password, database) or a Redis refusal. */
+/**
+ * An answer that waiting will not change: a Postgres error code (bad role, password, database) or a Redis refusal;
+ * not PgBouncer's while Postgres behind it is still starting.
+ */
 function isFinal(err: unknown): boolean {
+  if (err instanceof Error && POOLER_UNAVAILABLE.test(err.message)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return !['57P03', '53300'].includes(code); // starting up, too many clients
   return err instanceof Error && /^(NOAUTH|WRONGPASS|ERR )/.test(err.message);

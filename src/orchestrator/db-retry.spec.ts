@@ -37,4 +37,11 @@ describe('withDbRetry', () => {
     expect(isTransientDbError(new Error('timeout exceeded when trying to connect'))).toBe(true);
     expect(isTransientDbError(new Error('syntax error at or near "SELEC"'))).toBe(false);
   });
+
+  it("knows PgBouncer's answers while Postgres is away behind it (SQLSTATE 08P01 on an open connection)", () => {
+    const driverError = { code: '08P01', message: 'server login has been failing, try again later (server_login_retry)' };
+    expect(isTransientDbError({ message: driverError.message, driverError })).toBe(true);
+    expect(isTransientDbError(new Error('server conn crashed?'))).toBe(true);
+    expect(isTransientDbError(new Error('query_wait_timeout'))).toBe(true);
+  });
 });

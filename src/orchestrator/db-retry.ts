@@ -1,8 +1,10 @@
 import { Logger } from '@nestjs/common';
 
+import { POOLER_UNAVAILABLE } from '../database/pooler-errors';
+
 const logger = new Logger('DbRetry');
 
-/** Connection-level failures worth retrying: the server restarted, the connection was reset or refused. */
+/** Connection-level failures worth retrying: the server restarted, the connection was reset or refused, PgBouncer has no server. */
 export function isTransientDbError(err: unknown): boolean {
   const e = err as { code?: string; message?: string; driverError?: { code?: string; message?: string } } | undefined;
   const code = e?.code ?? e?.driverError?.code ?? '';
@@ -14,8 +16,10 @@ export function isTransientDbError(err: unknown): boolean {
   ) {
     return true;
   }
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|ECONNRESET|ECONNREFUSED|the database system is (starting up|shutting down)/i.test(
-    message,
+  return (
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|ECONNRESET|ECONNREFUSED|the database system is (starting up|shutting down)/i.test(
+      message,
+    ) || POOLER_UNAVAILABLE.test(message)
   );
 }
 

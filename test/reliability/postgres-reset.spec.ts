@@ -1,3 +1,5 @@
+import { TEST_PG_URL, TEST_PGBOUNCER } from '../support/infra';
+import { type PgBouncer, startPgBouncer } from '../support/pgbouncer';
 import { TcpProxy } from '../support/tcp-proxy';
 import { http, waitFor } from '../support/test-app';
 import { Harness, historyOf, weatherResponder } from './support/harness';
@@ -5,21 +7,29 @@ import { Harness, historyOf, weatherResponder } from './support/harness';
 /**
  * Postgres connections reset and refused for a while (a restart, seen through a TCP proxy): readiness answers
  * 503 meanwhile, writes retry with backoff, turns interrupted by a failed checkpoint write are handed back and
- * resume — every run ends `completed` once, with its two messages, none lost.
+ * resume — every run ends `completed` once, with its two messages, none lost. In the PgBouncer tier the
+ * service talks to a PgBouncer of this file's own in front of the proxy: Postgres goes away behind it.
  */
 describe('Postgres connection reset', () => {
   const proxy = new TcpProxy('127.0.0.1', 5432);
   const h = new Harness();
+  let bouncer: PgBouncer | undefined;
 
   beforeAll(async () => {
     await proxy.start();
-    await h.start('pgreset', {}, {}, proxy.port);
+    if (TEST_PGBOUNCER) {
+      const behind = new URL(TEST_PG_URL);
+      behind.port = String(proxy.port);
+      bouncer = await startPgBouncer(behind.toString());
+    }
+    await h.start('pgreset', {}, {}, bouncer?.port ?? proxy.port);
     h.model.setResponder(weatherResponder);
   });
 
   afterAll(async () => {
     proxy.restore();
     await h.stop();
+    await bouncer?.stop();
     await proxy.stop();
   });
 

@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 
+import { DB_VIA_ENV } from './infra';
 import { waitFor } from './test-app';
+
+export { freePort } from './infra';
 
 const REPO = path.resolve(__dirname, '../..');
 
@@ -29,7 +31,14 @@ export class MainProcess {
     this.url = `http://127.0.0.1:${port}`;
     this.child = spawn(process.execPath, [...command], {
       cwd: REPO,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', PORT: String(port), HOST: '127.0.0.1', ...env },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: process.env.HOME ?? '/tmp',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        ...DB_VIA_ENV,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child.stdout!.on('data', (chunk: Buffer) => this.read(chunk));
@@ -90,15 +99,4 @@ function procStat(pid: number): { state: string; ppid: number } | undefined {
 
 export function processAlive(pid: number): boolean {
   return procStat(pid) !== undefined;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }

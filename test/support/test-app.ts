@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 
 import { createApp } from '../../src/app.factory';
+import { DB_VIA_ENV } from './infra';
 
 export interface RunningApp {
   app: INestApplication;
@@ -10,7 +11,7 @@ export interface RunningApp {
 
 /** Boots the real HTTP application on a free port with the given environment (nothing read from process.env). */
 export async function startApp(env: Record<string, string | undefined>): Promise<RunningApp> {
-  const app = await createApp({ LOG_LEVEL: 'error', HOST: '127.0.0.1', ...env });
+  const app = await createApp({ LOG_LEVEL: 'error', HOST: '127.0.0.1', ...DB_VIA_ENV, ...env });
   await app.listen(0, '127.0.0.1');
   const server = app.getHttpServer() as import('node:http').Server;
   const { port } = server.address() as import('node:net').AddressInfo;

@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { DB_VIA_ENV } from './infra';
+
 const ROOT = path.join(__dirname, '..', '..');
 
 /**
@@ -16,7 +18,7 @@ export class WorkerProcess {
   private constructor(env: Record<string, string>, entry = 'worker.ts') {
     this.child = spawn(process.execPath, ['-r', path.join(__dirname, 'swc-register.js'), path.join(ROOT, 'src', entry)], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'log', ...env },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'log', ...DB_VIA_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (chunk: Buffer) => {

@@ -1,4 +1,5 @@
 import type { ArgumentsHost } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
 
 import { DomainException } from '../../core/errors';
 import { AllExceptionsFilter } from './all-exceptions.filter';
@@ -44,5 +45,13 @@ describe('AllExceptionsFilter: LangGraph Server error texts', () => {
       headers: {},
       body: { error: { code: 'ASSISTANT_NOT_FOUND', message: 'Assistant "x" not found' } },
     });
+  });
+});
+
+describe('AllExceptionsFilter: the database away', () => {
+  it('answers 503 DATABASE_UNAVAILABLE when PgBouncer has no server to give (Postgres restarting behind it)', () => {
+    const err = new Error('server login has been failing, try again later (server_login_retry)');
+    const sent = answer('/v1/jobs', new QueryFailedError('SELECT 1', [], Object.assign(err, { code: '08P01' })));
+    expect(sent).toMatchObject({ status: 503, body: { error: { code: 'DATABASE_UNAVAILABLE' } } });
   });
 });

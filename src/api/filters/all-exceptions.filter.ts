@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
 
 import { DomainException } from '../../core/errors';
+import { POOLER_UNAVAILABLE } from '../../database/pooler-errors';
 import { allowedMethods } from '../allowed-methods';
 
 interface ErrorBody {
@@ -77,7 +78,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       ];
     }
     const message = (e as Error)?.message ?? '';
-    if ((e instanceof QueryFailedError && DB_DOWN.test(message)) || (DB_DOWN.test(message) && !/redis/i.test(message))) {
+    const dbDown = DB_DOWN.test(message) || POOLER_UNAVAILABLE.test(message);
+    if ((e instanceof QueryFailedError && dbDown) || (dbDown && !/redis/i.test(message))) {
       return [503, { error: { code: 'DATABASE_UNAVAILABLE', message: 'the database is unreachable; try again shortly' } }];
     }
     if (/redis|ioredis|Connection is closed/i.test(message)) {

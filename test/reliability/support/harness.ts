@@ -26,7 +26,7 @@ export class Harness {
   api!: RunningApp;
   env!: Record<string, string>;
 
-  /** `dbVia`: the port of a proxy in front of Postgres, which API and workers then connect through. */
+  /** `dbVia`: the port of a proxy or a PgBouncer in front of Postgres, which API and workers then connect through. */
   async start(label: string, extra: Record<string, string> = {}, apiEnv: Record<string, string> = {}, dbVia?: number): Promise<this> {
     await this.model.start();
     await this.weather.start();
