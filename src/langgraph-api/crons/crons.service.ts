@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
 
+import { matchesFilters } from '../../auth/auth-filters';
+import { currentUser } from '../../auth/tenant';
 import { AppConfig } from '../../config/app-config';
 import { AssistantsService } from '../assistants/assistants.service';
-import { matchesFilters } from '../auth/auth-filters';
 import { LanggraphCustomAuth } from '../auth/custom-auth';
 import { CronNotFoundException, InvalidRequestException, LimitExceededException, ThreadNotFoundException } from '../errors';
 import { RunWebhooks } from '../runs/run-webhook';
@@ -84,7 +85,7 @@ export class CronsService {
         metadata: (value.metadata as Record<string, unknown> | undefined) ?? {},
         onRunCompleted: threadId === null ? (body.on_run_completed ?? 'delete') : 'keep',
         enabled,
-        userId: null,
+        userId: currentUser() ?? null,
         nextRunDate: enabled ? nextRunDate(body.schedule, timezone, endTime) : null,
       },
       maxPerTenant,
