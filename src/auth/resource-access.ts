@@ -17,8 +17,8 @@ export type CustomHandlers = (
 /** the mark of the built-in owner rule's filter (not a key: `Object.entries` of the filter never sees it) */
 const OWNER_RULE = Symbol('owner rule');
 
-/** actions whose `value.metadata` is what gets written: the built-in rule stamps the owner on it */
-const STAMPS_OWNER = new Set(['create', 'create_run', 'update']);
+/** actions whose `value.metadata` is what a new resource gets: the built-in rule records its user as the owner */
+const CREATES = new Set(['create', 'create_run']);
 
 /** The filter of the built-in owner rule: `{ owner: userId }`, marked as the rule's. */
 export function ownedBy(userId: string): AuthFilters {
@@ -43,9 +43,9 @@ export function ownerRuleOf(filters: AuthFilters | undefined): string | undefine
  * 1. langgraph.json's custom auth handler for `resource:action` (the most specific one), when one applies to a
  *    custom-auth user: its filter, its metadata on create, its refusal — it decides, sharing included
  *    (`{ team: "x" }` shares within the team; no filter, everything of the tenant).
- * 2. otherwise the built-in owner rule, for a user (a bearer token's, or the custom auth's) without `admin`
- *    while `AUTH_USER_ISOLATION=owner`: what it creates is stamped `owner: <user>` (over any owner the client
- *    sent), and it sees only what it owns.
+ * 2. otherwise the built-in owner rule: what a user (a bearer token's, or the custom auth's) creates is stamped
+ *    `owner: <user>` (over any owner the client sent); a user without `admin`, while `AUTH_USER_ISOLATION=owner`,
+ *    sees only what it owns.
  * 3. otherwise (an API key, an `admin` token, `AUTH_USER_ISOLATION=tenant`, no authentication) the whole tenant.
  */
 @Injectable()
@@ -72,13 +72,16 @@ export class ResourceAccess {
     return this.config.tokens.userIsolation === 'owner' ? principal.userId : undefined;
   }
 
+  /**
+   * What a user creates is its own (whatever the isolation, an admin's too); a confined user's update keeps it so
+   * (it cannot hand a resource to another); a confined user sees what it owns.
+   */
   private ownerRule(action: string, value: Record<string, unknown>): AuthFilters | undefined {
-    const user = this.confinedUser();
-    if (!user) return undefined;
+    const confined = this.confinedUser();
+    const creator = CREATES.has(action) ? currentPrincipal()?.userId : undefined;
+    const owner = creator ?? (action === 'update' ? confined : undefined);
     const metadata = value.metadata;
-    if (STAMPS_OWNER.has(action) && metadata && typeof metadata === 'object' && !Array.isArray(metadata)) {
-      (metadata as Record<string, unknown>).owner = user;
-    }
-    return ownedBy(user);
+    if (owner && metadata && typeof metadata === 'object' && !Array.isArray(metadata)) (metadata as Record<string, unknown>).owner = owner;
+    return confined ? ownedBy(confined) : undefined;
   }
 }
