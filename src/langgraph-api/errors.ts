@@ -55,6 +55,13 @@ export class ThreadNotFoundException extends DomainException {
   }
 }
 
+/** `POST /threads/{id}/copy` of a thread that is absent or not the caller's: LangGraph Server answers 409 (its copy's words). */
+export class CopySourceNotFoundException extends DomainException {
+  constructor(id: string) {
+    super('THREAD_NOT_FOUND', `Thread with ID ${id.slice(0, 128)} not found`, 409, undefined, 'Thread not found');
+  }
+}
+
 export class ThreadExistsException extends DomainException {
   constructor(id: string) {
     super('THREAD_EXISTS', `Thread ${id.slice(0, 128)} already exists`, 409, undefined, 'Thread already exists');

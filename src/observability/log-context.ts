@@ -9,6 +9,8 @@ import type { RunObservation } from './run-observation';
 export interface LogFields {
   request_id?: string;
   tenant_id?: string;
+  /** the bearer token's user (`AUTH_USER_CLAIM`, or a custom auth handler's identity); absent for API keys */
+  user_id?: string;
   session_id?: string;
   run_id?: string;
   agent?: string;
@@ -57,10 +59,10 @@ export function withLogFields<T>(fields: LogFields, fn: () => T, run?: RunObserv
   );
 }
 
-/** Runs a request's handling with its id and tenant (its principal, set by the authentication, kept). */
-export function withRequest<T>(requestId: string, tenantId: string | undefined, fn: () => T): T {
+/** Runs a request's handling with its id, tenant and (a token's) user on its log lines (its principal, set by the authentication, kept). */
+export function withRequest<T>(requestId: string, tenantId: string | undefined, user: string | undefined, fn: () => T): T {
   const parent = scope.getStore();
-  return scope.run({ fields: { tenant_id: tenantId }, requestId, tenant: parent?.tenant, principal: parent?.principal }, fn);
+  return scope.run({ fields: { tenant_id: tenantId, user_id: user }, requestId, tenant: parent?.tenant, principal: parent?.principal }, fn);
 }
 
 /** Runs the rest of a request as `principal` (the authentication middleware, once it knows who the request is). */

@@ -79,11 +79,11 @@ export function logStartupFailure(context: string, err: Error): void {
   );
 }
 
-type Req = IncomingMessage & { tenantId?: string; originalUrl?: string; route?: { path?: string } };
+type Req = IncomingMessage & { tenantId?: string; principal?: { userId?: string }; originalUrl?: string; route?: { path?: string } };
 
 /**
  * nestjs-pino: Nest's Logger writes through pino, each request gets one completion line (method, route,
- * status, time, request id, tenant) and every line logged while handling it carries `request_id`.
+ * status, time, request id, tenant, a token's user) and every line logged while handling it carries `request_id`.
  * Health checks and scrapes are not logged (they would drown the rest).
  */
 export function loggerModule(config: AppConfig) {
@@ -102,11 +102,13 @@ export function loggerModule(config: AppConfig) {
       customSuccessObject: (req: Req, _res: ServerResponse, value: Record<string, unknown>) => ({
         ...value,
         tenant_id: req.tenantId,
+        user_id: req.principal?.userId,
         route: req.route?.path,
       }),
       customErrorObject: (req: Req, _res: ServerResponse, _err: Error, value: Record<string, unknown>) => ({
         ...value,
         tenant_id: req.tenantId,
+        user_id: req.principal?.userId,
         route: req.route?.path,
       }),
       customSuccessMessage: (req: Req, res: ServerResponse) => `${req.method} ${req.route?.path ?? 'unmatched'} ${res.statusCode}`,

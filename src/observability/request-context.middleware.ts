@@ -9,7 +9,7 @@ import { endSpan, SpanKind, startSpan, withSpan, withTraceParent } from './traci
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** what authentication put on the request (auth/auth.middleware.ts; observability imports no feature module) */
-type ContextRequest = Request & { id?: string; tenantId?: string };
+type ContextRequest = Request & { id?: string; tenantId?: string; principal?: { userId?: string } };
 
 /**
  * After authentication: gives the request its id (`x-request-id`, echoed), opens its log context (tenant)
@@ -20,7 +20,7 @@ export function requestContext(req: ContextRequest, res: Response, next: NextFun
   const given = req.headers['x-request-id'];
   req.id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   res.setHeader('x-request-id', req.id);
-  withRequest(req.id, req.tenantId, () =>
+  withRequest(req.id, req.tenantId, req.principal?.userId, () =>
     withTraceParent(req.headers, () => {
       const span = startSpan(
         `${req.method}`,

@@ -114,4 +114,28 @@ describe('conformance: custom auth', () => {
     });
     expect(seen.ours).toEqual(seen.reference);
   });
+  it("answers a copy of another user's thread with 409 and a join stream of their run with one error event", async () => {
+    const seen = await pair.both(async (side) => {
+      const [alice, bob] = [clientOf(side, 'user-a'), clientOf(side, 'user-b')];
+      const thread = await alice.threads.create();
+      const run = await alice.runs.create(thread.thread_id, 'chat', { input });
+      const otherJoin: Array<{ event: string; data: unknown }> = [];
+      for await (const chunk of bob.runs.joinStream(thread.thread_id, run.run_id)) otherJoin.push(chunk);
+      await alice.runs.join(thread.thread_id, run.run_id);
+      const ownCopy = await alice.threads.copy(thread.thread_id);
+      return {
+        otherCopy: await outcome(bob.threads.copy(thread.thread_id)),
+        otherCopyOfNothing: await outcome(bob.threads.copy('00000000-0000-4000-8000-000000000000')),
+        ownCopy: { owner: ownCopy.metadata?.owner, newId: ownCopy.thread_id !== thread.thread_id },
+        otherJoin,
+      };
+    });
+    expect(seen.ours).toMatchObject({
+      otherCopy: { error: expect.stringContaining('HTTP 409') },
+      ownCopy: { owner: 'alice', newId: true },
+      otherJoin: [{ event: 'error', data: { message: expect.stringContaining('404') } }],
+    });
+    expect(seen.ours.otherJoin).toHaveLength(1);
+    expect(seen.ours).toEqual(seen.reference);
+  });
 });

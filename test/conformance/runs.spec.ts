@@ -166,4 +166,16 @@ describe('conformance: runs', () => {
     });
     expect(comparable(seen.ours)).toEqual(comparable(seen.reference));
   });
+  it('cancelling a run that has already ended succeeds and leaves it as it ended', async () => {
+    const seen = await pair.both(async (side) => {
+      const thread = await side.client.threads.create({ graphId: 'slow' });
+      const run = await side.client.runs.create(thread.thread_id, 'slow', { input: { messages: [{ type: 'human', content: 'hi' }] } });
+      await side.client.runs.join(thread.thread_id, run.run_id);
+      const cancel = await outcome(side.client.runs.cancel(thread.thread_id, run.run_id));
+      const after = await side.client.runs.get(thread.thread_id, run.run_id);
+      return { cancel: 'error' in cancel ? cancel.error.slice(0, 8) : 'ok', status: after.status };
+    });
+    expect(seen.ours).toEqual({ cancel: 'ok', status: 'success' });
+    expect(seen.ours).toEqual(seen.reference);
+  });
 });

@@ -177,4 +177,14 @@ describe('MCP servers as tool sources', () => {
     const res = await chat({ message: 'Echo back', agent: 'react' });
     expect(res.body.tool_calls).toEqual([{ name: 'notes__echo', args: { text: 'back' }, status: 'success' }]);
   });
+
+  it('offers a tool whose MCP name models refuse (`files.read`) under a safe name, and calls it by its own', async () => {
+    const safe = (await toolNames()).find((n) => n.startsWith('web__files_read_'));
+    expect(safe).toMatch(/^web__files_read_[0-9a-f]{8}$/);
+    model.enqueue({ toolCalls: [{ name: safe!, args: { path: 'a.txt' } }] }, { content: 'Read it.' });
+    const res = await chat({ message: 'Read a.txt', agent: 'react' });
+    expect(res.body).toMatchObject({ response: 'Read it.', error: null });
+    for (const t of model.requests.at(-2)!.tools ?? []) expect(t.function.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(web.calls).toContainEqual({ tool: 'files.read', args: { path: 'a.txt' } });
+  });
 });

@@ -215,14 +215,17 @@ export class LangGraphRunsService {
     return rows.filter((r) => !q.status || q.status !== 'error' || r.error?.code !== 'RUN_TIMEOUT').map(toApiRun);
   }
 
-  /** Cancels a run (`interrupt`: it ends `interrupted`; `rollback`: it is deleted with its checkpoints once stopped). */
+  /**
+   * Cancels a run (`interrupt`: it ends `interrupted`; `rollback`: it is deleted with its checkpoints once stopped).
+   * A run that has already ended is left as it is and the cancel succeeds, as LangGraph Server answers it.
+   */
   async stop(tenantId: string, threadId: string, runId: string, action: 'interrupt' | 'rollback', wait: boolean): Promise<void> {
     const run = await this.row(tenantId, threadId, runId, 'update');
     if (!hasEnded(run)) {
       await this.runs.cancel(runId).catch((e: unknown) => {
         if (!(e instanceof RunAlreadyFinishedException)) throw e;
       });
-    } else if (action === 'interrupt') throw new RunAlreadyFinishedException(runId, run.status);
+    }
     if (action === 'rollback') {
       await this.ended(runId, AbortSignal.timeout(STOP_TIMEOUT_MS));
       await this.records.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
@@ -393,6 +396,12 @@ export class LangGraphRunsService {
     } catch (err) {
       this.logger.warn({ msg: 'temporary thread not deleted', thread_id: threadId, run_id: runId, err: (err as Error).message });
     }
+  }
+
+  /** Whether the auth handlers' read filter hides the thread (absent or another user's) from the caller. */
+  async hiddenByAuth(tenantId: string, threadId: string): Promise<boolean> {
+    const filters = await this.threadsService.authorize('read', { thread_id: threadId });
+    return filters !== undefined && !(await this.threads.get(tenantId, threadId, filters));
   }
 
   /** The thread of a run request, 404 when it does not exist or the custom auth's filter for `action` hides it. */

@@ -165,6 +165,11 @@ export class RunsController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
+    if (await this.runs.hiddenByAuth(tenantId, known(threadId))) {
+      // as the platform: a thread the auth handler's filter hides is one error event, not a 404 before the stream
+      const hidden = { event: 'error', data: { error: 'Error', message: '404: Thread not found' } };
+      return this.sse(req, res, `/threads/${threadId}/runs/${runId}`, runId, false, () => oneEvent(hidden));
+    }
     const run = await this.runs.get(tenantId, known(threadId), runId); // 404 before the stream starts
     // the events the run streams for its own request (the same ones, with the same ids, as the stream that created it)
     const modes = ((run.kwargs as { stream_mode?: ApiStreamMode[] } | undefined)?.stream_mode ?? null) || null;
@@ -230,6 +235,10 @@ export class RunsController {
     });
     return c.signal;
   }
+}
+
+async function* oneEvent(e: SseEvent): AsyncIterable<SseEvent> {
+  yield e;
 }
 
 /** A query parameter given once or repeated. */

@@ -14,6 +14,7 @@ import { AssistantsService } from '../assistants/assistants.service';
 import { LanggraphCustomAuth } from '../auth/custom-auth';
 import {
   CheckpointNotFoundException,
+  CopySourceNotFoundException,
   InvalidRequestException,
   ThreadBusyException,
   ThreadExistsException,
@@ -128,7 +129,10 @@ export class ThreadsService {
 
   /** A new thread with the same graph, metadata (plus its own `thread_id`) and checkpoints. */
   async copy(tenantId: string, id: string): Promise<Record<string, unknown>> {
-    const from = await this.row(tenantId, id, await this.authorize('read', { thread_id: id }));
+    // absent or hidden by the auth filters: 409, as LangGraph Server answers a copy (a get is 404)
+    const from = await this.row(tenantId, id, await this.authorize('read', { thread_id: id })).catch((e: unknown) => {
+      throw e instanceof ThreadNotFoundException ? new CopySourceNotFoundException(id) : e;
+    });
     const newId = randomUUID();
     // the copy is a new thread: the custom auth's create handler may refuse it or change its metadata
     const value: Record<string, unknown> = { thread_id: newId, metadata: { ...from.metadata, thread_id: newId } };

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { loadMcpTools } from '@langchain/mcp-adapters';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -49,9 +51,29 @@ export async function connectMcpServer(
       defaultToolTimeout: server.timeout_ms,
     });
     client.onclose = hooks.onClose;
-    return { tools, close: () => client.close() };
+    return { tools: withModelSafeNames(tools), close: () => client.close() };
   } catch (err) {
     await client.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** What chat-completion APIs take as a function name (OpenAI: `^[a-zA-Z0-9_-]{1,64}$`). */
+const MODEL_SAFE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * An MCP tool's name as a model can call it: characters the APIs refuse (`.`, spaces, `/`, letters of any other
+ * script) become `_`, and a name that changed or runs past 64 characters ends in 8 hex characters of the original's
+ * hash, so `a.b` and `a_b` stay two tools. The call still goes to the server under its own name (the adapters keep it).
+ */
+export function modelSafeToolName(name: string): string {
+  if (MODEL_SAFE_NAME.test(name)) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  const base = name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64 - 9);
+  return `${base}_${hash}`;
+}
+
+function withModelSafeNames(tools: StructuredToolInterface[]): StructuredToolInterface[] {
+  for (const tool of tools) (tool as { name: string }).name = modelSafeToolName(tool.name);
+  return tools;
 }
