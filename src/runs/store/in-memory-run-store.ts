@@ -111,7 +111,7 @@ export class InMemoryRunState {
     return s;
   }
 
-  newRun(run: NewRun, status: RunStatus = 'queued'): RunEntity {
+  newRun({ sessionMetadata: _session, ...run }: NewRun, status: RunStatus = 'queued'): RunEntity {
     const at = this.tick();
     const r = Object.assign(new RunEntity(), {
       ...run,
