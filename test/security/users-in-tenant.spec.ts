@@ -2,6 +2,7 @@ import path from 'node:path';
 
 import { type JWTPayload } from 'jose';
 
+import { CronRunner } from '../../src/langgraph-api/crons/cron-runner.service';
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
 import { newKey, TokenIssuer } from '../support/token-issuer';
 
@@ -155,6 +156,14 @@ describe('users inside a tenant (AUTH_USER_ISOLATION=owner, the default)', () =>
     expect((await bob('POST', '/runs/crons/count', {})).body).toBe(0);
     expect(ids((await root('POST', '/runs/crons/search', {})).body, 'cron_id')).toContain(c);
     expect((await alice('DELETE', `/runs/crons/${c}`)).status).toBe(204);
+    // a stateless cron's tick makes a new thread: its user's
+    svc.model.setResponder(() => ({ content: 'ok' }));
+    const body = { assistant_id: 'react', schedule: NEVER_SOON, input: INPUT, on_run_completed: 'keep' };
+    const stateless = (await alice('POST', '/runs/crons', body)).body.cron_id;
+    const tick = await svc.app.get(CronRunner).fire('acme', stateless);
+    if (tick.status !== 'started') throw new Error(`the tick did not start: ${JSON.stringify(tick)}`);
+    expect((await alice('GET', `/threads/${tick.threadId}`)).body.metadata).toMatchObject({ owner: 'alice3' });
+    expect((await bob('GET', `/threads/${tick.threadId}`)).status).toBe(404);
   });
 
   it("hides a user's store items: get, overwrite, delete, search, namespaces", async () => {
