@@ -7,9 +7,12 @@ import { Logger as PinoLogger } from 'nestjs-pino';
 
 import { WorkerModule } from './app.module';
 import { AppConfig } from './config/app-config';
+import { DatabaseHealthIndicator } from './database/database.health';
 import { probeServices } from './database/service-probe';
+import { serveHealth } from './observability/health-server';
 import { logStartupFailure } from './observability/logger';
 import { installPlatformPatches } from './platform/install-platform-patches';
+import { RunQueueHealthIndicator } from './runs/run-queue.health';
 
 /** Worker only: scale run execution over processes and machines (same Redis and Postgres as the API). */
 async function main(): Promise<void> {
@@ -25,10 +28,17 @@ async function main(): Promise<void> {
   });
   app.useLogger(app.get(PinoLogger));
   app.enableShutdownHooks();
-  new Logger('Worker').log(
+  const log = new Logger('Worker');
+  log.log(
     `consuming runs with concurrency ${config.workerConcurrency}; a crashed worker's runs are taken over within ` +
       `${config.runLockMs + config.runStalledCheckMs} ms (RUN_LOCK_MS + RUN_STALLED_CHECK_MS); SIGTERM hands runs back after ${config.durability.shutdownGraceMs} ms`,
   );
+  // probes (WORKER_HEALTH_PORT): it answers until the process exits (Nest re-raises SIGTERM after its shutdown hooks)
+  if (config.workerHealthPort !== undefined) {
+    const indicators = [app.get(DatabaseHealthIndicator), app.get(RunQueueHealthIndicator)];
+    const health = await serveHealth(indicators, config.workerHealthPort, config.host);
+    log.log(`health: http://${config.host}:${health.port}/health/live and /health/ready (WORKER_HEALTH_PORT)`);
+  }
 }
 
 main().catch((err: Error) => {

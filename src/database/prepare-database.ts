@@ -20,10 +20,17 @@ export async function prepareDatabase(config: Pick<AppConfig, 'databaseUrl' | 'm
   const ds = await new DataSource({ type: 'postgres', url: config.databaseUrl, entities: ENTITIES, migrations: MIGRATIONS }).initialize();
   try {
     if (config.migrationsRun) await ds.runMigrations();
-    const pool: Pool = (ds.driver as PostgresDriver).master;
-    await new PostgresSaver(pool, undefined, { schema: CHECKPOINT_SCHEMA }).setup();
-    await createPostgresStore(pool);
+    await prepareLanggraphTables((ds.driver as PostgresDriver).master as Pool);
   } finally {
     await ds.destroy();
   }
+}
+
+/**
+ * LangGraph's checkpoint and store tables (each process's start-up creates them too, when missing): created
+ * ahead, by cluster.ts or the migrate command, processes starting together find them and create nothing.
+ */
+export async function prepareLanggraphTables(pool: Pool): Promise<void> {
+  await new PostgresSaver(pool, undefined, { schema: CHECKPOINT_SCHEMA }).setup();
+  await createPostgresStore(pool);
 }

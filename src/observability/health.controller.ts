@@ -2,9 +2,8 @@ import { Controller, Get, HttpStatus, Inject, Res } from '@nestjs/common';
 import type { Response } from 'express';
 
 import { AppConfig } from '../config/app-config';
-import { HEALTH_INDICATORS, type HealthIndicator } from './health-indicator';
+import { type Check, checkIndicators, HEALTH_INDICATORS, type HealthIndicator, timedCheck } from './health-indicator';
 
-type Check = { status: 'up' | 'down' | 'not_configured'; detail?: string; ms?: number };
 const CHECK_TIMEOUT_MS = 2000;
 
 @Controller('health')
@@ -25,22 +24,16 @@ export class HealthController {
    */
   @Get('ready')
   async ready(@Res({ passthrough: true }) res: Response) {
-    const notConfigured = Promise.resolve<Check>({ status: 'not_configured' });
-    const [model, ...results] = await Promise.all([
-      this.config.modelConfigured ? timed(() => this.pingModel()) : notConfigured,
-      ...this.indicators.map((i) => (i.configured() ? timed(() => i.check()) : notConfigured)),
+    const [model, indicators] = await Promise.all([
+      this.config.modelConfigured ? timedCheck(() => this.pingModel()) : Promise.resolve<Check>({ status: 'not_configured' }),
+      checkIndicators(this.indicators),
     ]);
-    const ok = results.every((c, n) => c.status !== 'down' || this.indicators[n].degradesOnly);
-    const degraded = model.status === 'down' || results.some((c) => c.status === 'down');
+    const { ok, checks } = indicators;
+    const degraded = model.status === 'down' || indicators.degraded;
     res.status(ok ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
-    const checks: Record<string, Check> = {};
     const details: Record<string, unknown> = {};
-    this.indicators.forEach((indicator, n) => {
-      checks[indicator.name] = results[n];
-      Object.assign(details, indicator.details?.());
-    });
-    checks.model = model;
-    return { status: !ok ? 'unavailable' : degraded ? 'degraded' : 'ok', checks, ...details };
+    for (const indicator of this.indicators) Object.assign(details, indicator.details?.());
+    return { status: !ok ? 'unavailable' : degraded ? 'degraded' : 'ok', checks: { ...checks, model }, ...details };
   }
 
   /** GET {base}/models; a failure names the endpoint (never the key) and the cause under fetch's "fetch failed" */
@@ -57,17 +50,5 @@ export class HealthController {
       const why = cause?.code ?? cause?.message ?? (err as Error).message;
       throw new Error(`${this.config.llm.baseUrl ? 'LLM_BASE_URL' : 'OpenAI'} ${base} did not answer: ${why}`);
     }
-  }
-}
-
-async function timed(check: () => Promise<boolean>): Promise<Check> {
-  const start = Date.now();
-  try {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error('timed out')), CHECK_TIMEOUT_MS)));
-    const ok = await Promise.race([check(), timeout]).finally(() => clearTimeout(timer));
-    return { status: ok ? 'up' : 'down', ms: Date.now() - start };
-  } catch (err) {
-    return { status: 'down', detail: (err as Error).message.slice(0, 200), ms: Date.now() - start };
   }
 }

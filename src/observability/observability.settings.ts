@@ -28,6 +28,11 @@ export const observabilitySettings = defineSettings({
       'soak tests (`npm run bench:soak`): on SIGUSR2 the process collects garbage (when started with `node --expose-gc`) and appends `{"pid","heap_used_bytes","rss_bytes","gc"}` as a line to this file; SIGUSR2 then no longer stops it',
       'unset (off)',
     ),
+    WORKER_HEALTH_PORT: variable(
+      z.coerce.number().int().min(1).max(65535).optional(),
+      "`node dist/worker.js` only (it serves no HTTP otherwise): answer `GET /health/live` (200 while the process runs) and `GET /health/ready` (database and Redis up, else 503) on this port, on `HOST`, for an orchestrator's probes (`deploy/k8s`)",
+      'unset (no HTTP)',
+    ),
   },
   build: (e) => ({
     logLevel: e.LOG_LEVEL,
@@ -36,6 +41,8 @@ export const observabilitySettings = defineSettings({
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME },
     /** where SIGUSR2 writes the heap after a forced collection (memory-stats-signal.ts); unset = off */
     memoryStatsFile: e.MEMORY_STATS_FILE,
+    /** worker.ts: the port of its `/health/live` and `/health/ready` (health-server.ts); unset = none */
+    workerHealthPort: e.WORKER_HEALTH_PORT,
   }),
 });
 
