@@ -25,6 +25,7 @@ import { ContractsController } from './controllers/contracts.controller';
 import { DocumentsController } from './controllers/documents.controller';
 import { JobsController } from './controllers/jobs.controller';
 import { SessionsController } from './controllers/sessions.controller';
+import { SessionAccess } from './session-access';
 import { TurnGate } from './turn-gate';
 
 /** REST v1, health and metrics (an embedding host mounts them under its prefix: AgentOrchestratorModule). */
@@ -60,6 +61,7 @@ export class ApiModule implements NestModule {
       providers: [
         HttpMetricsMiddleware,
         TurnGate,
+        SessionAccess,
         // readiness: each module provides the indicator of what it owns; observability imports none of them
         {
           provide: HEALTH_INDICATORS,

@@ -5,7 +5,7 @@ import { DomainException } from '../core/errors';
 import { ApiKeyAuth, presentedKey } from './api-key-auth.service';
 import { ApiKeyRequiredException, KeysUnavailableException } from './auth-errors';
 import { ALL_PERMISSIONS, type RequestPrincipal } from './principal';
-import { DEFAULT_TENANT } from './tenant';
+import { DEFAULT_TENANT, runAsPrincipal } from './tenant';
 import { looksLikeJwt, type TokenAuth } from './token-auth.service';
 
 /** A request after authentication: its tenant, the id of the key it used, and its principal. */
@@ -42,18 +42,19 @@ export type Refuse = (err: DomainException, req: Request, res: Response) => void
  * Authentication in front of everything (routes, Swagger UI, metrics), before any body is read: with keys or
  * tokens configured, every path but /health/* (and /metrics, /docs when made public) needs a valid key or
  * token; its principal (tenant, user, permissions) is put on the request. Without either every request is
- * tenant `default`. A refusal (401 with a reason code, 503 when keys cannot be checked) is answered by `refuse`.
+ * tenant `default`. The rest of the request runs as its principal (auth/tenant.ts `currentPrincipal`). A refusal (401 with a reason code, 503 when keys cannot be checked) is answered by `refuse`.
  */
 export function authMiddleware(auth: ApiKeyAuth, config: AppConfig, tokens?: TokenAuth, refuse?: Refuse) {
   return (req: AuthedRequest, res: Response, next: NextFunction): void => {
     // /health never waits for the database (liveness must not depend on it), nor do other open paths without a key
     if (isHealthPath(req.path) || (isOpenPath(req.path, config) && !presentedKey(req.headers))) return next();
     // langgraph.json's custom auth (before this one) has admitted the request
-    if (req.principal) return next();
+    if (req.principal) return runAsPrincipal(req.principal, next);
     authenticate(auth, tokens, req)
       .then((principal) => {
-        if (principal) admit(req, principal);
-        next();
+        if (!principal) return next();
+        admit(req, principal);
+        runAsPrincipal(principal, next);
       })
       .catch((err: unknown) => {
         // a refused key or token on an open path is the same as none

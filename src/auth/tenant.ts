@@ -1,5 +1,6 @@
 import { runContextOf } from '../core/run-context';
-import { scopeTenant, scopeUser, withScopeTenant } from '../observability/log-context';
+import { scopePrincipal, scopeTenant, withScopePrincipal, withScopeTenant } from '../observability/log-context';
+import type { RequestPrincipal } from './principal';
 
 /** The tenant every request belongs to when no API keys are configured. */
 export const DEFAULT_TENANT = 'default';
@@ -43,7 +44,17 @@ export function currentTenant(): string | undefined {
 
 /** The user of the request being handled (its bearer token's `AUTH_USER_CLAIM`); undefined for an API key. */
 export function currentUser(): string | undefined {
-  return scopeUser();
+  return scopePrincipal()?.userId;
+}
+
+/** Who the request being handled is (set by the authentication middleware); undefined outside a request. */
+export function currentPrincipal(): RequestPrincipal | undefined {
+  return scopePrincipal() as RequestPrincipal | undefined;
+}
+
+/** Runs the rest of the request as `principal` (kept in the log context's AsyncLocalStorage, as the tenant). */
+export function runAsPrincipal<T>(principal: RequestPrincipal, fn: () => T): T {
+  return withScopePrincipal(principal, fn);
 }
 
 /** The tenant of a tool call: the graph run's context (core/run-context.ts), else the current tenant. */

@@ -2,7 +2,7 @@ import { readSlice } from '../config/settings';
 import { tokenSettings } from './token.settings';
 
 describe('token settings', () => {
-  it('defaults: tokens off, asymmetric algorithms, tenant_id and sub', () => {
+  it('defaults: tokens off, asymmetric algorithms, tenant_id and sub, users isolated by owner', () => {
     expect(readSlice(tokenSettings, {}).tokens).toEqual({
       jwksUrl: undefined,
       issuer: undefined,
@@ -14,6 +14,7 @@ describe('token settings', () => {
       scopePrefix: '',
       jwksCacheMs: 600_000,
       jwksCooldownMs: 30_000,
+      userIsolation: 'owner',
     });
   });
 
@@ -35,5 +36,6 @@ describe('token settings', () => {
     expect(() => readSlice(tokenSettings, { AUTH_JWKS_URL: 'ftp://x/jwks', AUTH_AUDIENCE: 'a' })).toThrow(/AUTH_JWKS_URL/);
     expect(() => readSlice(tokenSettings, { AUTH_USER_CLAIM: 'has space' })).toThrow(/AUTH_USER_CLAIM/);
     expect(() => readSlice(tokenSettings, { AUTH_CLOCK_SKEW_S: '-1' })).toThrow(/AUTH_CLOCK_SKEW_S/);
+    expect(() => readSlice(tokenSettings, { AUTH_USER_ISOLATION: 'team' })).toThrow(/AUTH_USER_ISOLATION/);
   });
 });

@@ -58,6 +58,10 @@ export const tokenSettings = defineSettings({
       'prefix of the scope names: `<prefix>read` (GET and searches), `<prefix>write` (creates, updates, deletes, runs; includes read), `<prefix>admin` (includes write), read from `scope` (space-separated), `scp` or `permissions`; a token without the needed one gets 403 `INSUFFICIENT_SCOPE`',
       'empty → `read`, `write`, `admin`',
     ),
+    AUTH_USER_ISOLATION: variable(
+      z.enum(['owner', 'tenant']).default('owner'),
+      "what a user (a token's, or langgraph.json custom auth's) sees of its tenant where no custom auth handler decides: `owner` — the threads (v1 sessions), runs, assistants, crons and store items it created (another user's are 404; the built-in assistants stay everyone's); `tenant` — everything of the tenant. A token with `<prefix>admin`, and an API key, always see the whole tenant; another tenant's resources are never seen",
+    ),
     AUTH_JWKS_CACHE_S: variable(int(600, 0), 'seconds the key set is used before it is fetched again (on the next token)'),
     AUTH_JWKS_COOLDOWN_S: variable(
       int(30, 0),
@@ -75,6 +79,7 @@ export const tokenSettings = defineSettings({
       tenantClaim: e.AUTH_TENANT_CLAIM,
       userClaim: e.AUTH_USER_CLAIM,
       scopePrefix: e.AUTH_SCOPE_PREFIX,
+      userIsolation: e.AUTH_USER_ISOLATION,
       jwksCacheMs: e.AUTH_JWKS_CACHE_S * 1000,
       jwksCooldownMs: e.AUTH_JWKS_COOLDOWN_S * 1000,
     },

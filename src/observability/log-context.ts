@@ -24,8 +24,16 @@ interface Scope {
   requestId?: string;
   /** the tenant a run executes for (auth/tenant.ts `runInTenant`; not a log field) */
   tenant?: string;
-  /** the user of the request's bearer token (auth/tenant.ts `currentUser`; not a log field) */
-  user?: string;
+  /** who the request is (auth/auth.middleware.ts; auth/tenant.ts `currentPrincipal`; not a log field) */
+  principal?: ScopePrincipal;
+}
+
+/** the request's principal as this module keeps it (auth/principal.ts `RequestPrincipal`; observability imports no feature module) */
+export interface ScopePrincipal {
+  tenantId: string;
+  userId?: string;
+  keyId?: string;
+  permissions: readonly string[];
 }
 
 /**
@@ -45,20 +53,26 @@ export function withLogFields<T>(fields: LogFields, fn: () => T, run?: RunObserv
       run: run ?? parent?.run,
       requestId: parent?.requestId,
       tenant: parent?.tenant,
-      user: parent?.user,
+      principal: parent?.principal,
     },
     fn,
   );
 }
 
-/** Runs a request's handling with its id, tenant and (a token's) user. */
+/** Runs a request's handling with its id, tenant and (a token's) user on its log lines (its principal, set by the authentication, kept). */
 export function withRequest<T>(requestId: string, tenantId: string | undefined, user: string | undefined, fn: () => T): T {
-  return scope.run({ fields: { tenant_id: tenantId, user_id: user }, requestId, tenant: scope.getStore()?.tenant, user }, fn);
+  const parent = scope.getStore();
+  return scope.run({ fields: { tenant_id: tenantId, user_id: user }, requestId, tenant: parent?.tenant, principal: parent?.principal }, fn);
 }
 
-/** The user of the HTTP request being handled (its bearer token's), if any. */
-export function scopeUser(): string | undefined {
-  return scope.getStore()?.user;
+/** Runs the rest of a request as `principal` (the authentication middleware, once it knows who the request is). */
+export function withScopePrincipal<T>(principal: ScopePrincipal, fn: () => T): T {
+  return scope.run({ fields: {}, ...scope.getStore(), principal }, fn);
+}
+
+/** The principal of the HTTP request being handled, if any. */
+export function scopePrincipal(): ScopePrincipal | undefined {
+  return scope.getStore()?.principal;
 }
 
 /** Runs `fn` as executing for `tenant` (auth/tenant.ts `runInTenant`), the rest of the context unchanged. */

@@ -32,6 +32,8 @@ export interface TurnRequest {
   /** high-risk tools allowed after untrusted text entered the turn (tools/tool-consent.ts) */
   allow_tools?: string[];
   tenant_id?: string;
+  /** the metadata of the session the turn starts, if it starts one (its owner: auth/resource-access.ts) */
+  session_metadata?: Record<string, unknown>;
   /** `Idempotency-Key`: a repeat (same tenant, same key) returns the first run instead of starting another */
   idempotency_key?: string;
   /** what the run's events carry besides metadata, progress and result (stored with the run's input) */
@@ -175,10 +177,10 @@ export class RunAdmission {
     };
     // a new server-issued session: inserted with its first run, in one statement
     if (!req.session_id) {
-      const inNew = { ...run, sessionId: randomUUID() };
+      const inNew = { ...run, sessionId: randomUUID(), sessionMetadata: req.session_metadata };
       return start ? this.runs.createStarted(inNew, this.config.runLockMs, true) : this.runs.createInNewSession(inNew);
     }
-    session ??= (await this.sessions.open(tenantId, req.session_id, agent)).session;
+    session ??= (await this.sessions.open(tenantId, req.session_id, agent, req.session_metadata)).session;
     if (session.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
     if (start) return this.runs.createStarted({ ...run, sessionId: session.id }, this.config.runLockMs, false, known?.metadata);
     return this.runs.create({ ...run, sessionId: session.id });

@@ -7,6 +7,7 @@ import { ToolApprovalService } from '../../orchestrator/tool-approval.service';
 import { ApiOkResponse } from '../../platform/openapi-decorators';
 import { ApiErrors } from '../dto/api-docs';
 import { JobDto } from '../dto/job.dto';
+import { SessionAccess } from '../session-access';
 import { isUuid } from './ids';
 
 /**
@@ -17,21 +18,29 @@ import { isUuid } from './ids';
 @ApiErrors()
 @Controller('v1/jobs')
 export class ApprovalsController {
-  constructor(private readonly approvals: ToolApprovalService) {}
+  constructor(
+    private readonly approvals: ToolApprovalService,
+    private readonly access: SessionAccess,
+  ) {}
 
   @Post(':id/approve')
   @HttpCode(200)
   @ApiOkResponse({ type: JobDto })
   approve(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
-    if (!isUuid(id)) throw new RunNotFoundException(id);
-    return this.approvals.decide(id, true, tenantId);
+    return this.decide(id, true, tenantId);
   }
 
   @Post(':id/reject')
   @HttpCode(200)
   @ApiOkResponse({ type: JobDto })
   reject(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
+    return this.decide(id, false, tenantId);
+  }
+
+  /** another user's job (one the caller may not see) is 404, as another tenant's */
+  private async decide(id: string, approved: boolean, tenantId: string): Promise<JobView> {
     if (!isUuid(id)) throw new RunNotFoundException(id);
-    return this.approvals.decide(id, false, tenantId);
+    await this.access.job(tenantId, id, 'update');
+    return this.approvals.decide(id, approved, tenantId);
   }
 }

@@ -6,10 +6,10 @@ import { RunNotFoundException } from '../../core/errors';
 import { JobView, RunsService } from '../../orchestrator/runs.service';
 import { ApiAcceptedResponse, ApiHeader, ApiOkResponse } from '../../platform/openapi-decorators';
 import { idempotencyKey } from '../../runs/idempotency-key';
-import { RunStore } from '../../runs/store/run-store';
 import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';
 import { ChatRequestDto } from '../dto/chat-request.dto';
 import { JobAcceptedDto, JobDto } from '../dto/job.dto';
+import { SessionAccess } from '../session-access';
 import { SseStream } from '../sse';
 import { TurnGate } from '../turn-gate';
 import { isUuid } from './ids';
@@ -19,8 +19,8 @@ import { isUuid } from './ids';
 export class JobsController {
   constructor(
     private readonly runs: RunsService,
-    private readonly records: RunStore,
     private readonly gate: TurnGate,
+    private readonly access: SessionAccess,
   ) {}
 
   /** The same turn, queued: 202 with the job id; read it back by job id or by session id. */
@@ -40,7 +40,7 @@ export class JobsController {
   @Get(':id')
   @ApiOkResponse({ type: JobDto })
   async get(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
-    await this.owned(id, tenantId);
+    await this.owned(id, tenantId, 'read');
     return this.runs.get(id);
   }
 
@@ -58,7 +58,7 @@ export class JobsController {
     @Tenant() tenantId: string,
     @Headers('last-event-id') lastEventId?: string,
   ): Promise<void> {
-    await this.owned(id, tenantId); // 404 before the stream starts
+    await this.owned(id, tenantId, 'read'); // 404 before the stream starts
     const sse = new SseStream(res);
     const stop = new AbortController();
     res.on('close', () => stop.abort());
@@ -76,13 +76,13 @@ export class JobsController {
   @HttpCode(200)
   @ApiOkResponse({ type: JobDto })
   async cancel(@Param('id') id: string, @Tenant() tenantId: string): Promise<JobView> {
-    await this.owned(id, tenantId);
+    await this.owned(id, tenantId, 'update');
     return this.runs.cancel(id);
   }
 
-  /** Another tenant's job is answered exactly like a job that does not exist. */
-  private async owned(id: string, tenantId: string): Promise<void> {
+  /** Another tenant's job, or one the caller may not see (another user's), is answered like a job that does not exist. */
+  private async owned(id: string, tenantId: string, action: 'read' | 'update'): Promise<void> {
     if (!isUuid(id)) throw new RunNotFoundException(id.slice(0, 128));
-    await this.records.getForTenant(id, tenantId);
+    await this.access.job(tenantId, id, action);
   }
 }

@@ -14,6 +14,7 @@ import { ChatResultDto } from '../dto/chat-result.dto';
 import { RunTraceDto, toRunTrace } from '../dto/run-trace.dto';
 import { SessionDto, SessionListDto } from '../dto/session.dto';
 import { SessionListQueryDto } from '../dto/session-list.dto';
+import { SessionAccess } from '../session-access';
 import { isUuid } from './ids';
 
 @ApiErrors()
@@ -24,13 +25,17 @@ export class SessionsController {
     private readonly sessions: SessionStore,
     private readonly runs: RunStore,
     private readonly admission: RunAdmission,
+    private readonly access: SessionAccess,
   ) {}
 
-  /** The tenant's sessions with their titles and summaries, most recently updated first (what the console lists). */
+  /**
+   * The tenant's sessions the caller may see, with their titles and summaries, most recently updated first (what
+   * the console lists).
+   */
   @Get()
   @ApiOkResponse({ type: SessionListDto })
   async list(@Query() query: SessionListQueryDto, @Tenant() tenantId: string): Promise<SessionListDto> {
-    const sessions = await this.sessions.list(tenantId, query.limit ?? 20, query.agent);
+    const sessions = await this.sessions.list(tenantId, query.limit ?? 20, query.agent, await this.access.listing());
     const titles = await this.conversations.titles(
       tenantId,
       sessions.map((s) => s.id),
@@ -51,7 +56,7 @@ export class SessionsController {
   @Get(':id')
   @ApiOkResponse({ type: SessionDto })
   async get(@Param('id') id: string, @Tenant() tenantId: string): Promise<SessionDto> {
-    const session = await this.sessions.get(this.known(id), tenantId);
+    const session = await this.access.session(tenantId, this.known(id), 'read');
     const [messages, runs] = await Promise.all([this.conversations.history(id, tenantId), this.runs.listBySession(id, tenantId)]);
     return {
       session_id: session.id,
@@ -76,7 +81,7 @@ export class SessionsController {
   @Get(':id/result')
   @ApiOkResponse({ type: ChatResultDto })
   async result(@Param('id') id: string, @Tenant() tenantId: string) {
-    await this.sessions.get(this.known(id), tenantId);
+    await this.access.session(tenantId, this.known(id), 'read');
     const run = await this.runs.latestFinished(id, tenantId);
     if (!run?.result) throw new NoResultException(id);
     return run.result;
@@ -87,7 +92,7 @@ export class SessionsController {
   @ApiOperation({ summary: 'a run’s trace: decisions, plan, steps, tool calls, model calls with timing and tokens, node timings' })
   @ApiOkResponse({ type: RunTraceDto })
   async trace(@Param('id') id: string, @Param('runId') runId: string, @Tenant() tenantId: string): Promise<RunTraceDto> {
-    await this.sessions.get(this.known(id), tenantId);
+    await this.access.session(tenantId, this.known(id), 'read');
     if (!isUuid(runId)) throw new RunNotFoundException(runId, 'run');
     const run = await this.runs.getForTenant(runId, tenantId, 'run');
     if (run.sessionId !== id) throw new RunNotFoundException(runId, 'run');
@@ -98,7 +103,8 @@ export class SessionsController {
   @HttpCode(204)
   @ApiNoContentResponse()
   async remove(@Param('id') id: string, @Tenant() tenantId: string): Promise<void> {
-    await this.admission.deleteSession(this.known(id), tenantId);
+    await this.access.session(tenantId, this.known(id), 'delete');
+    await this.admission.deleteSession(id, tenantId);
   }
 
   private known(id: string): string {

@@ -10,6 +10,7 @@ import { LangGraphApi1763980000000 } from './1763980000000-langgraph-api';
 import { Crons1763990000000 } from './1763990000000-crons';
 import { WebhookSweepIndex1764000000000 } from './1764000000000-webhook-sweep-index';
 import { RunOwner1764010000000 } from './1764010000000-run-owner';
+import { StoreOwners1764020000000 } from './1764020000000-store-owners';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   Crons1763990000000,
   WebhookSweepIndex1764000000000,
   RunOwner1764010000000,
+  StoreOwners1764020000000,
 ];

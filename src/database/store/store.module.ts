@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 
 import { CHECKPOINT_SCHEMA } from '../checkpoint-schema';
 import { PG_POOL } from '../pg-pool';
+import { StoreOwners } from './store-owners';
 
 /** The service's one LangGraph store (a `BaseStore`): per tenant through `TenantStore` or `StoreService`. */
 export const LANGGRAPH_STORE = Symbol('LANGGRAPH_STORE');
@@ -25,11 +26,14 @@ export async function createPostgresStore(pool: Pool): Promise<PostgresStore> {
 }
 
 /**
- * The store, created once at start-up where both the LangGraph API (`/store`) and the orchestrator (which
+ * The store (and who put its items: StoreOwners), created once at start-up where both the LangGraph API (`/store`) and the orchestrator (which
  * hands graphs their tenant's view as `config.store`) reach it, without either importing the other.
  */
 @Module({
-  providers: [{ provide: LANGGRAPH_STORE, inject: [PG_POOL], useFactory: (pool: Pool): Promise<BaseStore> => createPostgresStore(pool) }],
-  exports: [LANGGRAPH_STORE],
+  providers: [
+    { provide: LANGGRAPH_STORE, inject: [PG_POOL], useFactory: (pool: Pool): Promise<BaseStore> => createPostgresStore(pool) },
+    { provide: StoreOwners, inject: [PG_POOL], useFactory: (pool: Pool) => new StoreOwners(pool) },
+  ],
+  exports: [LANGGRAPH_STORE, StoreOwners],
 })
 export class StoreModule {}

@@ -5,7 +5,8 @@ import { Injectable } from '@nestjs/common';
 
 import type { AgentDefinition } from '../../agents/agent-definition';
 import { AgentRegistry } from '../../agents/agent-registry.service';
-import { matchesFilters } from '../auth/auth-filters';
+import { type AuthFilters, matchesFilters } from '../../auth/auth-filters';
+import { ownerRuleOf } from '../../auth/resource-access';
 import { LanggraphCustomAuth } from '../auth/custom-auth';
 import {
   AssistantExistsException,
@@ -26,6 +27,13 @@ const NAMESPACE_GRAPH = '6ba7b821-9dad-11d1-80b4-00c04fd430c8';
 /** A graph's system assistant id, as LangGraph Platform derives it: uuid5 of the graph id. */
 export function systemAssistantId(graphId: string): string {
   return uuidV5(graphId, NAMESPACE_GRAPH);
+}
+
+/** Whether the filter lets the assistant through: a custom handler's on every one, the owner rule's on the tenant's own. */
+function passes(assistant: AssistantWire, filters: AuthFilters | undefined): boolean {
+  // a built-in assistant (no stored assistant can take its id: create refuses it)
+  if (ownerRuleOf(filters) && assistant.assistant_id === systemAssistantId(assistant.graph_id)) return true;
+  return matchesFilters(assistant.metadata, filters);
 }
 
 /** When the built-in assistants "were created": the process's start. */
@@ -55,12 +63,19 @@ export class AssistantsService {
 
   /**
    * The assistant as the custom auth (langgraph.json `auth`) lets the caller see it for `action`: one its filter
-   * hides is answered as a missing one, built-in assistants included (as the platform's).
+   * hides is answered as a missing one, built-in assistants included (as the platform's). Under the built-in owner
+   * rule the built-in assistants are everyone's.
    */
-  private async visible(tenantId: string, id: string, action: string): Promise<AssistantWire> {
-    const filters = await this.auth.authorize('assistants', action, { assistant_id: id });
+  private async visible(
+    tenantId: string,
+    id: string,
+    action: string,
+    value: Record<string, unknown> = {},
+    missing: (id: string) => Error = (i) => new AssistantNotFoundException(i),
+  ): Promise<AssistantWire> {
+    const filters = await this.auth.authorize('assistants', action, { ...value, assistant_id: id });
     const found = this.system(id) ?? (await this.repo.get(tenantId, id));
-    if (!found || !matchesFilters(found.metadata, filters)) throw new AssistantNotFoundException(id);
+    if (!found || !passes(found, filters)) throw missing(id);
     return found;
   }
 
@@ -122,22 +137,25 @@ export class AssistantsService {
     return this.system(id)?.assistant_id ?? id;
   }
 
-  /** The assistant a run names (an assistant id or a graph id); else LangGraph Server's "No assistant found for". */
+  /**
+   * The assistant a run names (an assistant id or a graph id), as the caller can read it; else LangGraph Server's
+   * "No assistant found for".
+   */
   async forRun(tenantId: string, id: string): Promise<AssistantWire> {
-    const found = this.system(id) ?? (await this.repo.get(tenantId, id));
-    if (!found) throw new NoAssistantForRunException(id);
-    return found;
+    return this.visible(tenantId, id, 'read', {}, (i) => new NoAssistantForRunException(i));
   }
 
   async patch(tenantId: string, id: string, body: AssistantPatchBody): Promise<AssistantWire> {
     if (this.system(id)) throw new SystemAssistantReadOnlyException(id);
-    await this.visible(tenantId, id, 'update');
+    // the metadata goes through the auth (the built-in owner rule keeps the owner in it)
+    const value: Record<string, unknown> = body.metadata ? { metadata: { ...body.metadata } } : {};
+    await this.visible(tenantId, id, 'update', value);
     if (body.graph_id) this.graph(body.graph_id);
     const updated = await this.repo.patch(tenantId, id, {
       graph_id: body.graph_id ?? undefined,
       config: body.config ?? undefined,
       context: body.context ?? undefined,
-      metadata: body.metadata ?? undefined,
+      metadata: (value.metadata as Record<string, unknown> | undefined) ?? undefined,
       name: body.name ?? undefined,
       description: body.description ?? undefined,
     });
@@ -179,7 +197,7 @@ export class AssistantsService {
           (!f.name || a.name.toLowerCase().includes(f.name.toLowerCase())) &&
           (!f.metadata || contains(a.metadata, f.metadata)),
       );
-    return [...builtIn, ...(await this.repo.list(tenantId, f))].filter((a) => matchesFilters(a.metadata, filters));
+    return [...builtIn, ...(await this.repo.list(tenantId, f))].filter((a) => passes(a, filters));
   }
 
   async versions(tenantId: string, id: string, metadata: Record<string, unknown> | null | undefined, limit: number, offset: number) {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 
 import type { AuthedRequest } from '../../auth/auth.middleware';
+import { ResourceAccess } from '../../auth/resource-access';
 import type { DomainException } from '../../core/errors';
 import { customAuthUser, withCustomAuthUser } from './auth-context';
 import { LanggraphCustomAuth } from './custom-auth';
@@ -9,7 +10,8 @@ import { CustomAuthException } from './custom-auth-errors';
 const CONFIG = path.join(__dirname, '..', '..', '..', 'test', 'conformance', 'graphs', 'auth', 'langgraph.json');
 
 function customAuth(keysRequired = false): LanggraphCustomAuth {
-  const auth = new LanggraphCustomAuth({ langgraphConfig: CONFIG } as never, { required: async () => keysRequired } as never, {} as never);
+  const config = { langgraphConfig: CONFIG, tokens: { userIsolation: 'owner' } } as never;
+  const auth = new LanggraphCustomAuth(config, { required: async () => keysRequired } as never, {} as never, new ResourceAccess(config));
   auth.onModuleInit();
   return auth;
 }
@@ -45,10 +47,12 @@ describe('LanggraphCustomAuth', () => {
     });
   });
 
-  it('leaves a service API key (when keys are configured) and REST v1 to the service', async () => {
+  it('leaves a service API key (when keys are configured) to the service, and guards REST v1 as the LangGraph API', async () => {
     expect(await through(customAuth(true), { 'x-api-key': 'k' })).toEqual({ principal: undefined, user: undefined });
     expect((await through(customAuth(false), { 'x-api-key': 'k' })).refused?.status).toBe(401);
-    expect(await through(customAuth(), {}, '/v1/sessions')).toEqual({ principal: undefined, user: undefined });
+    expect(await through(customAuth(true), { 'x-api-key': 'k' }, '/v1/sessions')).toEqual({ principal: undefined, user: undefined });
+    expect((await through(customAuth(), {}, '/v1/sessions')).refused?.status).toBe(401);
+    expect((await through(customAuth(), { authorization: 'Bearer user-a' }, '/v1/sessions')).user).toBe('alice');
   });
 
   it('calls the most specific handler: its metadata, its filter, its false as 403 with an empty body', async () => {

@@ -6,19 +6,20 @@ import { type AuthHandlerArgs, type CustomAuthHandlers, loadCustomAuth } from '.
 import { readLanggraphConfig } from '../../agents/custom-graphs/langgraph-config';
 import { ApiKeyAuth } from '../../auth/api-key-auth.service';
 import type { AuthedRequest, Refuse } from '../../auth/auth.middleware';
+import type { AuthFilters } from '../../auth/auth-filters';
 import { type Permission } from '../../auth/principal';
+import { NOT_HANDLED, ResourceAccess } from '../../auth/resource-access';
 import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../../auth/tenant';
 import { AppConfig } from '../../config/app-config';
 import { DomainException } from '../../core/errors';
 import { type CustomAuthUser, customAuthUser, withCustomAuthUser } from './auth-context';
-import type { AuthFilters } from './auth-filters';
 import { asRefusal, CustomAuthException, InvalidAuthResultException } from './custom-auth-errors';
 
 /** what a custom-auth user may do in the service's terms: the LangGraph API's reads and writes, never key management */
 const CUSTOM_USER_PERMISSIONS: readonly Permission[] = ['read', 'write'];
 
-/** Paths the custom auth does not guard: liveness, the console, the docs and metrics, `/info` (as the platform), REST v1. */
-const NOT_GUARDED = /^\/(v1|health|ok|console|docs|docs-[^/]*|metrics|info|favicon\.ico)(\/|$)/;
+/** Paths the custom auth does not guard: liveness, the console, the docs and metrics, `/info` (as the platform). */
+const NOT_GUARDED = /^\/(health|ok|console|docs|docs-[^/]*|metrics|info|favicon\.ico)(\/|$)/;
 
 /**
  * The custom auth of langgraph.json (`"auth": {"path": "./auth.mts:auth"}`), as LangGraph Platform runs it:
@@ -27,9 +28,12 @@ const NOT_GUARDED = /^\/(v1|health|ok|console|docs|docs-[^/]*|metrics|info|favic
  * action or return a filter on the resource's metadata, which the resource's service applies.
  *
  * Order: a valid API key of the service (`x-api-key`, when keys are configured) is the tenant's operator and is
- * checked first — no handler runs for it; every other request to the LangGraph API goes through `authenticate`,
- * which replaces the service's bearer tokens there (as the platform replaces its own auth). REST v1 keeps the
- * service's credentials only. The user's tenant is its `tenant_id` field when it returns one, else `default`.
+ * checked first — no handler runs for it; every other request to the LangGraph API and REST v1 goes through
+ * `authenticate`, which replaces the service's bearer tokens there (as the platform replaces its own auth). The
+ * user's tenant is its `tenant_id` field when it returns one, else `default`. On REST v1 a session is a `threads`
+ * resource (its reads `threads:read`, a chat turn `threads:create_run`, its deletion `threads:delete`).
+ *
+ * Where no handler applies, the built-in owner rule decides (auth/resource-access.ts, which has the precedence).
  */
 @Injectable()
 export class LanggraphCustomAuth implements OnModuleInit {
@@ -41,13 +45,16 @@ export class LanggraphCustomAuth implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly keys: ApiKeyAuth,
     _graphsFirst: AgentRegistry,
+    private readonly access: ResourceAccess,
   ) {}
 
   onModuleInit(): void {
     if (!this.config.langgraphConfig) return;
     const config = readLanggraphConfig(this.config.langgraphConfig);
     this.handlers = loadCustomAuth(config);
-    if (this.handlers) this.logger.log({ msg: 'langgraph.json custom auth loaded', auth: config.auth?.spec });
+    if (!this.handlers) return;
+    this.logger.log({ msg: 'langgraph.json custom auth loaded', auth: config.auth?.spec });
+    this.access.useHandlers((resource, action, value) => this.handle(resource, action, value));
   }
 
   get configured(): boolean {
@@ -73,16 +80,28 @@ export class LanggraphCustomAuth implements OnModuleInit {
   }
 
   /**
+   * The filter for `resource:action` (auth/resource-access.ts): the custom handler's when one applies, else the
+   * built-in owner rule's. Either may change `value` (the metadata of a create); undefined: the whole tenant.
+   */
+  authorize(resource: string, action: string, value: Record<string, unknown>): Promise<AuthFilters | undefined> {
+    return this.access.authorize(resource, action, value);
+  }
+
+  /**
    * The filter of the resource handler for `resource:action` (the most specific of `resource:action`, `resource`,
-   * `*:action`, `*`), which may also change `value` (the metadata of a create); undefined when no handler or no
+   * `*:action`, `*`), which may also change `value` (the metadata of a create); NOT_HANDLED when no handler or no
    * custom-auth user. A handler's `false` is a 403, its `HTTPException` the refusal it names.
    */
-  async authorize(resource: string, action: string, value: Record<string, unknown>): Promise<AuthFilters | undefined> {
+  private async handle(
+    resource: string,
+    action: string,
+    value: Record<string, unknown>,
+  ): Promise<AuthFilters | undefined | typeof NOT_HANDLED> {
     const user = customAuthUser();
     const callbacks = this.handlers?.callbacks;
-    if (!user || !callbacks) return undefined;
+    if (!user || !callbacks) return NOT_HANDLED;
     const key = [`${resource}:${action}`, resource, `*:${action}`, '*'].find((k) => callbacks[k]);
-    if (!key) return undefined;
+    if (!key) return NOT_HANDLED;
     const args: AuthHandlerArgs = {
       event: `${resource}:${action}`,
       resource,

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 
+import { runAsPrincipal } from '../../auth/tenant';
 import { DomainException } from '../../core/errors';
 import { AssistantsService } from '../assistants/assistants.service';
 import { LangGraphRunsService } from '../runs/lg-runs.service';
@@ -50,7 +51,12 @@ export class CronRunner {
       on_completion: cron.threadId ? undefined : cron.onRunCompleted === 'keep' ? 'keep' : 'delete',
     };
     try {
-      const { run, threadId } = await this.runs.create(tenantId, cron.threadId, body);
+      // a tick's new thread is its cron's user's, as if they had asked for the run (auth/resource-access.ts)
+      const create = () => this.runs.create(tenantId, cron.threadId, body);
+      const asUser = cron.threadId === null && cron.userId;
+      const { run, threadId } = asUser
+        ? await runAsPrincipal({ tenantId, userId: cron.userId!, permissions: ['read', 'write'] }, create)
+        : await create();
       this.logger.log({ msg: 'cron fired', cron_id: cronId, run_id: run.id, session_id: threadId });
       return { status: 'started', runId: run.id, threadId };
     } catch (err) {

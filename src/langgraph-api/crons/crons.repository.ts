@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { type AuthFilters, metadataContainment } from '../../auth/auth-filters';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
-import { type AuthFilters, metadataContainment } from '../auth/auth-filters';
 
 export interface CronRow {
   tenantId: string;

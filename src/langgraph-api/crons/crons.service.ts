@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
 
+import { matchesFilters } from '../../auth/auth-filters';
+import { currentUser } from '../../auth/tenant';
 import { AppConfig } from '../../config/app-config';
 import { AssistantsService } from '../assistants/assistants.service';
-import { matchesFilters } from '../auth/auth-filters';
 import { LanggraphCustomAuth } from '../auth/custom-auth';
 import { CronNotFoundException, InvalidRequestException, LimitExceededException, ThreadNotFoundException } from '../errors';
 import { RunWebhooks } from '../runs/run-webhook';
@@ -84,7 +85,7 @@ export class CronsService {
         metadata: (value.metadata as Record<string, unknown> | undefined) ?? {},
         onRunCompleted: threadId === null ? (body.on_run_completed ?? 'delete') : 'keep',
         enabled,
-        userId: null,
+        userId: currentUser() ?? null,
         nextRunDate: enabled ? nextRunDate(body.schedule, timezone, endTime) : null,
       },
       maxPerTenant,
@@ -102,7 +103,9 @@ export class CronsService {
   }
 
   async update(tenantId: string, cronId: string, body: CronPatchBody): Promise<Record<string, unknown>> {
-    const cron = await this.row(tenantId, cronId, 'update');
+    // the metadata goes through the auth (the built-in owner rule keeps the owner in it)
+    const value: Record<string, unknown> = body.metadata ? { metadata: { ...body.metadata } } : {};
+    const cron = await this.row(tenantId, cronId, 'update', value);
     const schedule = body.schedule ?? cron.schedule;
     const timezone = body.timezone === undefined ? cron.timezone : body.timezone;
     // a cron made before CRON_MIN_INTERVAL_S was lowered can still be disabled or edited otherwise
@@ -118,7 +121,7 @@ export class CronsService {
       timezone,
       endTime,
       payload,
-      metadata: body.metadata ? { ...cron.metadata, ...body.metadata } : undefined,
+      metadata: value.metadata ? { ...cron.metadata, ...(value.metadata as Record<string, unknown>) } : undefined,
       onRunCompleted: cron.threadId === null ? (body.on_run_completed ?? undefined) : undefined,
       enabled,
       nextRunDate: enabled ? nextRunDate(schedule, timezone, endTime) : null,
@@ -169,8 +172,8 @@ export class CronsService {
   }
 
   /** The cron, 404 when it does not exist or the custom auth's filter for `action` hides it. */
-  private async row(tenantId: string, cronId: string, action: string): Promise<CronRow> {
-    const filters = await this.auth.authorize('crons', action, { cron_id: cronId });
+  private async row(tenantId: string, cronId: string, action: string, value: Record<string, unknown> = {}): Promise<CronRow> {
+    const filters = await this.auth.authorize('crons', action, { ...value, cron_id: cronId });
     const cron = await this.repo.get(tenantId, cronId);
     if (!cron || !matchesFilters(cron.metadata, filters)) throw new CronNotFoundException(cronId);
     return cron;

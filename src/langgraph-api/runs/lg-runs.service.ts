@@ -234,7 +234,7 @@ export class LangGraphRunsService {
 
   /**
    * `POST /runs/cancel`: the given runs of a thread (unknown ones 404, ended ones left alone), or every LangGraph
-   * API run of the tenant that is `pending` (queued), `running`, or either (`all`).
+   * API run of the tenant that is `pending` (queued), `running`, or either (`all`) on a thread the caller may see.
    */
   async cancelMany(tenantId: string, body: RunCancelManyBody, action: 'interrupt' | 'rollback'): Promise<void> {
     let targets: Array<{ id: string; threadId: string }>;
@@ -248,7 +248,9 @@ export class LangGraphRunsService {
     }
     for (const t of targets) {
       await this.stop(tenantId, t.threadId, t.id, action, false).catch((e: unknown) => {
-        if (!(e instanceof RunAlreadyFinishedException) && !(e instanceof RunNotFoundException)) throw e;
+        // ended meanwhile, gone, or on a thread the caller may not see (another user's)
+        if (!(e instanceof RunAlreadyFinishedException) && !(e instanceof RunNotFoundException) && !(e instanceof ThreadNotFoundException))
+          throw e;
       });
     }
   }

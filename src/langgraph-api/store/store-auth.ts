@@ -1,4 +1,4 @@
-import { type AuthFilters, matchesFilters } from '../auth/auth-filters';
+import { type AuthFilters, matchesFilters } from '../../auth/auth-filters';
 import { CustomAuthException } from '../auth/custom-auth-errors';
 
 /** Items read per page while filtering a search by the custom auth's filter, and at most in all (as the platform). */

@@ -2,14 +2,18 @@ import type { Item } from '@langchain/langgraph-checkpoint';
 import type { PostgresStore } from '@langchain/langgraph-checkpoint-postgres/store';
 import { Inject, Injectable } from '@nestjs/common';
 
+import { ownerRuleOf } from '../../auth/resource-access';
+import { currentUser } from '../../auth/tenant';
 import { AppConfig } from '../../config/app-config';
 import { DomainException } from '../../core/errors';
 import { LANGGRAPH_STORE } from '../../database/store/store.module';
+import { refKey, StoreOwners } from '../../database/store/store-owners';
 import { BAD_LABEL, tenantLabel } from '../../database/store/tenant-store';
 import { LanggraphCustomAuth } from '../auth/custom-auth';
 import { InvalidRequestException, LimitExceededException } from '../errors';
 import { itemNotFound, notAuthorized, scanAuthorized, storeItemPasses } from './store-auth';
 import { checkStoreFilter, comparesNumbers } from './store-filter';
+import { ownedNamespaces } from './store-namespaces';
 
 export { tenantLabel } from '../../database/store/tenant-store';
 
@@ -42,6 +46,8 @@ const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOStr
  * The LangGraph API's `/store`, per tenant: every namespace starts with the tenant's hidden label. The custom auth's
  * `store` handlers (langgraph.json `auth`) may change a request's namespace and key and return a filter on the
  * item (its value's fields, `namespace`, `key`): an item it hides is answered as missing, a write outside it 403.
+ * Under the built-in owner rule (auth/resource-access.ts) a user sees the items it put (StoreOwners), as missing
+ * another's.
  */
 @Injectable()
 export class StoreService {
@@ -49,6 +55,7 @@ export class StoreService {
     @Inject(LANGGRAPH_STORE) readonly store: PostgresStore,
     private readonly config: AppConfig,
     private readonly auth: LanggraphCustomAuth,
+    private readonly owners: StoreOwners,
   ) {}
 
   async put(
@@ -62,41 +69,55 @@ export class StoreService {
     checkNamespace(namespace, 'namespace', false);
     const asked = { namespace, key, value };
     const filters = await this.auth.authorize('store', 'put', asked);
-    if (filters) {
-      checkNamespace(asked.namespace, 'namespace', false);
-      const existing = this.wire(await this.store.get([tenantLabel(tenantId), ...asked.namespace], asked.key));
+    const owner = ownerRuleOf(filters);
+    checkNamespace(asked.namespace, 'namespace', false);
+    const ref = { namespace: [tenantLabel(tenantId), ...asked.namespace], key: asked.key };
+    const existing = this.wire(await this.store.get(ref.namespace, ref.key));
+    if (owner) {
+      if (existing && (await this.owners.ownerOf(ref)) !== owner) throw itemNotFound();
+    } else if (filters) {
       if (existing && !storeItemPasses(filters, existing.namespace, existing.key, existing.value)) throw itemNotFound();
       if (!storeItemPasses(filters, asked.namespace, asked.key, asked.value)) throw notAuthorized();
     }
     this.checkSizes(asked.namespace, asked.key, asked.value);
-    await this.store.put(
-      [tenantLabel(tenantId), ...asked.namespace],
-      asked.key,
-      asked.value,
-      index ?? undefined,
-      ttl ? { ttl } : undefined,
-    );
+    await this.store.put(ref.namespace, ref.key, asked.value, index ?? undefined, ttl ? { ttl } : undefined);
+    // a new item is its user's (an API key's is the operator's); an existing one keeps its owner
+    if (!existing) await this.owners.record(ref, currentUser());
   }
 
   async get(tenantId: string, namespace: string[], key: string): Promise<WireItem | null> {
     checkNamespace(namespace, 'namespace', true);
     const asked = { namespace, key };
     const filters = await this.auth.authorize('store', 'get', asked);
-    const item = this.wire(await this.store.get([tenantLabel(tenantId), ...asked.namespace], asked.key));
-    if (item && filters && !storeItemPasses(filters, item.namespace, item.key, item.value)) throw itemNotFound();
+    const ref = { namespace: [tenantLabel(tenantId), ...asked.namespace], key: asked.key };
+    const item = this.wire(await this.store.get(ref.namespace, ref.key));
+    if (item && !(await this.passes(filters, ref, item))) throw itemNotFound();
     return item;
+  }
+
+  /** Whether the filter lets the item through: the owner rule's by its owner, a custom handler's by its fields. */
+  private async passes(
+    filters: Record<string, unknown> | undefined,
+    ref: { namespace: string[]; key: string },
+    item: WireItem,
+  ): Promise<boolean> {
+    const owner = ownerRuleOf(filters);
+    if (owner) return (await this.owners.ownerOf(ref)) === owner;
+    return storeItemPasses(filters, item.namespace, item.key, item.value);
   }
 
   async delete(tenantId: string, namespace: string[], key: string): Promise<void> {
     checkNamespace(namespace, 'namespace', true);
     const asked = { namespace, key };
     const filters = await this.auth.authorize('store', 'delete', asked);
+    const ref = { namespace: [tenantLabel(tenantId), ...asked.namespace], key: asked.key };
     if (filters) {
-      const existing = this.wire(await this.store.get([tenantLabel(tenantId), ...asked.namespace], asked.key));
-      if (existing && !storeItemPasses(filters, existing.namespace, existing.key, existing.value)) throw itemNotFound();
-      if (!existing && !storeItemPasses(filters, asked.namespace, asked.key)) throw notAuthorized();
+      const existing = this.wire(await this.store.get(ref.namespace, ref.key));
+      if (existing && !(await this.passes(filters, ref, existing))) throw itemNotFound();
+      if (!existing && !ownerRuleOf(filters) && !storeItemPasses(filters, asked.namespace, asked.key)) throw notAuthorized();
     }
-    await this.store.delete([tenantLabel(tenantId), ...asked.namespace], asked.key);
+    await this.store.delete(ref.namespace, ref.key);
+    await this.owners.forget(ref);
   }
 
   async search(
@@ -110,7 +131,16 @@ export class StoreService {
     const filters = await this.auth.authorize('store', 'search', asked);
     const page = (limit: number, offset: number) => this.searchPage(tenantId, asked.namespace, { ...q, limit, offset });
     if (!filters) return page(q.limit, q.offset);
-    return scanAuthorized(page, (i) => storeItemPasses(filters, i.namespace, i.key, i.value), q);
+    const owner = ownerRuleOf(filters);
+    if (!owner) return scanAuthorized(page, (i) => storeItemPasses(filters, i.namespace, i.key, i.value), q);
+    // the owner rule: each page's items with their owners, read in one query
+    const label = tenantLabel(tenantId);
+    const withOwners = async (limit: number, offset: number) => {
+      const items = await page(limit, offset);
+      const owners = await this.owners.ownersOf(items.map((i) => ({ namespace: [label, ...i.namespace], key: i.key })));
+      return items.map((item) => ({ item, owner: owners.get(refKey({ namespace: [label, ...item.namespace], key: item.key })) }));
+    };
+    return (await scanAuthorized(withOwners, (i) => i.owner === owner, q)).map((i) => i.item);
   }
 
   private async searchPage(
@@ -151,6 +181,8 @@ export class StoreService {
       max_depth: q.max_depth,
     });
     if (!filters) return this.namespacePage(tenantId, q);
+    const owner = ownerRuleOf(filters);
+    if (owner) return ownedNamespaces(await this.owners.namespacesOf(tenantLabel(tenantId), owner), q);
     // the namespaces the filter lets through (as the platform matches them: by `namespace` alone), then the page
     const all = await this.namespacePage(tenantId, { ...q, limit: NAMESPACE_SCAN_CAP, offset: 0 });
     return all.filter((ns) => storeItemPasses(filters, ns)).slice(q.offset, q.offset + q.limit);
@@ -179,6 +211,7 @@ export class StoreService {
   /** Deletes every item of the tenant's store (the operator's reset), a page of namespaces at a time. */
   async clear(tenantId: string): Promise<void> {
     const prefix = [tenantLabel(tenantId)];
+    await this.owners.clear(prefix[0]);
     for (;;) {
       const namespaces = await this.store.listNamespaces({ prefix, limit: 100, offset: 0 });
       if (namespaces.length === 0) return;

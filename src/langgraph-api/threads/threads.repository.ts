@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+import { type AuthFilters, metadataContainment } from '../../auth/auth-filters';
 import { threadIdOf } from '../../auth/tenant';
 import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 import { unfinished } from '../../runs/store/run-rules';
-import { type AuthFilters, metadataContainment } from '../auth/auth-filters';
 
 export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
 

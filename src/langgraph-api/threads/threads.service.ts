@@ -6,11 +6,11 @@ import { Injectable } from '@nestjs/common';
 
 import { AgentRegistry } from '../../agents/agent-registry.service';
 import { FactoryGraph } from '../../agents/custom-graphs/custom-graph.agent';
+import type { AuthFilters } from '../../auth/auth-filters';
 import { threadIdOf } from '../../auth/tenant';
 import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';
-import type { AuthFilters } from '../auth/auth-filters';
 import { LanggraphCustomAuth } from '../auth/custom-auth';
 import {
   CheckpointNotFoundException,
@@ -118,14 +118,16 @@ export class ThreadsService {
     await this.admission.deleteSession(id, tenantId);
   }
 
-  /** A new thread with the same graph, metadata (plus its own `thread_id`) and checkpoints. */
-  /** Deletes the threads whose metadata names the assistant (`DELETE /assistants/{id}?delete_threads=true`). */
+  /** Deletes the threads whose metadata names the assistant that the caller may see (`DELETE /assistants/{id}?delete_threads=true`). */
   async deleteOfAssistant(tenantId: string, assistantId: string): Promise<string[]> {
-    const rows = await this.repo.search(tenantId, { metadata: { assistant_id: assistantId } }, {}, { limit: VALUES_SCAN_CAP, offset: 0 });
+    const metadata = { assistant_id: assistantId };
+    const auth = await this.authorize('search', { metadata });
+    const rows = await this.repo.search(tenantId, { metadata, auth }, {}, { limit: VALUES_SCAN_CAP, offset: 0 });
     for (const row of rows) await this.delete(tenantId, row.id);
     return rows.map((r) => r.id);
   }
 
+  /** A new thread with the same graph, metadata (plus its own `thread_id`) and checkpoints. */
   async copy(tenantId: string, id: string): Promise<Record<string, unknown>> {
     // absent or hidden by the auth filters: 409, as LangGraph Server answers a copy (a get is 404)
     const from = await this.row(tenantId, id, await this.authorize('read', { thread_id: id })).catch((e: unknown) => {

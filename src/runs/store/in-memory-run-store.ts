@@ -1,3 +1,4 @@
+import { type AuthFilters, matchesFilters } from '../../auth/auth-filters';
 import { RunNotFoundException, SessionNotFoundException } from '../../core/errors';
 import type { RecordedToolCall, ToolLedger } from '../../core/tool-ledger';
 import { FINAL_STATUSES, type PendingApproval, RunEntity, type RunStatus, SessionEntity } from '../../database/entities';
@@ -110,7 +111,7 @@ export class InMemoryRunState {
     return s;
   }
 
-  newRun(run: NewRun, status: RunStatus = 'queued'): RunEntity {
+  newRun({ sessionMetadata: _session, ...run }: NewRun, status: RunStatus = 'queued'): RunEntity {
     const at = this.tick();
     const r = Object.assign(new RunEntity(), {
       ...run,
@@ -150,13 +151,13 @@ class InMemoryRunStore extends RunStore {
   }
 
   async createInNewSession(run: NewRun): Promise<RunEntity> {
-    this.s.newSession(run.tenantId, run.sessionId, run.agent);
+    this.s.newSession(run.tenantId, run.sessionId, run.agent, run.sessionMetadata);
     return this.create(run);
   }
 
   async createStarted(run: NewRun, leaseMs: number, newSession = false, sessionMetadata?: Record<string, unknown>): Promise<RunEntity> {
     if (newSession) {
-      const session = this.s.newSession(run.tenantId, run.sessionId, run.agent);
+      const session = this.s.newSession(run.tenantId, run.sessionId, run.agent, run.sessionMetadata);
       this.s.takeLease(session, run.id, leaseMs);
       return this.s.copy(this.s.newRun(run, 'running'));
     }
@@ -340,9 +341,14 @@ class InMemorySessionStore extends SessionStore {
     super();
   }
 
-  async open(tenantId: string, id: string, agent: string): Promise<{ session: SessionEntity; created: boolean }> {
+  async open(
+    tenantId: string,
+    id: string,
+    agent: string,
+    metadata?: Record<string, unknown>,
+  ): Promise<{ session: SessionEntity; created: boolean }> {
     const known = this.s.session(tenantId, id);
-    const session = known ?? this.s.newSession(tenantId, id, agent);
+    const session = known ?? this.s.newSession(tenantId, id, agent, metadata);
     return { session: this.s.copy(session), created: !known };
   }
 
@@ -363,9 +369,9 @@ class InMemorySessionStore extends SessionStore {
     return session ? this.s.copy(session) : null;
   }
 
-  async list(tenantId: string, limit: number, agent?: string): Promise<SessionEntity[]> {
+  async list(tenantId: string, limit: number, agent?: string, auth?: AuthFilters): Promise<SessionEntity[]> {
     return [...this.s.sessions.values()]
-      .filter((x) => x.tenantId === tenantId && (!agent || x.agent === agent))
+      .filter((x) => x.tenantId === tenantId && (!agent || x.agent === agent) && matchesFilters(x.metadata, auth))
       .sort((a, b) => +b.updatedAt - +a.updatedAt)
       .slice(0, limit)
       .map((x) => this.s.copy(x));

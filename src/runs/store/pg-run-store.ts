@@ -51,10 +51,10 @@ export class PgRunStore extends RunStore {
     const rows = rowsOf<Record<string, unknown>>(
       await this.dataSource.query(
         `WITH n AS (
-           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[])
-             AS n(id, session_id, tenant_id, agent, mode, input, owner)
+           SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::jsonb[])
+             AS n(id, session_id, tenant_id, agent, mode, input, owner, session_metadata)
          ), s AS (
-           INSERT INTO sessions (id, tenant_id, agent, metadata) SELECT session_id, tenant_id, agent, '{}'::jsonb FROM n
+           INSERT INTO sessions (id, tenant_id, agent, metadata) SELECT session_id, tenant_id, agent, COALESCE(session_metadata, '{}'::jsonb) FROM n
          )
          INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, owner, status, attempts)
          SELECT id, session_id, tenant_id, agent, mode, input, owner, 'queued', 0 FROM n
@@ -67,6 +67,7 @@ export class PgRunStore extends RunStore {
           column((r) => r.mode),
           column((r) => pgSafeJson(r.input)),
           column((r) => r.owner ?? null),
+          column((r) => (r.sessionMetadata ? pgSafeJson(r.sessionMetadata) : null)),
         ],
       ),
     );
@@ -83,15 +84,14 @@ export class PgRunStore extends RunStore {
    * lease is taken (the caller writes it itself otherwise), and a session without agent adopts the run's.
    */
   async createStarted(run: NewRun, leaseMs: number, newSession = false, sessionMetadata?: Record<string, unknown>): Promise<RunEntity> {
-    // the owner is the last parameter: $8 with a new session, $9 (after the session's metadata) otherwise
-    const owner = newSession ? '$8' : '$9';
+    // $8: the session's metadata (a new session's, or what is merged into the existing one's); $9: the run's owner
     const insertRun = (status: string) =>
       `INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, owner, status, attempts, started_at)
-       SELECT $1, $2, $3, $4, $5, $6, ${owner}::text, ${status}`;
+       SELECT $1, $2, $3, $4, $5, $6, $9::text, ${status}`;
     const sql = newSession
       ? `WITH s AS (
            INSERT INTO sessions (id, tenant_id, agent, metadata, active_run_id, lease_expires_at)
-           VALUES ($2, $3, $4, '{}'::jsonb, $1, now() + ($7 || ' milliseconds')::interval)
+           VALUES ($2, $3, $4, COALESCE($8::jsonb, '{}'::jsonb), $1, now() + ($7 || ' milliseconds')::interval)
          )
          ${insertRun(`'running', 1, now()`)}
          RETURNING *`
@@ -114,7 +114,7 @@ export class PgRunStore extends RunStore {
         run.mode,
         pgSafeJson(run.input),
         String(leaseMs),
-        ...(newSession ? [] : [sessionMetadata ? JSON.stringify(pgSafeJson(sessionMetadata)) : null]),
+        jsonOrNull(newSession ? run.sessionMetadata : sessionMetadata),
         run.owner ?? null,
       ]),
     );
@@ -417,4 +417,8 @@ function fromRow(r: Record<string, unknown>): Partial<RunEntity> {
     finishedAt: r.finished_at as Date | null,
     updatedAt: r.updated_at as Date,
   };
+}
+
+function jsonOrNull(value: Record<string, unknown> | undefined): string | null {
+  return value ? JSON.stringify(pgSafeJson(value)) : null;
 }

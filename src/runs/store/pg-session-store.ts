@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, Raw, Repository } from 'typeorm';
 
+import { type AuthFilters, metadataContainment } from '../../auth/auth-filters';
 import { SessionNotFoundException } from '../../core/errors';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { SessionEntity } from '../../database/entities';
@@ -23,11 +24,16 @@ export class PgSessionStore extends SessionStore {
    * The tenant's session with a client-chosen id, started with `agent` when the tenant has never used the
    * id (two concurrent first turns with the same id end up in the same session).
    */
-  async open(tenantId: string, id: string, agent: string): Promise<{ session: SessionEntity; created: boolean }> {
+  async open(
+    tenantId: string,
+    id: string,
+    agent: string,
+    metadata?: Record<string, unknown>,
+  ): Promise<{ session: SessionEntity; created: boolean }> {
     const rows = rowsOf(
       await this.db.query(
-        `INSERT INTO sessions (tenant_id, id, agent) VALUES ($1, $2, $3) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
-        [tenantId, id, agent],
+        `INSERT INTO sessions (tenant_id, id, agent, metadata) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+        [tenantId, id, agent, JSON.stringify(metadata ?? {})],
       ),
     );
     return { session: await this.get(id, tenantId), created: rows.length > 0 };
@@ -55,8 +61,11 @@ export class PgSessionStore extends SessionStore {
     return this.sessions.findOneBy({ id, tenantId });
   }
 
-  async list(tenantId: string, limit: number, agent?: string): Promise<SessionEntity[]> {
-    return this.sessions.find({ where: { tenantId, ...(agent ? { agent } : {}) }, order: { updatedAt: 'DESC' }, take: limit });
+  async list(tenantId: string, limit: number, agent?: string, auth?: AuthFilters): Promise<SessionEntity[]> {
+    const metadata = auth
+      ? { metadata: Raw((m) => `${m} @> CAST(:auth AS jsonb)`, { auth: JSON.stringify(metadataContainment(auth)) }) }
+      : {};
+    return this.sessions.find({ where: { tenantId, ...(agent ? { agent } : {}), ...metadata }, order: { updatedAt: 'DESC' }, take: limit });
   }
 
   /**

@@ -10,6 +10,8 @@ export interface NewRun {
   input: RunInput;
   /** the user who asked for the run (a bearer token's user), recorded as its owner; null for an API key */
   owner?: string | null;
+  /** the metadata of the session the run starts (createInNewSession, createStarted with `newSession`): its owner */
+  sessionMetadata?: Record<string, unknown>;
 }
 
 export interface RunEnd {

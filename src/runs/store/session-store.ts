@@ -1,3 +1,4 @@
+import type { AuthFilters } from '../../auth/auth-filters';
 import type { SessionEntity } from '../../database/entities';
 
 /**
@@ -15,10 +16,15 @@ export interface TurnSession {
 
 export abstract class SessionStore {
   /**
-   * The tenant's session with a client-chosen id, started with `agent` when the tenant has never used the
-   * id (two concurrent first turns with the same id end up in the same session).
+   * The tenant's session with a client-chosen id, started with `agent` (and `metadata`: its owner) when the tenant
+   * has never used the id (two concurrent first turns with the same id end up in the same session).
    */
-  abstract open(tenantId: string, id: string, agent: string): Promise<{ session: SessionEntity; created: boolean }>;
+  abstract open(
+    tenantId: string,
+    id: string,
+    agent: string,
+    metadata?: Record<string, unknown>,
+  ): Promise<{ session: SessionEntity; created: boolean }>;
 
   /** A new session (a LangGraph thread), without agent unless given; false when the tenant already has one with this id. */
   abstract insert(tenantId: string, id: string, metadata: Record<string, unknown>, agent?: string | null): Promise<boolean>;
@@ -28,8 +34,8 @@ export abstract class SessionStore {
 
   abstract find(id: string, tenantId: string): Promise<SessionEntity | null>;
 
-  /** The tenant's sessions, most recently updated first (optionally one agent's). */
-  abstract list(tenantId: string, limit: number, agent?: string): Promise<SessionEntity[]>;
+  /** The tenant's sessions, most recently updated first (optionally one agent's, those whose metadata passes `auth`). */
+  abstract list(tenantId: string, limit: number, agent?: string, auth?: AuthFilters): Promise<SessionEntity[]>;
 
   /**
    * The session a turn arrives for, with the run it waits on, if any (a run paused for a tool approval:

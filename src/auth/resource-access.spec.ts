@@ -1,0 +1,51 @@
+import type { RequestPrincipal } from './principal';
+import { NOT_HANDLED, ownerRuleOf, ResourceAccess } from './resource-access';
+import { runAsPrincipal } from './tenant';
+
+const alice: RequestPrincipal = { tenantId: 't', userId: 'alice', permissions: ['read', 'write'] };
+const admin: RequestPrincipal = { tenantId: 't', userId: 'root', permissions: ['read', 'write', 'admin'] };
+const apiKey: RequestPrincipal = { tenantId: 't', keyId: 'k', permissions: ['read', 'write', 'admin'] };
+
+const accessOf = (userIsolation: 'owner' | 'tenant' = 'owner') => new ResourceAccess({ tokens: { userIsolation } } as never);
+
+describe('ResourceAccess', () => {
+  it("confines a user without admin to what it owns, and stamps its owner over the client's on creates only", async () => {
+    const access = accessOf();
+    const created = { metadata: { owner: 'mallory', x: 1 } };
+    const searched = { metadata: { owner: 'mallory' } };
+    await runAsPrincipal(alice, async () => {
+      const filters = await access.authorize('threads', 'create', created);
+      expect(filters).toEqual({ owner: 'alice' });
+      expect(ownerRuleOf(filters)).toBe('alice');
+      await access.authorize('threads', 'search', searched);
+    });
+    expect(created.metadata).toEqual({ owner: 'alice', x: 1 });
+    expect(searched.metadata).toEqual({ owner: 'mallory' });
+  });
+
+  it('leaves the whole tenant to an admin token, an API key, no request, and AUTH_USER_ISOLATION=tenant', async () => {
+    for (const p of [admin, apiKey]) expect(await runAsPrincipal(p, () => accessOf().authorize('threads', 'read', {}))).toBeUndefined();
+    expect(await accessOf().authorize('threads', 'read', {})).toBeUndefined();
+    expect(await runAsPrincipal(alice, () => accessOf('tenant').authorize('threads', 'read', {}))).toBeUndefined();
+  });
+
+  it('records the creator as the owner whatever the isolation, and lets an admin change an owner', async () => {
+    const [byAlice, byAdmin, patched] = [{ metadata: {} }, { metadata: {} }, { metadata: { owner: 'alice' } }];
+    await runAsPrincipal(alice, () => accessOf('tenant').authorize('assistants', 'create', byAlice));
+    await runAsPrincipal(admin, () => accessOf().authorize('threads', 'create_run', byAdmin));
+    await runAsPrincipal(admin, () => accessOf().authorize('threads', 'update', patched));
+    expect([byAlice.metadata, byAdmin.metadata, patched.metadata]).toEqual([{ owner: 'alice' }, { owner: 'root' }, { owner: 'alice' }]);
+  });
+
+  it("lets a custom handler decide where one applies (its filter is not the owner rule's), the rule elsewhere", async () => {
+    const access = accessOf();
+    access.useHandlers(async (resource) => (resource === 'threads' ? { team: 'red' } : resource === 'crons' ? undefined : NOT_HANDLED));
+    await runAsPrincipal(alice, async () => {
+      const team = await access.authorize('threads', 'read', {});
+      expect(team).toEqual({ team: 'red' });
+      expect(ownerRuleOf(team)).toBeUndefined();
+      expect(await access.authorize('crons', 'read', {})).toBeUndefined();
+      expect(await access.authorize('assistants', 'read', {})).toEqual({ owner: 'alice' });
+    });
+  });
+});
