@@ -309,7 +309,7 @@ describe('LangGraph API: assistants, threads, store (official SDK)', () => {
       expect(await statusOf(c2.threads.getState('private-1'))).toBe(404);
       expect(await statusOf(c2.threads.getHistory('private-1'))).toBe(404);
       expect(await statusOf(c2.threads.update('private-1', { metadata: { x: 1 } }))).toBe(404);
-      expect(await statusOf(c2.threads.copy('private-1'))).toBe(404);
+      expect(await statusOf(c2.threads.copy('private-1'))).toBe(409); // a copy of a thread it cannot see: LangGraph Server's 409
       expect(await statusOf(c2.threads.delete('private-1'))).toBe(404);
       expect(await statusOf(c2.threads.updateState('private-1', { values: {} }))).toBe(404);
       expect(await c2.threads.search({ metadata: { owner: 't1' } })).toEqual([]);
