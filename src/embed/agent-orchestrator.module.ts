@@ -2,6 +2,7 @@ import '../settings/all-settings'; // the settings slices AppConfig is built fro
 
 import {
   type DynamicModule,
+  Inject,
   type MiddlewareConsumer,
   Module,
   type ModuleMetadata,
@@ -17,11 +18,12 @@ import { API_CONTROLLERS, ApiModule } from '../api/api.module';
 import { AllExceptionsFilter } from '../api/filters/all-exceptions.filter';
 import { inputGuard } from '../api/input-guard';
 import { ApiKeyAuth } from '../auth/api-key-auth.service';
-import { authMiddleware } from '../auth/auth.middleware';
+import { authMiddleware, type Refuse } from '../auth/auth.middleware';
 import { AuthModule } from '../auth/auth.module';
 import { TokenAuth } from '../auth/token-auth.service';
 import { AppConfig } from '../config/app-config';
 import { DatabaseModule } from '../database/database.module';
+import { LanggraphCustomAuth } from '../langgraph-api/auth/custom-auth';
 import { LANGGRAPH_API_CONTROLLERS, LangGraphApiModule } from '../langgraph-api/langgraph-api.module';
 import { ObservabilityModule } from '../observability/observability.module';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
@@ -42,6 +44,8 @@ export interface AgentOrchestratorAsyncOptions extends AgentOrchestratorLayout, 
 }
 
 const SERVICE_CONTROLLERS = [...API_CONTROLLERS, ...LANGGRAPH_API_CONTROLLERS];
+/** the path the service's routes are mounted under in the host app (`http.prefix`), without slashes */
+const HTTP_PREFIX = Symbol('AGENT_ORCHESTRATOR_HTTP_PREFIX');
 /** answers what the authentication middleware refuses, as the controllers' filter answers their errors */
 const errors = new AllExceptionsFilter();
 let pipelineScoped = false;
@@ -53,6 +57,8 @@ class OrchestratorHttpModule implements NestModule {
     private readonly auth: ApiKeyAuth,
     private readonly config: AppConfig,
     private readonly tokens: TokenAuth,
+    private readonly customAuth: LanggraphCustomAuth,
+    @Inject(HTTP_PREFIX) private readonly prefix: string,
   ) {}
 
   static register(layout: AppConfig, prefix: string): DynamicModule {
@@ -67,13 +73,20 @@ class OrchestratorHttpModule implements NestModule {
     const api = ApiModule.register(layout);
     const lg = LangGraphApiModule.register(layout);
     const routes = prefix ? [RouterModule.register([{ path: prefix, children: [ApiModule, LangGraphApiModule] }])] : [];
-    return { module: OrchestratorHttpModule, imports: [AuthModule, api, lg, ...routes] };
+    return {
+      module: OrchestratorHttpModule,
+      imports: [AuthModule, api, lg, ...routes],
+      providers: [{ provide: HTTP_PREFIX, useValue: prefix }],
+    };
   }
 
   configure(consumer: MiddlewareConsumer): void {
+    const refuse: Refuse = (err, req, res) => errors.answer(err, req, res);
     consumer
       .apply(
-        authMiddleware(this.auth, this.config, this.tokens, (err, req, res) => errors.answer(err, req, res)),
+        // langgraph.json's custom auth first, as in the standalone app (app.factory.ts)
+        this.customAuth.middleware(refuse, this.prefix),
+        authMiddleware(this.auth, this.config, this.tokens, refuse),
         inputGuard(this.config.security.maxJsonDepth),
       )
       .forRoutes(...SERVICE_CONTROLLERS);

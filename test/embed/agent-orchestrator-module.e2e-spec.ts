@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { MessagesAnnotation, StateGraph } from '@langchain/langgraph';
@@ -241,5 +243,57 @@ describe('AgentOrchestratorModule with its HTTP API mounted in a host app', () =
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
+  });
+});
+
+describe("AgentOrchestratorModule's HTTP API with langgraph.json custom auth", () => {
+  const TEAM_AUTH = path.join(__dirname, '..', 'fixtures', 'graphs', 'team-auth', 'langgraph.json');
+  let db: TestDatabase;
+  let app: INestApplication;
+  let url: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('embed_module_custom_auth');
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        AgentOrchestratorModule.forRoot({
+          database: { url: db.url },
+          builtInAgents: ['react'],
+          http: { prefix: 'lg' },
+          settings: { LOG_LEVEL: 'error', LANGGRAPH_CONFIG: TEAM_AUTH },
+        }),
+      ],
+      controllers: [HostPingController],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    await app.listen(0, '127.0.0.1');
+    url = await app.getUrl();
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  const as = (user: string | null, method: string, route: string, body?: unknown) =>
+    fetch(`${url}${route}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(user ? { authorization: `Bearer ${user}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  it("runs the module's authenticate and its handlers' filters under the host's prefix, on the LangGraph API and v1", async () => {
+    const refused = await as(null, 'GET', '/lg/threads/00000000-0000-4000-8000-000000000000');
+    expect([refused.status, await refused.text()]).toEqual([401, 'who are you?']);
+    expect((await as('ann', 'GET', '/lg/v1/agents')).status).toBe(200);
+
+    const created = await as('ann', 'POST', '/lg/threads', {});
+    const thread = (await created.json()) as { thread_id: string; metadata: Record<string, unknown> };
+    expect(thread.metadata).toMatchObject({ team: 'red' });
+    expect((await as('al', 'GET', `/lg/threads/${thread.thread_id}`)).status).toBe(200); // same team
+    expect((await as('ben', 'GET', `/lg/threads/${thread.thread_id}`)).status).toBe(404); // another team
+    // the paths the platform leaves open stay open; the host's own routes are not the module's
+    expect((await as(null, 'GET', '/lg/info')).status).toBe(200);
+    expect((await as(null, 'GET', '/host/ping')).status).toBe(200);
   });
 });

@@ -20,10 +20,10 @@ const alice = { identity: 'alice', permissions: ['threads:write'], fields: { ide
 const bob = { identity: 'bob', permissions: [], fields: { identity: 'bob', permissions: [] } };
 
 /** the middleware's outcome for a request: admitted (its principal and custom user) or refused */
-function through(auth: LanggraphCustomAuth, headers: Record<string, string>, p = '/threads') {
-  const req = { path: p, originalUrl: p, method: 'GET', protocol: 'http', headers: { host: 'x', ...headers } } as unknown as AuthedRequest;
+function through(auth: LanggraphCustomAuth, headers: Record<string, string>, p = '/threads', method = 'GET', prefix = '') {
+  const req = { path: p, originalUrl: p, method, protocol: 'http', headers: { host: 'x', ...headers } } as unknown as AuthedRequest;
   return new Promise<{ refused?: DomainException; principal?: unknown; user?: string }>((resolve) => {
-    auth.middleware((refused) => resolve({ refused }))(req, {} as never, () =>
+    auth.middleware((refused) => resolve({ refused }), prefix)(req, {} as never, () =>
       resolve({ principal: req.principal, user: customAuthUser()?.identity }),
     );
   });
@@ -53,6 +53,16 @@ describe('LanggraphCustomAuth', () => {
     expect(await through(customAuth(true), { 'x-api-key': 'k' }, '/v1/sessions')).toEqual({ principal: undefined, user: undefined });
     expect((await through(customAuth(), {}, '/v1/sessions')).refused?.status).toBe(401);
     expect((await through(customAuth(), { authorization: 'Bearer user-a' }, '/v1/sessions')).user).toBe('alice');
+  });
+
+  it("leaves open what the platform leaves open (/info, GETs of the graphs' UI files), also under an embedding host's prefix", async () => {
+    const open = { principal: undefined, user: undefined };
+    expect(await through(customAuth(), {}, '/info')).toEqual(open);
+    expect(await through(customAuth(), {}, '/ui/agent/entrypoint.js')).toEqual(open);
+    expect((await through(customAuth(), {}, '/ui/agent', 'POST')).refused?.status).toBe(401);
+    expect(await through(customAuth(), {}, '/svc/info', 'GET', 'svc')).toEqual(open);
+    expect((await through(customAuth(), {}, '/svc/threads', 'GET', 'svc')).refused?.status).toBe(401);
+    expect((await through(customAuth(), {}, '/svcinfo', 'GET', 'svc')).refused?.status).toBe(401);
   });
 
   it('calls the most specific handler: its metadata, its filter, its false as 403 with an empty body', async () => {

@@ -21,6 +21,11 @@ const CUSTOM_USER_PERMISSIONS: readonly Permission[] = ['read', 'write'];
 /** Paths the custom auth does not guard: liveness, the console, the docs and metrics, `/info` (as the platform). */
 const NOT_GUARDED = /^\/(health|ok|console|docs|docs-[^/]*|metrics|info|favicon\.ico)(\/|$)/;
 
+/** Whether the custom auth guards a request: not the paths above, nor GETs of the graphs' UI files (as the platform). */
+function guarded(method: string, path: string): boolean {
+  return !NOT_GUARDED.test(path) && !(method === 'GET' && /^\/ui(\/|$)/.test(path));
+}
+
 /**
  * The custom auth of langgraph.json (`"auth": {"path": "./auth.mts:auth"}`), as LangGraph Platform runs it:
  * `authenticate` decides who a LangGraph API request is (its refusals, `HTTPException`s, reach the client with
@@ -61,10 +66,15 @@ export class LanggraphCustomAuth implements OnModuleInit {
     return this.handlers !== undefined;
   }
 
-  /** The Express middleware, before the service's own authentication (app.factory.ts). */
-  middleware(refuse: Refuse) {
+  /**
+   * The Express middleware, before the service's own authentication (app.factory.ts; the embeddable module's HTTP
+   * API, whose routes sit under `prefix`).
+   */
+  middleware(refuse: Refuse, prefix = '') {
+    const base = prefix ? `/${prefix}` : '';
     return (req: AuthedRequest, res: ExpressResponse, next: NextFunction): void => {
-      if (!this.handlers?.authenticate || NOT_GUARDED.test(req.path)) return next();
+      const path = base && req.path.startsWith(`${base}/`) ? req.path.slice(base.length) : req.path;
+      if (!this.handlers?.authenticate || !guarded(req.method, path)) return next();
       this.serviceKeyFirst(req)
         .then(async (byKey) => {
           if (byKey) return next();
