@@ -21,6 +21,8 @@ import { waitFor } from './test-app';
  *   hosts.cut('worker'); … hosts.restore('worker');
  *   hosts.teardown();                                 // also on process exit
  *
+ * A run killed by a signal leaves its hosts behind: the next `cleanupStale()` removes them.
+ *
  * Names carry this process's pid (`nh` + pid in base 36 + a random part), so runs side by side never collide, and
  * `cleanupStale()` removes what a crashed earlier run left behind (its pid is gone). The subnet is a random
  * 10.a.b.0/24 that no route of the machine uses.
@@ -56,7 +58,18 @@ function ipQuiet(...args: string[]): void {
   }
 }
 
+/** `ip netns list`, or a clear error where this machine cannot make hosts. */
+function requireNetns(): string {
+  try {
+    return ip('netns', 'list');
+  } catch (err) {
+    const e = err as Error & { stderr?: string };
+    throw new Error(`network namespaces are unavailable (this needs root and iproute2's ip netns): ${e.stderr || e.message}`);
+  }
+}
+
 export function createHosts(names: string[]): Hosts {
+  requireNetns();
   const id = `${process.pid.toString(36).padStart(5, '0')}${randomBytes(2).readUInt16BE().toString(36).padStart(3, '0').slice(-3)}`;
   const ns = (host: string) => `${PREFIX}${id}-${host}`;
   const bridge = `${PREFIX}${id}b`;
@@ -67,7 +80,6 @@ export function createHosts(names: string[]): Hosts {
     if (!names.includes(host)) throw new Error(`no host ${host}`);
     return `${subnet}.${10 + names.indexOf(host)}`;
   };
-  const processes: HostProcess[] = [];
   const cleanups: Array<() => void> = [];
   let down = false;
 
@@ -112,16 +124,13 @@ export function createHosts(names: string[]): Hosts {
     gateway,
     addr,
     spawn(host, command, args, opts = {}) {
-      const p = new HostProcess(
-        host,
-        spawn('ip', ['netns', 'exec', ns(host), command, ...args], {
-          cwd: opts.cwd,
-          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...opts.env },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        }),
-      );
-      processes.push(p);
-      return p;
+      addr(host);
+      const child = spawn('ip', ['netns', 'exec', ns(host), command, ...args], {
+        cwd: opts.cwd,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...opts.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      return new HostProcess(host, child);
     },
     cut: (host) => void ip('link', 'set', cable(host), 'down'),
     restore: (host) => void ip('link', 'set', cable(host), 'up'),
@@ -181,10 +190,13 @@ function removeNamespace(name: string): void {
   ipQuiet('netns', 'del', name);
 }
 
-/** when the process started (ms since the epoch), or undefined when it is not running */
+/** when the process started (ms since the epoch; /proc/PID/stat counts 100 ticks a second from boot), or undefined when it is not running */
 function processStartedAt(pid: number): number | undefined {
   try {
-    return statSync(`/proc/${pid}`).mtimeMs;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))![1]);
+    return boot * 1000 + ticks * 10;
   } catch {
     return undefined;
   }
@@ -203,7 +215,7 @@ export function cleanupStale(): string[] {
     const started = processStartedAt(pid);
     return pid !== process.pid && (started === undefined || (createdAt !== undefined && started > createdAt));
   };
-  for (const name of ip('netns', 'list')
+  for (const name of requireNetns()
     .split('\n')
     .map((l) => l.split(' ')[0])
     .filter(Boolean)) {
