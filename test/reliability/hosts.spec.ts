@@ -208,7 +208,7 @@ describe('several hosts: cut off from the network mid-run', () => {
     expect(run.result.response).toBe(`answered on ${second.worker}`);
     expect(weather.count('Seoul')).toBe(1); // executed before the cut, checkpointed: not again
     expect(await messages(job.session_id)).toEqual(['user:weather in Seoul', `assistant:answered on ${second.worker}`]);
-    expect(took).toBeLessThan(LOCK_MS + STALL_MS + 2000);
+    expect(took).toBeLessThan(LOCK_MS + STALL_MS + 3000); // the takeover bound, then the resumed turn's first model call
 
     // the cut host comes back after the run ended; its call is answered at last: it records nothing
     hosts.restore(first.worker);
