@@ -27,9 +27,9 @@ import { GraphInterrupted, GraphRunner, type GraphRunOptions } from './graph-run
 import { linkSignals } from './linked-signal';
 import { type RunHandle, runIdOf } from './run-handle';
 import { interruptedEnd, RunOutcomes } from './run-outcomes.service';
-import { SessionLeaseBusy, TurnLease } from './turn-lease.service';
+import { RunSuperseded, SessionLeaseBusy, TurnLease } from './turn-lease.service';
 
-export { SessionLeaseBusy } from './turn-lease.service';
+export { RunSuperseded, SessionLeaseBusy } from './turn-lease.service';
 
 export interface ExecuteOptions extends GraphRunOptions {
   /**
@@ -129,8 +129,10 @@ export class AgentOrchestrator {
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(new Error('run timeout')), this.config.runTimeoutMs);
     const budget = new RunBudget(this.config.runBudget);
+    // aborted when a lease renewal finds that another attempt has taken the run over (this worker was cut off)
+    const superseded = new AbortController();
     // not AbortSignal.any: the worker's long-lived hand-back signal must not keep finished runs alive
-    const linked = linkSignals([timer.signal, budget.signal, opts.signal, opts.handBack]);
+    const linked = linkSignals([timer.signal, budget.signal, superseded.signal, opts.signal, opts.handBack]);
     const signal = linked.signal;
     const log = { run_id: pending.id, session_id: pending.sessionId, agent: pending.agent };
     let stopRenewing: (() => void) | undefined;
@@ -165,7 +167,7 @@ export class AgentOrchestrator {
         await this.lease.release(pending);
         return await this.outcomes.storedResult(runId);
       }
-      stopRenewing = this.lease.keep(run);
+      stopRenewing = this.lease.keep(run, () => superseded.abort(new RunSuperseded(run.id, run.attempts)));
       currentRun()?.started({ mode: run.mode, createdAt: run.createdAt, startAt: run.input.start_at });
       if (run.attempts > 1) this.metrics.runRecoveries.inc({ event: 'resumed' });
       const usage = new PersistentUsageCollector(
@@ -174,7 +176,12 @@ export class AgentOrchestrator {
         (u) => this.ledger.saveUsage(run.id, u),
         USAGE_WRITE_DELAY_MS,
       );
-      return await this.executeLeased(run, started, { ...opts, signal }, usage, { timer: timer.signal, log, budget });
+      return await this.executeLeased(run, started, { ...opts, signal }, usage, {
+        timer: timer.signal,
+        superseded: superseded.signal,
+        log,
+        budget,
+      });
     } finally {
       clearTimeout(timeout);
       stopRenewing?.();
@@ -201,7 +208,7 @@ export class AgentOrchestrator {
     started: number,
     opts: ExecuteOptions & { signal: AbortSignal },
     usage: PersistentUsageCollector,
-    ctx: { timer: AbortSignal; log: Record<string, string>; budget: RunBudget },
+    ctx: { timer: AbortSignal; superseded: AbortSignal; log: Record<string, string>; budget: RunBudget },
   ): Promise<ChatResult> {
     const { signal } = opts;
     const { log, budget } = ctx;
@@ -227,7 +234,8 @@ export class AgentOrchestrator {
       const outcome = agent.toOutcome(values, turn);
       return await this.outcomes.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
-      if (err instanceof RunHandedBack) throw err;
+      if (err instanceof RunHandedBack || err instanceof RunSuperseded) throw err;
+      if (ctx.superseded.aborted) throw ctx.superseded.reason as RunSuperseded; // stopped: another attempt runs it now
       if (err instanceof ApprovalPending) return await this.outcomes.pause(run, started, usage, err, log);
       if (err instanceof GraphInterrupted) return await this.outcomes.end(run, started, usage, interruptedEnd(err), { log });
       // a queued run (not a request waiting for its answer) goes back to the queue instead of failing
@@ -236,7 +244,9 @@ export class AgentOrchestrator {
         opts.handBack?.aborted && !ctx.timer.aborted ? 'shutdown' : queued && isTransientDbError(err) ? 'database unavailable' : null;
       if (handBack) {
         await usage.flushed(); // the attempt that resumes adds to what this one counted
-        await withDbRetry('hand back', this.config.durability.dbWriteRetries, () => this.runs.handBack(run.sessionId, run.id));
+        await withDbRetry('hand back', this.config.durability.dbWriteRetries, () =>
+          this.runs.handBack(run.sessionId, run.id, run.attempts),
+        );
         this.logger.warn({ msg: 'run handed back', ...log, reason: handBack });
         this.metrics.runRecoveries.inc({ event: 'handed_back' });
         throw new RunHandedBack(run.id, handBack);

@@ -10,7 +10,7 @@ import { inQueuedRunContext, queuedRunContext } from '../observability/queued-ru
 import { RunCancellation } from '../runs/run-cancellation.service';
 import { RUN_WORKER, type RunOutcome, RunQueue } from '../runs/run-queue';
 import { RunStore } from '../runs/store/run-store';
-import { AgentOrchestrator, type ExecuteOptions, RunHandedBack, SessionLeaseBusy } from './agent-orchestrator.service';
+import { AgentOrchestrator, type ExecuteOptions, RunHandedBack, RunSuperseded, SessionLeaseBusy } from './agent-orchestrator.service';
 import { type RunHandle, runIdOf } from './run-handle';
 import { RunOutcomes } from './run-outcomes.service';
 
@@ -77,6 +77,7 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
       if (err instanceof RunHandedBack)
         return { kind: 'parked', retryInMs: HANDED_BACK_MS[err.reason === 'shutdown' ? 'shutdown' : 'other'] };
       if (err instanceof RunNotFoundException) return { kind: 'gone' }; // its session was deleted: nothing to run
+      if (err instanceof RunSuperseded) return { kind: 'gone' }; // another attempt (worker) runs it now
       void this.wakeNext(runId); // failed without a recorded end: the session's next turn need not wait for the reconciler
       throw err;
     }
@@ -86,7 +87,10 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
 
   /** A turn answered in the request (`POST /v1/chat`, its stream): waits for a busy session instead of parking. */
   runInRequest(handle: RunHandle, opts: Pick<ExecuteOptions, 'onToken'> = {}): Promise<ChatResult> {
-    return this.drive(handle, { ...opts, leaseWait: 'block' });
+    return this.drive(handle, { ...opts, leaseWait: 'block' }).catch((err: Error) => {
+      if (err instanceof RunSuperseded) return this.outcomes.resultOf(err.runId); // taken over elsewhere: its end answers
+      throw err;
+    });
   }
 
   /**
@@ -155,6 +159,9 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
             .catch((err: Error) => this.logger.warn({ msg: 'progress not recorded', run_id: runId, err: err.message }));
         },
       });
+    } catch (err) {
+      if (err instanceof RunSuperseded) this.logger.warn({ msg: 'run superseded', run_id: runId, attempt: err.attempt });
+      throw err;
     } finally {
       this.cancellation.unregister(runId);
     }

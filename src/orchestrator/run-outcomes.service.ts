@@ -20,6 +20,7 @@ import { type RunEnd, RunStore } from '../runs/store/run-store';
 import { ApprovalPending, pendingApprovalResult, toPendingApproval } from '../tools/tool-approval';
 import { withDbRetry } from './db-retry';
 import { GraphInterrupted } from './graph-runner.service';
+import { RunSuperseded } from './turn-lease.service';
 
 /** the user-facing text of each way a run can fail (agents/shared/messages.ts), in the language of its message */
 const FAILURE_TEXT: Record<string, keyof AgentTexts> = {
@@ -90,9 +91,12 @@ export class RunOutcomes {
   ): Promise<ChatResult> {
     await usage.flushed(); // the attempt resumed after the decision adds to what this one counted
     const pending = toPendingApproval(request, usage.calls);
-    const paused = await this.runs.pause(run.id, pending, { waiting_for: 'approval', tool: pending.tool });
+    const paused = await this.runs.pause(run.id, run.attempts, pending, { waiting_for: 'approval', tool: pending.tool });
+    if (!paused) {
+      await this.throwIfSuperseded(run);
+      return this.storedResult(run.id);
+    }
     this.logger.log({ msg: 'run waits for tool approval', ...log, tool: pending.tool, tool_call_id: pending.tool_call_id });
-    if (!paused) return this.storedResult(run.id);
     const ms = Date.now() - started;
     const language = detectLanguage(run.input?.message, this.config.defaultLanguage);
     const result = pendingApprovalResult(run, pending, { ms, llmCalls: usage.totals.calls, model: this.llm.modelName }, language);
@@ -149,6 +153,7 @@ export class RunOutcomes {
         }),
       ),
     );
+    if (!recorded) await this.throwIfSuperseded(run);
     if (recorded) {
       this.metrics.recordRun({ agent: run.agent, mode: run.mode, status, ms: result.execution_time_ms });
       currentRun()?.ended(result.metadata);
@@ -158,6 +163,16 @@ export class RunOutcomes {
     this.events.publish(run.id, 'result', final);
     this.events.end(run.id);
     return final;
+  }
+
+  /**
+   * This attempt could not record its end or pause: if another attempt has started the run since (its worker was
+   * cut off past its lease, the run taken over), it stops here — no `result` event, the other attempt's stands.
+   */
+  private async throwIfSuperseded(run: RunEntity): Promise<void> {
+    const now = await this.runs.get(run.id).catch(() => null);
+    if (!now || now.attempts === run.attempts) return;
+    throw new RunSuperseded(run.id, run.attempts);
   }
 
   async storedResult(runId: string): Promise<ChatResult> {

@@ -20,6 +20,20 @@ export class SessionLeaseBusy extends Error {
 }
 
 /**
+ * Another attempt of the run has started since this one did: its worker was cut off (or stalled) past its lease
+ * and the run was taken over. This attempt records nothing more — no end, no pause, no hand-back, no `result`
+ * event; the attempt that holds the run now does.
+ */
+export class RunSuperseded extends Error {
+  constructor(
+    readonly runId: string,
+    readonly attempt: number,
+  ) {
+    super(`run ${runId}: attempt ${attempt} was superseded by a later attempt`);
+  }
+}
+
+/**
  * A turn's hold on its session: taken before the graph starts (turns of a session run one at a time, in the
  * order accepted), renewed every quarter of RUN_LOCK_MS while the turn runs, so a crashed worker's lease lapses
  * as quickly as its job lock.
@@ -61,24 +75,42 @@ export class TurnLease {
     }
   }
 
-  /** Renews the lease until the returned function is called. */
-  keep(run: RunEntity): () => void {
+  /**
+   * Renews the lease until the returned function is called. `lost`: called once when a renewal finds the lease
+   * no longer this attempt's (another attempt took the run over): the caller stops the turn.
+   */
+  keep(run: RunEntity, lost: () => void = () => undefined): () => void {
     const leaseMs = this.config.runLockMs;
-    const timer = setInterval(() => void this.renew(run, leaseMs), Math.max(100, Math.floor(leaseMs / 4)));
-    return () => clearInterval(timer);
+    let kept = true;
+    const stop = () => {
+      kept = false;
+      clearInterval(timer);
+    };
+    const timer = setInterval(
+      async () => {
+        if ((await this.renew(run, leaseMs)) === false && kept) {
+          stop();
+          lost();
+        }
+      },
+      Math.max(100, Math.floor(leaseMs / 4)),
+    );
+    return stop;
   }
 
   release(run: RunEntity): Promise<void> {
     return this.sessions.releaseLease(run.sessionId, run.id);
   }
 
-  private async renew(run: RunEntity, leaseMs: number): Promise<void> {
+  /** false: the lease is no longer this attempt's; undefined: not renewed this time (database unreachable). */
+  private async renew(run: RunEntity, leaseMs: number): Promise<boolean | undefined> {
     try {
-      if (!(await this.sessions.renewLease(run.sessionId, run.id, leaseMs))) {
-        this.logger.warn({ msg: 'session lease lost while running', run_id: run.id });
-      }
+      const held = await this.sessions.renewLease(run.sessionId, run.id, run.attempts, leaseMs);
+      if (!held) this.logger.warn({ msg: 'session lease lost while running', run_id: run.id, attempt: run.attempts });
+      return held;
     } catch (err) {
       this.logger.warn({ msg: 'session lease not renewed', run_id: run.id, err: (err as Error).message });
+      return undefined;
     }
   }
 }

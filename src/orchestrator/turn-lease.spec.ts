@@ -39,3 +39,35 @@ describe('TurnLease.take (defer)', () => {
     expect(sessions.tryLease).toHaveBeenCalledTimes(2);
   });
 });
+
+/** TurnLease.keep: renewals of this attempt's lease, and what happens when another attempt has taken the run over. */
+describe('TurnLease.keep', () => {
+  const run = { id: 'r1', sessionId: 's1', tenantId: 't', attempts: 1 } as RunEntity;
+  const config = { runLockMs: 500, durability: { dbWriteRetries: 0 } } as AppConfig;
+
+  function keeping(renewals: Array<boolean | Error>) {
+    const sessions = {
+      renewLease: jest.fn(() => {
+        const next = renewals.shift() ?? true;
+        return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+      }),
+    };
+    const lost = jest.fn();
+    const stop = new TurnLease(sessions as unknown as SessionStore, {} as RunStore, config).keep(run, lost);
+    return { sessions, lost, stop };
+  }
+
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it("renews with the attempt as fencing token; an unreachable database is not a loss; another attempt's lease is, once", async () => {
+    const { sessions, lost, stop } = keeping([true, new Error('connection reset'), false, false]);
+    await jest.advanceTimersByTimeAsync(125 * 2);
+    expect(sessions.renewLease).toHaveBeenLastCalledWith('s1', 'r1', 1, 500);
+    expect(lost).not.toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(125 * 4);
+    expect(lost).toHaveBeenCalledTimes(1);
+    expect(sessions.renewLease).toHaveBeenCalledTimes(3); // no renewal after the loss
+    stop();
+  });
+});

@@ -7,7 +7,7 @@ export type JobState = 'missing' | 'pending' | 'failed' | 'completed';
  * What executing a queued run came to, as the run driver reports it to the queue: `ended` (a final state is
  * recorded, or the run paused for an approval), `parked` (not started or handed back: its session is busy, it
  * is not due yet, the process is shutting down, the database is out — try again after `retryInMs` (the
- * driver's own short wait when absent) without counting an attempt or holding a slot), `gone` (its session was deleted: nothing to run).
+ * driver's own short wait when absent) without counting an attempt or holding a slot), `gone` (its session was deleted, or another worker took the run over: nothing to run here).
  */
 export type RunOutcome = { kind: 'ended' } | { kind: 'parked'; retryInMs?: number } | { kind: 'gone' };
 

@@ -39,7 +39,8 @@ export interface ChatRequest {
   [key: string]: any;
 }
 
-type Responder = (req: ChatRequest) => ScriptedReply | undefined;
+/** may answer later (a Promise): the request waits for it, as a slow model's would */
+type Responder = (req: ChatRequest) => ScriptedReply | undefined | Promise<ScriptedReply | undefined>;
 
 export interface EndpointBehaviour {
   /** how a request with `tools` is answered: accepted (default), or refused like vLLM / Ollama */
@@ -70,14 +71,15 @@ export class ScriptedModelServer {
   private readonly sockets = new Set<Socket>();
   private seq = 0;
 
-  async start(port = 0): Promise<string> {
+  /** `host`: the address to listen on (another host's tests reach it there, test/support/netns-hosts.ts) */
+  async start(port = 0, host = '127.0.0.1'): Promise<string> {
     this.server = http.createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (s) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
-    await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', r));
-    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    await new Promise<void>((r) => this.server!.listen(port, host, r));
+    this.baseUrl = `http://${host}:${(this.server.address() as AddressInfo).port}/v1`;
     return this.baseUrl;
   }
 
@@ -144,7 +146,7 @@ export class ScriptedModelServer {
     this.responseFormats.push(format);
     const refusal = this.refusal(request, format);
     if (refusal) return json(res, 400, refusal);
-    const reply = this.queue.shift() ?? this.responder?.(request);
+    const reply = this.queue.shift() ?? (await this.responder?.(request));
     if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
     if (!reply) {
       this.unexpected.push(request);

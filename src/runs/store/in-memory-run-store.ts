@@ -224,7 +224,7 @@ class InMemoryRunStore extends RunStore {
 
   async finish(run: RunEntity, end: RunEnd): Promise<boolean> {
     const r = this.s.runs.get(run.id);
-    if (!r || FINAL_STATUSES.includes(r.status)) return false;
+    if (!r || FINAL_STATUSES.includes(r.status) || r.attempts !== run.attempts) return false;
     Object.assign(r, {
       status: end.status,
       result: end.result,
@@ -264,16 +264,17 @@ class InMemoryRunStore extends RunStore {
     return { outcome: 'ended', status: r.status };
   }
 
-  async handBack(sessionId: string, runId: string): Promise<void> {
+  async handBack(sessionId: string, runId: string, attempt: number): Promise<void> {
     const r = this.s.runs.get(runId);
-    if (r?.status === 'running') Object.assign(r, { status: 'queued', attempts: Math.max(r.attempts - 1, 0), updatedAt: this.s.now() });
-    const session = r && this.s.session(r.tenantId, sessionId);
+    if (!r || r.attempts !== attempt) return; // another attempt runs it now
+    if (r.status === 'running') Object.assign(r, { status: 'queued', attempts: Math.max(r.attempts - 1, 0), updatedAt: this.s.now() });
+    const session = this.s.session(r.tenantId, sessionId);
     if (session?.activeRunId === runId) this.s.release(session, runId);
   }
 
-  async pause(runId: string, pending: PendingApproval, progress: Record<string, unknown>): Promise<boolean> {
+  async pause(runId: string, attempt: number, pending: PendingApproval, progress: Record<string, unknown>): Promise<boolean> {
     const r = this.s.runs.get(runId);
-    if (r?.status !== 'running') return false;
+    if (r?.status !== 'running' || r.attempts !== attempt) return false;
     Object.assign(r, { status: 'interrupted', pendingApproval: pending, progress, updatedAt: this.s.now() });
     const session = this.s.session(r.tenantId, r.sessionId);
     if (session?.activeRunId === runId) this.s.release(session, runId);
@@ -444,9 +445,9 @@ class InMemorySessionStore extends SessionStore {
     return { runId: session.activeRunId, remainingMs: +session.leaseExpiresAt! - +this.s.now() };
   }
 
-  async renewLease(sessionId: string, runId: string, leaseMs: number): Promise<boolean> {
+  async renewLease(sessionId: string, runId: string, attempt: number, leaseMs: number): Promise<boolean> {
     const session = [...this.s.sessions.values()].find((s) => s.id === sessionId && s.activeRunId === runId);
-    if (!session) return false;
+    if (!session || this.s.runs.get(runId)?.attempts !== attempt) return false;
     session.leaseExpiresAt = new Date(+this.s.now() + leaseMs);
     return true;
   }

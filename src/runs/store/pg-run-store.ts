@@ -200,7 +200,7 @@ export class PgRunStore extends RunStore {
         `WITH ended AS (
          UPDATE runs SET status = $2, result = $3, error = $4, trace = $5, llm_calls = $6, prompt_tokens = $7,
                 completion_tokens = $8, finished_at = now(), updated_at = now()
-          WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')
+          WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled') AND attempts = $14
           RETURNING id, session_id, tenant_id),
        said AS (
          INSERT INTO messages (tenant_id, session_id, run_id, role, content, metadata)
@@ -227,6 +227,7 @@ export class PgRunStore extends RunStore {
           json(end.error ? { error: end.error } : {}),
           Boolean(m),
           end.summary ? pgSafeText(end.summary) : null,
+          run.attempts,
         ],
       ),
     );
@@ -251,13 +252,14 @@ export class PgRunStore extends RunStore {
   }
 
   /** A turn stopped at a step boundary (shutdown, database outage): queued again, the attempt not counted. */
-  async handBack(sessionId: string, runId: string): Promise<void> {
+  async handBack(sessionId: string, runId: string, attempt: number): Promise<void> {
     await this.dataSource.query(
       `WITH back AS (
          UPDATE runs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), updated_at = now()
-          WHERE id = $2 AND status = 'running' RETURNING id)
-       UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL WHERE id = $1 AND active_run_id = $2`,
-      [sessionId, runId],
+          WHERE id = $2 AND status = 'running' AND attempts = $3 RETURNING id)
+       UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL
+        WHERE id = $1 AND active_run_id = $2 AND EXISTS (SELECT 1 FROM runs WHERE id = $2 AND attempts = $3)`,
+      [sessionId, runId, attempt],
     );
   }
 
@@ -265,18 +267,18 @@ export class PgRunStore extends RunStore {
    * A tool call waits for an operator (TOOL_APPROVAL): running → interrupted with the pending call, the session
    * lease released — one statement. False when the run was no longer running.
    */
-  async pause(runId: string, pending: PendingApproval, progress: Record<string, unknown>): Promise<boolean> {
+  async pause(runId: string, attempt: number, pending: PendingApproval, progress: Record<string, unknown>): Promise<boolean> {
     const rows = rowsOf<{ id: string }>(
       await this.dataSource.query(
         `WITH paused AS (
            UPDATE runs SET status = 'interrupted', pending_approval = $2, progress = $3, updated_at = now()
-            WHERE id = $1 AND status = 'running'
+            WHERE id = $1 AND status = 'running' AND attempts = $4
             RETURNING id, session_id),
          released AS (
            UPDATE sessions s SET active_run_id = NULL, lease_expires_at = NULL, updated_at = now()
              FROM paused p WHERE s.id = p.session_id AND s.active_run_id = p.id)
          SELECT id FROM paused`,
-        [runId, JSON.stringify(pending), JSON.stringify(progress)],
+        [runId, JSON.stringify(pending), JSON.stringify(progress), attempt],
       ),
     );
     return rows.length === 1;

@@ -182,11 +182,14 @@ export class PgSessionStore extends SessionStore {
   }
 
   /** Heartbeat of the worker running the turn. False when the lease is no longer this run's. */
-  async renewLease(sessionId: string, runId: string, leaseMs: number): Promise<boolean> {
+  async renewLease(sessionId: string, runId: string, attempt: number, leaseMs: number): Promise<boolean> {
     const rows = rowsOf(
       await this.db.query(
-        `UPDATE sessions SET lease_expires_at = now() + ($3 || ' milliseconds')::interval WHERE id = $1 AND active_run_id = $2 RETURNING id`,
-        [sessionId, runId, String(leaseMs)],
+        `UPDATE sessions s SET lease_expires_at = now() + ($4 || ' milliseconds')::interval
+           FROM runs r
+          WHERE s.id = $1 AND s.active_run_id = $2 AND r.id = $2 AND r.attempts = $3
+          RETURNING s.id`,
+        [sessionId, runId, attempt, String(leaseMs)],
       ),
     );
     return rows.length > 0;

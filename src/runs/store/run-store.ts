@@ -83,21 +83,23 @@ export abstract class RunStore {
   /**
    * Ends a run: its status, result and trace, the turn's messages and the release of the session lease —
    * in one statement, so it is atomic without holding a transaction open (which would stall the embedded
-   * Postgres). Returns false (and writes nothing) when the run had already ended.
+   * Postgres). Returns false (and writes nothing) when the run had already ended, or when another attempt has
+   * started it since `run` was read (`run.attempts` is the fencing token: a worker cut off past its lease, whose run
+   * was taken over, must not end it).
    */
   abstract finish(run: RunEntity, end: RunEnd): Promise<boolean>;
 
   /** queued → cancelled at once; running → flagged, the executing worker stops it. */
   abstract requestCancel(id: string): Promise<{ outcome: 'cancelled' | 'flagged' | 'ended'; status: RunStatus }>;
 
-  /** A turn stopped at a step boundary (shutdown, database outage): queued again, the attempt not counted. */
-  abstract handBack(sessionId: string, runId: string): Promise<void>;
+  /** A turn stopped at a step boundary (shutdown, database outage): queued again, the attempt not counted (unless `attempt` is no longer the run's). */
+  abstract handBack(sessionId: string, runId: string, attempt: number): Promise<void>;
 
   /**
    * A tool call waits for an operator (TOOL_APPROVAL): running → interrupted with the pending call, the session
-   * lease released — one statement. False when the run was no longer running.
+   * lease released — one statement. False when the run was no longer running (in this `attempt`).
    */
-  abstract pause(runId: string, pending: PendingApproval, progress: Record<string, unknown>): Promise<boolean>;
+  abstract pause(runId: string, attempt: number, pending: PendingApproval, progress: Record<string, unknown>): Promise<boolean>;
 
   /** The operator's decision is being acted on: drop it, so a retried attempt asks again instead of reusing it. */
   abstract consumeDecision(runId: string): Promise<void>;

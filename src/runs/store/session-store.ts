@@ -76,8 +76,8 @@ export abstract class SessionStore {
   /** Who holds the session's live lease, and for how much longer. */
   abstract leaseHolder(sessionId: string, tenantId: string): Promise<{ runId: string; remainingMs: number } | null>;
 
-  /** Heartbeat of the worker running the turn. False when the lease is no longer this run's. */
-  abstract renewLease(sessionId: string, runId: string, leaseMs: number): Promise<boolean>;
+  /** Heartbeat of the worker running the turn's `attempt`. False when the lease is no longer this run's, or another attempt started it. */
+  abstract renewLease(sessionId: string, runId: string, attempt: number, leaseMs: number): Promise<boolean>;
 
   abstract releaseLease(sessionId: string, runId: string): Promise<void>;
 }

@@ -13,14 +13,14 @@ export class WeatherServer {
   private readonly sockets = new Set<Socket>();
   baseUrl = '';
 
-  async start(): Promise<string> {
+  async start(host = '127.0.0.1'): Promise<string> {
     this.server = http.createServer((req, res) => this.handle(req, res));
     this.server.on('connection', (s) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => this.server!.listen(0, host, r));
+    this.baseUrl = `http://${host}:${(this.server.address() as AddressInfo).port}`;
     return this.baseUrl;
   }
 
