@@ -43,6 +43,7 @@ const MODEL_MS = Number(process.env.SCALE_MODEL_MS ?? 500);
 const CONCURRENCY = Number(process.env.SCALE_CONCURRENCY ?? 25);
 const BACKLOG = Number(process.env.SCALE_BACKLOG ?? 1.5);
 const WARMUP_S = Number(process.env.SCALE_WARMUP_S ?? (QUICK ? 5 : 15));
+const WARMUP_MAX_S = Number(process.env.SCALE_WARMUP_MAX_S ?? 120);
 const WINDOW_S = Number(process.env.SCALE_WINDOW_S ?? (QUICK ? 15 : 60));
 const STEPS = (process.env.SCALE_STEPS ?? '1x1,2x1,4x1,4x2').split(',').map((s) => {
   const [workers, api] = s.split('x').map(Number);
@@ -54,12 +55,17 @@ const TICK_MS = 100;
 const LOGS = mkdtempSync(join(tmpdir(), 'bench-scale-'));
 
 interface Step {
+  /** seconds: start-up of the processes, warm-up */
+  bootS: number;
+  warmUpS: number;
   workers: number;
   api: number;
   ceiling: number;
   rate: number;
   completed: number;
   notCompleted: number;
+  /** runs started more than once (a lock lost under load, then taken over) */
+  retried: number;
   modelCallsPerRun: number;
   p50: number;
   p95: number;
@@ -70,6 +76,7 @@ interface Step {
   pgConnections: number;
   modelCalls: { streamed: number; calls: number; p50Ms: number };
   submitErrors: number;
+  lastSubmitError: string;
 }
 
 /** A shipped command as a process of its own, its output in a log file (the bench reads none of it while it runs). */
@@ -101,11 +108,11 @@ class Proc {
     }
   }
 
-  /** SIGTERM (a graceful stop), SIGKILL after 20 s. */
-  async stop(): Promise<void> {
+  /** SIGTERM (a graceful stop), SIGKILL after 20 s; or SIGKILL at once. */
+  async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((r) => this.child.once('exit', r));
-    this.child.kill('SIGTERM');
+    this.child.kill(signal);
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
     await exited;
     clearTimeout(timer);
@@ -279,10 +286,12 @@ async function step(workers: number, apiProcesses: number): Promise<Step> {
   const stopAll = () =>
     (stopped ??= (async () => {
       await load?.stop();
-      for (const p of procs.slice(1)) await p.stop();
+      // the window is over and its runs are in Postgres: no need to wait for the workers' grace period
+      for (const p of procs.slice(1)) await p.stop('SIGKILL');
       await api.stop();
       return model.stop();
     })());
+  const started = Date.now();
   try {
     await api.ready('listening on', apiProcesses);
     const workerProcs = Array.from({ length: workers }, () => new Proc('worker', ['dist/worker.js'], env));
@@ -294,10 +303,11 @@ async function step(workers: number, apiProcesses: number): Promise<Step> {
     const workerPids = workerProcs.map((w) => w.pid);
     const allPids = [...apiPids, ...workerPids, model.pid];
 
+    const bootS = round((Date.now() - started) / 1000);
     const slots = workers * CONCURRENCY;
     load = new Load(`http://127.0.0.1:${port}`, apiKey, pg, Math.ceil(slots * BACKLOG));
     load.start();
-    await sleep(WARMUP_S * 1000);
+    const warmUp = await warmedUp(pg, slots, load);
     const s0 = await snapshot(allPids, sampler, db.name, redis);
     const active: Array<{ active: number; all: number }> = [];
     while (Date.now() < s0.at + WINDOW_S * 1000) {
@@ -314,6 +324,7 @@ async function step(workers: number, apiProcesses: number): Promise<Step> {
 
     const { rows } = await pg.query(
       `SELECT count(*) FILTER (WHERE status = 'completed')::int AS completed, count(*) FILTER (WHERE status <> 'completed')::int AS other,
+              count(*) FILTER (WHERE attempts > 1)::int AS retried,
               percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - created_at)) * 1000 AS p50,
               percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - created_at)) * 1000 AS p95,
               percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - started_at)) * 1000 AS exec,
@@ -321,19 +332,22 @@ async function step(workers: number, apiProcesses: number): Promise<Step> {
          FROM runs WHERE finished_at >= to_timestamp($1 / 1000.0) AND finished_at < to_timestamp($2 / 1000.0)`,
       [s0.at, s1.at],
     );
-    const r = rows[0] as { completed: number; other: number; p50: number; p95: number; exec: number; calls: string };
+    const r = rows[0] as { completed: number; other: number; retried: number; p50: number; p95: number; exec: number; calls: string };
     const seconds = (s1.at - s0.at) / 1000;
     const pct = (cpuS: number) => round((cpuS / seconds) * 100);
     const delta = (pids: number[]) => pids.reduce((s, p) => s + (s1.pids.get(p)! - s0.pids.get(p)!), 0);
     const pgCpu = [...s1.pg].reduce((s, [pid, cpu]) => s + cpu - (s0.pg.get(pid) ?? 0), 0);
     const machineShare = (s1.machine.busy - s0.machine.busy) / (s1.machine.total - s0.machine.total);
     return {
+      bootS,
+      warmUpS: warmUp,
       workers,
       api: apiProcesses,
       ceiling: slots / ((CALLS_PER_RUN * MODEL_MS) / 1000),
       rate: r.completed / seconds,
       completed: r.completed,
       notCompleted: r.other,
+      retried: r.retried,
       modelCallsPerRun: Number(r.calls),
       p50: Number(r.p50),
       p95: Number(r.p95),
@@ -352,6 +366,7 @@ async function step(workers: number, apiProcesses: number): Promise<Step> {
       pgConnections: Math.max(...active.map((a) => a.all)),
       modelCalls,
       submitErrors: load.errors,
+      lastSubmitError: load.lastError,
     };
   } catch (err) {
     console.error(`logs: ${procs.map((p) => p.log).join(' ')}`);
@@ -365,6 +380,23 @@ async function step(workers: number, apiProcesses: number): Promise<Step> {
     await q.obliterate({ force: true }).catch(() => undefined);
     await q.close();
     await db.drop();
+  }
+}
+
+/**
+ * Warm-up: at least WARMUP_S, and until every slot has finished a run (slots runs completed). A cold start's
+ * first wave of runs shares the CPU and ends together, late; a window that includes it is not steady.
+ * Gives up waiting after WARMUP_MAX_S. Returns the seconds it took.
+ */
+async function warmedUp(pg: Client, slots: number, load: Load): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    await sleep(500);
+    if (load.failure) throw load.failure;
+    const elapsed = (Date.now() - started) / 1000;
+    if (elapsed < WARMUP_S) continue;
+    const { rows } = await pg.query(`SELECT count(*)::int AS n FROM runs WHERE status = 'completed'`);
+    if ((rows[0] as { n: number }).n >= slots || elapsed >= WARMUP_MAX_S) return round(elapsed);
   }
 }
 
@@ -431,18 +463,22 @@ function report(steps: Step[]): string {
   const best = steps.reduce((a, b) => (b.rate > a.rate ? b : a));
   const perRun = serviceCpuMs(best);
   const redisMs = (best.cpu.redis * 10) / best.rate;
+  const errors = steps.filter((s) => s.lastSubmitError).map((s) => s.lastSubmitError.slice(0, 200));
   const notes = [
-    `Model ${MODEL_MS} ms per call, streamed; ${round(avg(steps.map((s) => s.modelCallsPerRun)), 2)} model calls per run (react, one calculator call); ` +
-      `ceiling = workers × ${CONCURRENCY} / (${CALLS_PER_RUN} × ${MODEL_MS / 1000} s). Window ${WINDOW_S} s after ${WARMUP_S} s of warm-up; ` +
+    `Model ${MODEL_MS} ms per call (streamed when asked to; the service asks without \`stream\` when no one follows the run's tokens); ${round(avg(steps.map((s) => s.modelCallsPerRun)), 2)} model calls per run (react, one calculator call); ` +
+      `ceiling = workers × ${CONCURRENCY} / (${CALLS_PER_RUN} × ${MODEL_MS / 1000} s). Window ${WINDOW_S} s after a warm-up of at least ${WARMUP_S} s ` +
+      `and until every slot had finished a run (${steps.map((s) => s.warmUpS).join(' / ')} s; start-up ${steps.map((s) => s.bootS).join(' / ')} s); ` +
       `${BACKLOG}× the slots in flight (closed loop of POST /v1/jobs). ${CORES} cores. CPU in % of one core.`,
     `Runs in the windows: ${steps.map((s) => s.completed).join(' / ')} completed, ${steps.map((s) => s.notCompleted).join(' / ')} not; ` +
-      `POST errors ${steps.map((s) => s.submitErrors).join(' / ')}; model calls streamed ${steps.map((s) => `${s.modelCalls.streamed}/${s.modelCalls.calls}`).join(', ')} ` +
+      `started more than once (lock lost under load) ${steps.map((s) => s.retried).join(' / ')}; ` +
+      `POST errors ${steps.map((s) => s.submitErrors).join(' / ')}${errors.length ? ` (last: ${errors[errors.length - 1]})` : ''}; model calls streamed ${steps.map((s) => `${s.modelCalls.streamed}/${s.modelCalls.calls}`).join(', ')} ` +
       `(p50 ${steps.map((s) => Math.round(s.modelCalls.p50Ms)).join(' / ')} ms inside the model); Postgres backends active on average ` +
       `${steps.map((s) => s.pgActive).join(' / ')} of ${steps.map((s) => s.pgConnections).join(' / ')} connections.`,
     `Per extra core (service CPU = API + workers + this database's Postgres backends + Redis, at the best step, ${round(best.rate, 1)} runs/s): ` +
       `${round(perRun, 1)} ms per run → ~${Math.round(1000 / perRun)} runs/s per core, assuming the work spreads over cores as it does over processes ` +
       `(enough worker slots: runs/s × ${(CALLS_PER_RUN * MODEL_MS) / 1000} s) and that the model, the clients and other work are elsewhere. ` +
-      `Redis is one thread: at ${round(redisMs, 2)} ms per run it tops out near ${Math.round(1000 / redisMs)} runs/s whatever the cores.`,
+      `Redis is one thread: at ${round(redisMs, 2)} ms per run (INFO cpu, the whole server: other clients' work included) it tops out ` +
+      `near ${Math.round(1000 / redisMs)} runs/s whatever the cores.`,
   ];
   return `${table(rows, head)}\n\n${notes.join('\n\n')}\n`;
 }
