@@ -463,6 +463,8 @@ function report(steps: Step[]): string {
   const best = steps.reduce((a, b) => (b.rate > a.rate ? b : a));
   const perRun = serviceCpuMs(best);
   const redisMs = (best.cpu.redis * 10) / best.rate;
+  const apiMs = (best.cpu.api * 10) / best.rate;
+  const workerMs = (best.cpu.workers * 10) / best.rate;
   const errors = steps.filter((s) => s.lastSubmitError).map((s) => s.lastSubmitError.slice(0, 200));
   const notes = [
     `Model ${MODEL_MS} ms per call (streamed when asked to; the service asks without \`stream\` when no one follows the run's tokens); ${round(avg(steps.map((s) => s.modelCallsPerRun)), 2)} model calls per run (react, one calculator call); ` +
@@ -477,6 +479,8 @@ function report(steps: Step[]): string {
     `Per extra core (service CPU = API + workers + this database's Postgres backends + Redis, at the best step, ${round(best.rate, 1)} runs/s): ` +
       `${round(perRun, 1)} ms per run → ~${Math.round(1000 / perRun)} runs/s per core, assuming the work spreads over cores as it does over processes ` +
       `(enough worker slots: runs/s × ${(CALLS_PER_RUN * MODEL_MS) / 1000} s) and that the model, the clients and other work are elsewhere. ` +
+      `Of it, API ${round(apiMs, 1)} ms and workers ${round(workerMs, 1)} ms: one process is one event loop, so one API process carries at most ` +
+      `~${Math.round(1000 / apiMs)} runs/s and one worker ~${Math.round(1000 / workerMs)} (and needs that many slots at 1 s of model per run). ` +
       `Redis is one thread: at ${round(redisMs, 2)} ms per run (INFO cpu, the whole server: other clients' work included) it tops out ` +
       `near ${Math.round(1000 / redisMs)} runs/s whatever the cores.`,
   ];
