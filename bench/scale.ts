@@ -23,16 +23,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { Client } from 'pg';
 
-import { redisOptions } from '../src/config/redis-options';
-import { RUNS_QUEUE } from '../src/runs/run.job';
 import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '../test/support/infra';
 import { freePort } from '../test/support/main-process';
 import { cpuSecondsOf, round, table } from './lib';
@@ -375,10 +372,11 @@ async function step(workers: number, apiProcesses: number): Promise<Step> {
     await stopAll().catch(() => undefined);
     await pg.end().catch(() => undefined);
     await sampler.end().catch(() => undefined);
+    // every key of this step's prefix (the runs queue, the crons queue's meta): the processes are gone
+    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 }) as AsyncIterable<string[]>) {
+      if (keys.length > 0) await redis.del(...keys);
+    }
     redis.disconnect();
-    const q = new Queue(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix });
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
     await db.drop();
   }
 }
@@ -506,6 +504,7 @@ async function main(): Promise<void> {
   console.log(`\n${text}`);
   mkdirSync(join(REPO, 'bench', 'results'), { recursive: true });
   writeFileSync(join(REPO, 'bench', 'results', 'scale.md'), text);
+  rmSync(LOGS, { recursive: true, force: true }); // the processes' logs are kept only when a step fails
 }
 
 main().catch((err: Error) => {
