@@ -4,14 +4,15 @@
  * Each step starts the shipped commands on a database and a queue prefix of its own (real Postgres and Redis):
  * `node dist/main.js` with `RUN_WORKER=false` and `WEB_CONCURRENCY` API processes, and N × `node dist/worker.js`
  * with `WORKER_CONCURRENCY` (C) each. The model (`support/streaming-model-process.ts`, a process of its own)
- * takes SCALE_MODEL_MS (500) per call, streamed: first chunk at 300 ms, the other chunks spread over the rest.
+ * takes SCALE_MODEL_MS (500) per call; a streamed reply's first chunk comes at 300 ms, the others over the rest.
  * Workload: the default `react` agent, one calculator call per run → 2 model calls (checked from each run's
  * trace), so a slot finishes at most one run per second and the steps' ceiling is N × C runs/s.
  *
  * Load: closed loop, as SCALE_BACKLOG × N × C (1.5×) users who each submit a run with `POST /v1/jobs` (API key)
  * and submit the next once theirs ended: the queue always holds work, so the step shows what the service can
  * take. The bench sees runs end by polling Postgres every 100 ms (one query, not one HTTP request per run).
- * After SCALE_WARMUP_S the window of SCALE_WINDOW_S starts: runs/s = runs that finished in the window /
+ * After a warm-up (SCALE_WARMUP_S or more: until every slot has finished a run) the window of SCALE_WINDOW_S
+ * starts: runs/s = runs that finished in the window /
  * its length; latency = created → finished (queue to done) and started → finished (execution), from the rows.
  * CPU over the window from /proc/<pid>/stat: the API processes (the cluster's primary and its children), the
  * workers, this step's Postgres backends (pg_stat_activity of its database), Redis (INFO cpu — the whole
