@@ -12,8 +12,7 @@
  * and submit the next once theirs ended: the queue always holds work, so the step shows what the service can
  * take. The bench sees runs end by polling Postgres every 100 ms (one query, not one HTTP request per run).
  * After a warm-up (SCALE_WARMUP_S or more: until every slot has finished a run) the window of SCALE_WINDOW_S
- * starts: runs/s = runs that finished in the window /
- * its length; latency = created → finished (queue to done) and started → finished (execution), from the rows.
+ * starts: runs/s = runs that finished in the window / its length; latency = created → finished (queue to done) and started → finished (execution), from the rows.
  * CPU over the window from /proc/<pid>/stat: the API processes (the cluster's primary and its children), the
  * workers, this step's Postgres backends (pg_stat_activity of its database), Redis (INFO cpu — the whole
  * server), the model process, the bench, and the machine (/proc/stat), whose remainder is other work.
