@@ -6,7 +6,8 @@ import { setImmediate as nextTick } from 'node:timers/promises';
  * An OpenAI-compatible chat endpoint that answers the way hosted models do, for `npm run bench`:
  * a streamed reply (`stream: true`) comes one chunk per ~4 characters (≈ one token), tool-call arguments in
  * pieces, `usage` in the last chunk when asked; every chunk is its own write (its own TCP segment when paced).
- * `ttftMs` delays the first chunk, `tokensPerSecond` paces the rest (0 = as fast as the event loop allows).
+ * `ttftMs` delays the first chunk, `tokensPerSecond` paces the rest (0 = as fast as the event loop allows);
+ * `callMs` instead spreads the rest evenly so that every call takes that long, whatever its length.
  * Non-streamed requests get the same reply in one JSON body after `ttftMs` + the tokens' time.
  *
  * The react script: a user turn gets one `calculator` tool call; a tool result gets an answer of
@@ -17,6 +18,8 @@ export interface StreamingBehaviour {
   ttftMs: number;
   tokensPerSecond: number;
   answerTokens: number;
+  /** > 0: the whole call takes this long (first chunk at `ttftMs`, the rest evenly after it); overrides tokensPerSecond */
+  callMs?: number;
 }
 
 export interface ServedRequest {
@@ -101,7 +104,7 @@ export class StreamingModelServer {
       res.write(
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'bench', choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
       );
-    const gap = this.behaviour.tokensPerSecond > 0 ? 1000 / this.behaviour.tokensPerSecond : 0;
+    const gap = this.gapMs(pieces.length);
     let written = 0;
     for (let i = 0; i < pieces.length; i++) {
       if (i > 0) await (gap > 0 ? sleep(gap) : nextTick());
@@ -122,8 +125,17 @@ export class StreamingModelServer {
     this.served.push({ streamed: true, ms: performance.now() - arrived, chunks: written + 2 });
   }
 
+  /** the pause between two chunks of a streamed reply of `tokens` chunks */
+  private gapMs(tokens: number): number {
+    const { callMs = 0, ttftMs, tokensPerSecond } = this.behaviour;
+    if (callMs > 0) return Math.max(0, callMs - ttftMs) / Math.max(1, tokens - 1);
+    return tokensPerSecond > 0 ? 1000 / tokensPerSecond : 0;
+  }
+
   private async tokenTime(tokens: number): Promise<void> {
-    if (this.behaviour.tokensPerSecond > 0) await sleep((tokens * 1000) / this.behaviour.tokensPerSecond);
+    const { callMs = 0, ttftMs, tokensPerSecond } = this.behaviour;
+    if (callMs > 0) await sleep(Math.max(0, callMs - ttftMs));
+    else if (tokensPerSecond > 0) await sleep((tokens * 1000) / tokensPerSecond);
   }
 }
 
