@@ -142,7 +142,13 @@ export class AssistantsService {
    * "No assistant found for".
    */
   async forRun(tenantId: string, id: string): Promise<AssistantWire> {
-    return this.visible(tenantId, id, 'read', {}, (i) => new NoAssistantForRunException(i));
+    const filters = await this.auth.authorize('assistants', 'read', { assistant_id: id });
+    // a langgraph.json handler's assistant filter is not applied to the assistant a run names: the platform checks
+    // the run's thread (`threads:create_run`) only, so its examples' `{owner}` filters leave the graphs runnable
+    const applied = ownerRuleOf(filters) ? filters : undefined;
+    const found = this.system(id) ?? (await this.repo.get(tenantId, id));
+    if (!found || !passes(found, applied)) throw new NoAssistantForRunException(id);
+    return found;
   }
 
   async patch(tenantId: string, id: string, body: AssistantPatchBody): Promise<AssistantWire> {
