@@ -26,6 +26,7 @@ describe('redisOptions', () => {
       sentinelPassword: 'sp',
       sentinelTLS: undefined,
       enableTLSForSentinelMode: false,
+      failoverDetector: true,
       password: 'secret',
       db: 3,
       maxRetriesPerRequest: null,

@@ -51,6 +51,10 @@ export function redisOptions(target: string | RedisTarget) {
     sentinelTLS: redisSentinel.tls ? {} : undefined,
     // the data nodes over TLS too when REDIS_URL is rediss:// (ioredis leaves them plain in sentinel mode otherwise)
     enableTLSForSentinelMode: node.tls !== undefined,
+    // a planned switchover (SENTINEL FAILOVER) leaves the old primary up and taking writes until the sentinels
+    // turn it into a replica, ~10 s later, and those writes are then lost: each client listens for the sentinels'
+    // +switch-master and reconnects at once (one subscriber connection per sentinel per client)
+    failoverDetector: true,
   };
 }
 

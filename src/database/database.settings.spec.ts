@@ -16,7 +16,9 @@ describe('database settings', () => {
   });
 
   it('REDIS_SENTINELS alone configures Redis: the group name as the URL, the sentinels, their password and TLS', () => {
-    expect(readSlice(databaseSettings, { REDIS_SENTINELS: 'a:26380, b', REDIS_SENTINEL_PASSWORD: 'sp', REDIS_SENTINEL_TLS: 'true' })).toMatchObject({
+    expect(
+      readSlice(databaseSettings, { REDIS_SENTINELS: 'a:26380, b', REDIS_SENTINEL_PASSWORD: 'sp', REDIS_SENTINEL_TLS: 'true' }),
+    ).toMatchObject({
       redisUrl: 'redis://mymaster',
       redisSentinel: {
         sentinels: [

@@ -71,7 +71,13 @@ async function tryRedis(target: RedisTarget, timeoutMs: number): Promise<void> {
   }
 }
 
-async function waitFor<T>(setting: string, place: string, target: T, waitMs: number, attempt: (target: T, timeoutMs: number) => Promise<void>) {
+async function waitFor<T>(
+  setting: string,
+  place: string,
+  target: T,
+  waitMs: number,
+  attempt: (target: T, timeoutMs: number) => Promise<void>,
+) {
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {
@@ -91,7 +97,9 @@ export async function probeServices(
 ): Promise<void> {
   const sentinel = config.redisSentinel;
   await Promise.all([
-    config.databaseUrl ? waitFor('DATABASE_URL', where(config.databaseUrl), config.databaseUrl, config.startupWaitMs, tryPostgres) : undefined,
+    config.databaseUrl
+      ? waitFor('DATABASE_URL', where(config.databaseUrl), config.databaseUrl, config.startupWaitMs, tryPostgres)
+      : undefined,
     config.redisUrl
       ? sentinel
         ? waitFor('REDIS_SENTINELS', sentinelsPlace(sentinel), config, config.startupWaitMs, tryRedis)

@@ -11,6 +11,7 @@ import { waitFor } from '../../support/test-app';
 export const SENTINEL_NAME = 'mymaster';
 
 interface Node {
+  name: string;
   port: number;
   child: ChildProcess;
   output: string;
@@ -29,9 +30,9 @@ export class SentinelGroup {
   readonly sentinels: Node[] = [];
 
   async start(): Promise<this> {
-    this.primary = await this.server('primary', []);
-    this.replica = await this.server('replica', ['--replicaof', '127.0.0.1', String(this.primary.port)]);
-    await waitFor(async () => ((await this.info(this.replica.port)).master_link_status === 'up' ? true : undefined), 15_000);
+    this.primary = await this.server('primary', await freePort(), []);
+    this.replica = await this.server('replica', await freePort(), ['--replicaof', '127.0.0.1', String(this.primary.port)]);
+    await this.synced(this.replica);
     for (let i = 0; i < 3; i++) {
       const port = await freePort();
       const conf = path.join(this.dir, `sentinel-${i}.conf`); // a sentinel rewrites its file: one each
@@ -48,7 +49,7 @@ export class SentinelGroup {
           '',
         ].join('\n'),
       );
-      this.sentinels.push(this.spawn(port, [conf, '--sentinel']));
+      this.sentinels.push(this.spawn(`sentinel-${i}`, port, [conf, '--sentinel']));
     }
     // every sentinel knows the replica and the two other sentinels: a failover can be agreed on
     await waitFor(
@@ -77,8 +78,43 @@ export class SentinelGroup {
     return Number(port);
   }
 
-  killPrimary(): void {
-    this.primary.child.kill('SIGKILL');
+  alive(node: Node): boolean {
+    return node.child.exitCode === null && node.child.signalCode === null;
+  }
+
+  kill(node: Node): void {
+    node.child.kill('SIGKILL');
+  }
+
+  /**
+   * A killed node started again on its port as a replica of `primaryPort` (what an operator does after a
+   * failover); resolves once it has synced and every sentinel counts it as a healthy replica.
+   */
+  async revive(node: Node, primaryPort: number): Promise<void> {
+    await this.server(node.name, node.port, ['--replicaof', '127.0.0.1', String(primaryPort)], node);
+    await this.synced(node);
+    await waitFor(
+      async () => {
+        for (const s of this.sentinels) {
+          const replicas = ((await this.ask(s.port, ['SENTINEL', 'REPLICAS', SENTINEL_NAME]).catch(() => [])) as string[][]).map(pairs);
+          const it = replicas.find((r) => r.port === String(node.port));
+          if (it?.flags !== 'slave' || it['master-link-status'] !== 'ok') return undefined;
+        }
+        return true;
+      },
+      30_000,
+      200,
+    );
+  }
+
+  /** SENTINEL FAILOVER: a planned switchover to a replica (asked again while a sentinel finds none good yet). */
+  async switchover(): Promise<void> {
+    await waitFor(
+      async () =>
+        (await this.ask(this.sentinels[0].port, ['SENTINEL', 'FAILOVER', SENTINEL_NAME]).catch(() => null)) === 'OK' ? true : undefined,
+      15_000,
+      250,
+    );
   }
 
   /** Every process killed and the temp dir removed (safe to call twice, and after a failed start). */
@@ -122,30 +158,39 @@ export class SentinelGroup {
     }
   }
 
-  private async server(name: string, args: string[]): Promise<Node> {
-    const port = await freePort();
-    const node = this.spawn(port, [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      this.dir,
-      '--dbfilename',
-      `${name}.rdb`,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      ...args,
-    ]);
+  private async synced(node: Node): Promise<void> {
+    await waitFor(async () => ((await this.info(node.port)).master_link_status === 'up' ? true : undefined), 15_000);
+  }
+
+  private async server(name: string, port: number, args: string[], into?: Node): Promise<Node> {
+    const node = this.spawn(
+      name,
+      port,
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        this.dir,
+        '--dbfilename',
+        `${name}.rdb`,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        ...args,
+      ],
+      into,
+    );
     await waitFor(async () => ((await this.ask(port, ['PING']).catch(() => null)) === 'PONG' ? true : undefined), 10_000);
     return node;
   }
 
-  private spawn(port: number, args: string[]): Node {
+  /** `into`: a node started again (its new process and output replace the old) */
+  private spawn(name: string, port: number, args: string[], into?: Node): Node {
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const node: Node = { port, child, output: '' };
+    const node: Node = Object.assign(into ?? { name, port }, { child, output: '' });
     const keep = (chunk: Buffer) => (node.output = (node.output + chunk.toString('utf8')).slice(-20_000));
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
@@ -154,7 +199,7 @@ export class SentinelGroup {
 }
 
 /** a Redis reply of alternating names and values as an object */
-function pairs(reply: string[] | null): Record<string, string> {
+function pairs(reply: string[] | null | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; reply && i + 1 < reply.length; i += 2) out[reply[i]] = reply[i + 1];
   return out;
