@@ -72,7 +72,9 @@ describe('Redis Sentinel: failover under load', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await h.stop().catch((err: Error) => console.error(`harness stop: ${err.message}`));
+    // the Redis processes are stopped even when the harness does not stop in time
+    const stopped = h.stop().catch((err: Error) => console.error(`harness stop: ${err.message}`));
+    await Promise.race([stopped, new Promise((r) => setTimeout(r, 20_000).unref())]);
     await group.stop();
   }, 30_000);
 
@@ -208,8 +210,14 @@ describe('Redis Sentinel: failover under load', () => {
     );
     // every client has left the demoted primary: a run accepted now is queued on the new one (the demoted node
     // stays a primary itself until the sentinels turn it into a replica, ~10 s later: what it took then is lost)
-    const probe = await h.submit('after the switchover', {}, auth);
-    expect(probe.status).toBe(202);
+    const probe = await waitFor(
+      async () => {
+        const res = await h.submit('after the switchover', {}, auth);
+        return res.status === 202 ? res : undefined;
+      },
+      RECOVERY_BOUND_MS,
+      100,
+    );
     expect((await h.allEnded([probe.body.job_id]))[0].status).toBe('completed');
     const newPrimary = new IORedis({ port: other.port, host: '127.0.0.1' });
     try {
