@@ -208,8 +208,12 @@ describe('Redis Sentinel: failover under load', () => {
       async () => ((await group.currentPrimaryPort()) === other.port ? Date.now() - switchedAt : undefined),
       30_000,
     );
-    // every client has left the demoted primary: a run accepted now is queued on the new one (the demoted node
-    // stays a primary itself until the sentinels turn it into a replica, ~10 s later: what it took then is lost)
+    // every client has left the demoted primary once every sentinel names the new one (a client that asked a
+    // sentinel not told yet moves at that sentinel's +switch-master): a run accepted then is queued on the new
+    // primary. Without that, the demoted node takes it: it stays a primary until the sentinels turn it into a
+    // replica, ~10 s after the switchover, and then drops what it took.
+    await waitFor(async () => ((await group.agreedPrimaryPort()) === other.port ? true : undefined), 10_000);
+    await new Promise((r) => setTimeout(r, 1000));
     const probe = await waitFor(
       async () => {
         const res = await h.submit('after the switchover', {}, auth);

@@ -82,6 +82,16 @@ export class SentinelGroup {
     return node.child.exitCode === null && node.child.signalCode === null;
   }
 
+  /** The primary's port once every sentinel names the same one (a sentinel learns a failover from the others' hellos, every 2 s). */
+  async agreedPrimaryPort(): Promise<number | undefined> {
+    const ports = new Set<number>();
+    for (const s of this.sentinels) {
+      const [, port] = (await this.ask(s.port, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_NAME])) as string[];
+      ports.add(Number(port));
+    }
+    return ports.size === 1 ? [...ports][0] : undefined;
+  }
+
   kill(node: Node): void {
     node.child.kill('SIGKILL');
   }
