@@ -32,7 +32,9 @@ export async function runApiProcesses(config: AppConfig, serve: (processes: numb
   if (cluster.isWorker) return serve(processes);
   const log = createRootLogger(config).child({ context: 'Cluster' });
   if (processes < config.webConcurrency) {
-    const missing = [config.databaseUrl ? '' : 'DATABASE_URL', config.redisUrl ? '' : 'REDIS_URL'].filter(Boolean).join(' and ');
+    const missing = [config.databaseUrl ? '' : 'DATABASE_URL', config.redisUrl ? '' : 'REDIS_URL (or REDIS_SENTINELS)']
+      .filter(Boolean)
+      .join(' and ');
     log.warn(
       `WEB_CONCURRENCY=${config.webConcurrency} ignored: without ${missing} the embedded database and the in-process ` +
         'queue and run event bus belong to one process — running one API process',

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   installPlatformPatches();
   const config = new AppConfig(process.env);
   if (!config.redisUrl || !config.databaseUrl) {
-    throw new Error('worker.ts needs REDIS_URL and DATABASE_URL (shared with the API)');
+    throw new Error('worker.ts needs REDIS_URL (or REDIS_SENTINELS) and DATABASE_URL (shared with the API)');
   }
   await probeServices(config);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {

@@ -4,7 +4,7 @@ import { ThrottlerGuard, type ThrottlerModuleOptions, type ThrottlerStorage, Thr
 import IORedis from 'ioredis';
 
 import type { AppConfig } from '../config/app-config';
-import { redisOptions } from '../config/redis-options';
+import { redisOptions, type RedisTarget } from '../config/redis-options';
 import { type AuthedRequest, isHealthPath } from './auth.middleware';
 
 type StorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
@@ -19,9 +19,9 @@ export class RateLimitStorage implements ThrottlerStorage, OnApplicationShutdown
   private readonly redis?: IORedis;
   private readonly redisStorage?: ThrottlerStorageRedisService;
 
-  constructor(redisUrl: string | undefined) {
-    if (!redisUrl) return;
-    this.redis = new IORedis({ ...redisOptions(redisUrl), maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  constructor(redis: RedisTarget) {
+    if (!redis.redisUrl) return;
+    this.redis = new IORedis({ ...redisOptions(redis), maxRetriesPerRequest: 1, enableOfflineQueue: false });
     this.redis.on('error', () => undefined);
     this.redisStorage = new ThrottlerStorageRedisService(this.redis);
   }
@@ -50,7 +50,7 @@ export function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
   const limit = config.security.rateLimitPerMinute;
   return {
     throttlers: [{ name: 'default', ttl: 60_000, limit: Math.max(limit, 1) }],
-    storage: new RateLimitStorage(config.redisUrl),
+    storage: new RateLimitStorage(config),
     skipIf: (ctx: ExecutionContext) => {
       const req = ctx.switchToHttp().getRequest<AuthedRequest>();
       return limit === 0 || !trackerOf(req) || isHealthPath(req.path);

@@ -2,21 +2,23 @@ import IORedis from 'ioredis';
 import { Client } from 'pg';
 
 import type { AppConfig } from '../config/app-config';
-import { redisOptions } from '../config/redis-options';
+import { redisOptions, type RedisTarget } from '../config/redis-options';
 import { POOLER_UNAVAILABLE } from './pooler-errors';
 
 /**
- * Start-up's first step: is the configured Postgres (`DATABASE_URL`) and Redis (`REDIS_URL`) answering? Each is
+ * Start-up's first step: is the configured Postgres (`DATABASE_URL`) and Redis (`REDIS_URL`, or the primary the
+ * sentinels of `REDIS_SENTINELS` name) answering? Each is
  * tried until `STARTUP_WAIT_MS` has passed (a compose stack starts them together); then the process stops with a
  * message that names the setting, where it points (without credentials) and the last error — instead of a
  * client retrying forever in the background.
  */
 export class ServiceUnreachableError extends Error {
-  constructor(setting: string, url: string, waitedMs: number, cause: string, how: 'refused' | 'silent' = 'silent') {
+  /** `place`: where the setting points, without credentials (`where`) */
+  constructor(setting: string, place: string, waitedMs: number, cause: string, how: 'refused' | 'silent' = 'silent') {
     super(
       how === 'refused'
-        ? `${setting} (${where(url)}) refused the connection: ${cause}`
-        : `${setting} (${where(url)}) did not answer within ${waitedMs} ms (STARTUP_WAIT_MS): ${cause}`,
+        ? `${setting} (${place}) refused the connection: ${cause}`
+        : `${setting} (${place}) did not answer within ${waitedMs} ms (STARTUP_WAIT_MS): ${cause}`,
     );
     this.name = 'ServiceUnreachableError';
   }
@@ -52,13 +54,14 @@ async function tryPostgres(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
-async function tryRedis(url: string, timeoutMs: number): Promise<void> {
+async function tryRedis(target: RedisTarget, timeoutMs: number): Promise<void> {
   const redis = new IORedis({
-    ...redisOptions(url),
+    ...redisOptions(target),
     lazyConnect: true,
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
+    sentinelRetryStrategy: () => null,
     enableOfflineQueue: false,
   });
   let seen: Error | undefined; // the socket's error (ECONNREFUSED …) says more than the "Connection is closed" connect() rejects with
@@ -73,24 +76,45 @@ async function tryRedis(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
-async function waitFor(setting: string, url: string, waitMs: number, attempt: (url: string, timeoutMs: number) => Promise<void>) {
+async function waitFor<T>(
+  setting: string,
+  place: string,
+  target: T,
+  waitMs: number,
+  attempt: (target: T, timeoutMs: number) => Promise<void>,
+) {
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {
-      return await attempt(url, Math.max(500, Math.min(3000, deadline - Date.now())));
+      return await attempt(target, Math.max(500, Math.min(3000, deadline - Date.now())));
     } catch (err) {
       const cause = err instanceof Error ? err.message || (err as NodeJS.ErrnoException).code || err.name : String(err);
-      if (isFinal(err)) throw new ServiceUnreachableError(setting, url, 0, cause, 'refused');
-      if (Date.now() >= deadline) throw new ServiceUnreachableError(setting, url, waitMs, cause);
+      if (isFinal(err)) throw new ServiceUnreachableError(setting, place, 0, cause, 'refused');
+      if (Date.now() >= deadline) throw new ServiceUnreachableError(setting, place, waitMs, cause);
       await sleep(Math.min(500, Math.max(0, deadline - Date.now())));
     }
   }
 }
 
 /** Resolves once every configured service answers; throws ServiceUnreachableError naming the first that does not. */
-export async function probeServices(config: Pick<AppConfig, 'databaseUrl' | 'redisUrl' | 'startupWaitMs'>): Promise<void> {
+export async function probeServices(
+  config: Pick<AppConfig, 'databaseUrl' | 'redisUrl' | 'redisSentinel' | 'startupWaitMs'>,
+): Promise<void> {
+  const sentinel = config.redisSentinel;
   await Promise.all([
-    config.databaseUrl ? waitFor('DATABASE_URL', config.databaseUrl, config.startupWaitMs, tryPostgres) : undefined,
-    config.redisUrl ? waitFor('REDIS_URL', config.redisUrl, config.startupWaitMs, tryRedis) : undefined,
+    config.databaseUrl
+      ? waitFor('DATABASE_URL', where(config.databaseUrl), config.databaseUrl, config.startupWaitMs, tryPostgres)
+      : undefined,
+    config.redisUrl
+      ? sentinel
+        ? waitFor('REDIS_SENTINELS', sentinelsPlace(sentinel), config, config.startupWaitMs, tryRedis)
+        : waitFor('REDIS_URL', where(config.redisUrl), config, config.startupWaitMs, tryRedis)
+      : undefined,
   ]);
+}
+
+/** the sentinels as the error names them: `h1:26379,h2:26379 (master mymaster)` */
+function sentinelsPlace(s: NonNullable<AppConfig['redisSentinel']>): string {
+  const hosts = s.sentinels.map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`).join(',');
+  return `${hosts}, master ${s.name}`;
 }

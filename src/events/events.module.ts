@@ -15,7 +15,7 @@ import { RunEventBus } from './run-event-bus';
       useFactory: (config: AppConfig): RunEventBus => {
         const { window, ttlS } = config.runEvents;
         if (!config.redisUrl) return new InProcessRunEventBus(window, ttlS * 1000);
-        return new RedisRunEventBus(redisOptions(config.redisUrl), {
+        return new RedisRunEventBus(redisOptions(config), {
           prefix: config.queuePrefix,
           window,
           ttlS,

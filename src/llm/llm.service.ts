@@ -39,8 +39,7 @@ export class LlmService implements OnApplicationShutdown {
     }
     const c = config.llm.cache;
     if (config.modelConfigured && c.enabled) {
-      if (config.redisUrl)
-        this.redis = new IORedis({ ...redisOptions(config.redisUrl), maxRetriesPerRequest: 1, enableOfflineQueue: false });
+      if (config.redisUrl) this.redis = new IORedis({ ...redisOptions(config), maxRetriesPerRequest: 1, enableOfflineQueue: false });
       this.redis?.on('error', () => undefined); // a cache outage only costs cache misses
       const store = this.redis ? new RedisCacheStore(this.redis) : new MemoryCacheStore(c.maxEntries);
       const stats = { hit: () => metrics?.llmCacheHits.inc(), miss: () => metrics?.llmCacheMisses.inc() };

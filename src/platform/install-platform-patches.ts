@@ -1,10 +1,12 @@
 import { fastRunnableContext } from './fast-runnable-context';
 import { poolRandomValues } from './pooled-random-values';
+import { cleanUpSentinelDetectors } from './sentinel-detector-cleanup';
 
 /** What installPlatformPatches installed: the fast runnable context stays out while LangSmith tracing is on. */
 export interface InstalledPatches {
   pooledRandomValues: boolean;
   fastRunnableContext: boolean;
+  sentinelDetectorCleanup: boolean;
 }
 
 let installed: InstalledPatches | undefined;
@@ -20,7 +22,11 @@ let installed: InstalledPatches | undefined;
 export function installPlatformPatches(): InstalledPatches {
   if (!installed) {
     poolRandomValues();
-    installed = { pooledRandomValues: true, fastRunnableContext: fastRunnableContext() };
+    installed = {
+      pooledRandomValues: true,
+      fastRunnableContext: fastRunnableContext(),
+      sentinelDetectorCleanup: cleanUpSentinelDetectors(),
+    };
   }
   return installed;
 }

@@ -58,6 +58,8 @@ export class BullRunQueue extends RunQueue {
     metrics: MetricsService,
   ) {
     super();
+    // without a listener BullMQ prints every reconnect error of a Redis outage or failover to stderr
+    queue.on('error', (err) => this.logger.warn({ msg: 'queue error', err: err.message }));
     metrics.watchQueue(() => this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed') as Promise<Record<QueueState, number>>);
   }
 
@@ -100,7 +102,7 @@ export class BullRunQueue extends RunQueue {
 
   work(handler: RunHandler): void {
     this.worker = new Worker<RunJobData>(RUNS_QUEUE, (job, token) => this.process(handler, job, token), {
-      connection: redisOptions(this.config.redisUrl!),
+      connection: redisOptions(this.config),
       prefix: this.config.queuePrefix,
       concurrency: this.config.workerConcurrency,
       lockDuration: this.config.runLockMs,

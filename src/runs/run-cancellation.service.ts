@@ -18,6 +18,8 @@ export class RunCancellation implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     if (!this.redis) return;
+    // without a listener ioredis prints every reconnect error of a Redis outage or failover to stderr
+    this.redis.on('error', (err: Error) => this.logger.warn({ msg: 'cancel publisher error', err: err.message }));
     this.subscriber = this.redis.duplicate();
     this.subscriber.on('message', (_channel: string, runId: string) => this.abortLocal(runId));
     this.subscriber.on('error', (err: Error) => this.logger.warn({ msg: 'cancel channel error', err: err.message }));

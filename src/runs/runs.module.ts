@@ -39,7 +39,7 @@ function build(config: AppConfig, worker: boolean): DynamicModule {
     };
   }
   // the connection is read from the injected AppConfig: an embedding host's config may come from an async factory
-  const connectionOf = (c: AppConfig) => redisOptions(c.redisUrl!);
+  const connectionOf = (c: AppConfig) => redisOptions(c);
   return {
     module: RunsModule,
     imports: [

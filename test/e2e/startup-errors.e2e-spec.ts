@@ -33,6 +33,19 @@ describe('start-up errors name the setting', () => {
     expect(ms).toBeLessThan(15_000);
   });
 
+  it('unreachable REDIS_SENTINELS: stops after STARTUP_WAIT_MS, naming REDIS_SENTINELS, the sentinels and the group', async () => {
+    const { fatal, main } = await failedStart({
+      DATABASE_URL: pg(),
+      REDIS_SENTINELS: '127.0.0.1:1,127.0.0.1:2',
+      REDIS_SENTINEL_PASSWORD: 'hunter2',
+    });
+    expect(fatal.err).toMatch(
+      /^REDIS_SENTINELS \(127\.0\.0\.1:1,127\.0\.0\.1:2, master mymaster\) did not answer within 1500 ms \(STARTUP_WAIT_MS\): All sentinels are unreachable/,
+    );
+    expect(main.output()).not.toContain('hunter2');
+    expect(main.output()).not.toMatch(/\[ioredis\] Unhandled error event/);
+  });
+
   it('an unreachable DATABASE_URL names DATABASE_URL; a role or database that does not exist fails at once', async () => {
     const down = await failedStart({ DATABASE_URL: 'postgres://u:s3cret@127.0.0.1:1/app' });
     expect(down.fatal.err).toMatch(/^DATABASE_URL \(postgres:\/\/127\.0\.0\.1:1\/app\) did not answer within 1500 ms/);

@@ -34,12 +34,14 @@ export class BullCronScheduler extends CronScheduler implements OnApplicationBoo
     private readonly crons: CronsRepository,
   ) {
     super();
-    this.queue = new Queue<CronJobData>(CRONS_QUEUE, { connection: redisOptions(config.redisUrl!), prefix: config.queuePrefix });
+    this.queue = new Queue<CronJobData>(CRONS_QUEUE, { connection: redisOptions(config), prefix: config.queuePrefix });
+    // without a listener BullMQ prints every reconnect error of a Redis outage or failover to stderr
+    this.queue.on('error', (err) => this.logger.warn({ msg: 'cron queue error', err: err.message }));
   }
 
   async onApplicationBootstrap(): Promise<void> {
     this.worker = new Worker<CronJobData>(CRONS_QUEUE, (job) => this.tick(job), {
-      connection: redisOptions(this.config.redisUrl!),
+      connection: redisOptions(this.config),
       prefix: this.config.queuePrefix,
       concurrency: 4,
     });
