@@ -63,7 +63,7 @@ describe('behind PgBouncer in transaction mode', () => {
       const started = Date.now();
       setTimeout(() => proxy.restore(), 2000);
       // PgBouncer answers the probe "server login has been failing" at once: not a final answer like a bad role
-      await probeServices({ databaseUrl: bouncer.via(TEST_PG_URL), redisUrl: undefined, startupWaitMs: 10_000 });
+      await probeServices({ databaseUrl: bouncer.via(TEST_PG_URL), redisUrl: undefined, redisSentinel: undefined, startupWaitMs: 10_000 });
       expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
       await waiting;
     } finally {
