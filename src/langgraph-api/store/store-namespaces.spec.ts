@@ -9,8 +9,15 @@ describe('ownedNamespaces', () => {
   const page = { limit: 10, offset: 0 };
 
   it('lists the namespaces without the tenant label, under the prefix and with the suffix', () => {
-    expect(ownedNamespaces(owned, page)).toEqual([['notes', 'a'], ['notes', 'b', 'deep'], ['todo', 'b']]);
-    expect(ownedNamespaces(owned, { ...page, prefix: ['notes'] })).toEqual([['notes', 'a'], ['notes', 'b', 'deep']]);
+    expect(ownedNamespaces(owned, page)).toEqual([
+      ['notes', 'a'],
+      ['notes', 'b', 'deep'],
+      ['todo', 'b'],
+    ]);
+    expect(ownedNamespaces(owned, { ...page, prefix: ['notes'] })).toEqual([
+      ['notes', 'a'],
+      ['notes', 'b', 'deep'],
+    ]);
     expect(ownedNamespaces(owned, { ...page, suffix: ['b'] })).toEqual([['todo', 'b']]);
   });
 
