@@ -37,7 +37,7 @@ const servers = () => ({
     env: { NOTE_TEXT: INJECTION },
     risk: 'low',
     timeout_ms: 1500,
-    agents: ['react', 'assistant'],
+    agents: ['react', 'assistant', 'plan-execute'],
   },
   web: { url: web.url, headers: { authorization: 'Bearer mcp-test' }, risk: 'high', agents: ['react'] },
   late: { url: `http://127.0.0.1:${latePort}/mcp`, risk: 'low', timeout_ms: 1000, agents: ['react'] },
@@ -186,5 +186,17 @@ describe('MCP servers as tool sources', () => {
     expect(res.body).toMatchObject({ response: 'Read it.', error: null });
     for (const t of model.requests.at(-2)!.tools ?? []) expect(t.function.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(web.calls).toContainEqual({ tool: 'files.read', args: { path: 'a.txt' } });
+  });
+  it('gives the plan-execute agent the tools of the servers that name it: its model-free executor calls one', async () => {
+    model.enqueue(
+      { json: { intent: 'new_question', needs_tool: true, constraints: '', rewritten_query: 'echo the plan' } },
+      { json: [{ step_id: 1, tool: 'notes__echo', input: 'from the plan' }] },
+      { content: 'The notes server echoed it.' },
+    );
+    const res = await chat({ message: 'Have the notes server echo: from the plan', agent: 'plan-execute' });
+    expect(res.body).toMatchObject({ response: 'The notes server echoed it.', error: null });
+    expect(res.body.tool_calls).toEqual([expect.objectContaining({ name: 'notes__echo', status: 'success' })]);
+    // the plan's string input went to the MCP tool's required parameter (its JSON Schema), and the answer saw its output
+    expect(JSON.stringify(model.requests.at(-1)!.messages)).toContain('echo: from the plan');
   });
 });

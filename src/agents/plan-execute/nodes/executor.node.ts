@@ -44,10 +44,19 @@ function resolveInput(step: PlanStep, past: PastStep[]): { value: unknown } | { 
   return source ? { value: untrustedBodies(source.output) } : { error: `${step.input_from} has no successful output to use` };
 }
 
-/** A string input goes to the tool's first string parameter (e.g. calculator.expression, summarize.text). */
+/**
+ * A string input goes to the tool's first required parameter (e.g. calculator.expression, summarize.text), read from
+ * its zod schema or, for an MCP server's tool, its JSON Schema (`properties`, `required`).
+ */
 export function toolArgs(tool: StructuredToolInterface, input: unknown): Record<string, unknown> {
   if (input && typeof input === 'object') return input as Record<string, unknown>;
-  const shape = (tool.schema as z.ZodObject<z.ZodRawShape>).shape ?? {};
-  const key = Object.keys(shape).find((k) => !(shape[k] instanceof z.ZodOptional)) ?? Object.keys(shape)[0] ?? 'input';
-  return { [key]: String(input ?? '') };
+  return { [firstParameter(tool.schema)]: String(input ?? '') };
+}
+
+function firstParameter(schema: unknown): string {
+  const shape = (schema as z.ZodObject<z.ZodRawShape>).shape;
+  if (shape) return Object.keys(shape).find((k) => !(shape[k] instanceof z.ZodOptional)) ?? Object.keys(shape)[0] ?? 'input';
+  const json = schema as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+  const names = Object.keys(json?.properties ?? {});
+  return json?.required?.find((k) => names.includes(k)) ?? names[0] ?? 'input';
 }
