@@ -14,7 +14,11 @@ describe('toolArgs', () => {
   });
 
   it("puts it in an MCP tool's first required parameter of its JSON Schema", () => {
-    const jsonSchema = { type: 'object' as const, properties: { lang: { type: 'string' as const }, text: { type: 'string' as const } }, required: ['text'] };
+    const jsonSchema = {
+      type: 'object' as const,
+      properties: { lang: { type: 'string' as const }, text: { type: 'string' as const } },
+      required: ['text'],
+    };
     const echo = tool(async () => '', { name: 'notes__echo', description: '', schema: jsonSchema });
     expect(toolArgs(echo, 'hi')).toEqual({ text: 'hi' });
     expect(toolArgs(echo, { text: 'as given' })).toEqual({ text: 'as given' });
