@@ -38,6 +38,7 @@ module.exports = {
   // sensitive fault suites (worker kills, Redis and Postgres cuts) alone on the machine. `npm test` (scripts/test.ts)
   // runs the unit project in a jest run of its own with more workers.
   maxWorkers: 1,
+  testSequencer: '<rootDir>/test/support/slow-first-sequencer.js',
   workerIdleMemoryLimit: '1200MB',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
