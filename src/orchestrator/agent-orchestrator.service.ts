@@ -27,7 +27,7 @@ import { GraphInterrupted, GraphRunner, type GraphRunOptions } from './graph-run
 import { linkSignals } from './linked-signal';
 import { type RunHandle, runIdOf } from './run-handle';
 import { interruptedEnd, RunOutcomes } from './run-outcomes.service';
-import { RunSuperseded, SessionLeaseBusy, TurnLease } from './turn-lease.service';
+import { type KeptLease, RunSuperseded, SessionLeaseBusy, TurnLease } from './turn-lease.service';
 
 export { RunSuperseded, SessionLeaseBusy } from './turn-lease.service';
 
@@ -135,7 +135,7 @@ export class AgentOrchestrator {
     const linked = linkSignals([timer.signal, budget.signal, superseded.signal, opts.signal, opts.handBack]);
     const signal = linked.signal;
     const log = { run_id: pending.id, session_id: pending.sessionId, agent: pending.agent };
-    let stopRenewing: (() => void) | undefined;
+    let kept: KeptLease | undefined;
     try {
       await this.notBefore(pending, opts.leaseWait ?? 'block', signal);
       const leased =
@@ -167,7 +167,7 @@ export class AgentOrchestrator {
         await this.lease.release(pending);
         return await this.outcomes.storedResult(runId);
       }
-      stopRenewing = this.lease.keep(run, () => superseded.abort(new RunSuperseded(run.id, run.attempts)));
+      kept = this.lease.keep(run, () => superseded.abort(new RunSuperseded(run.id, run.attempts)));
       currentRun()?.started({ mode: run.mode, createdAt: run.createdAt, startAt: run.input.start_at });
       if (run.attempts > 1) this.metrics.runRecoveries.inc({ event: 'resumed' });
       const usage = new PersistentUsageCollector(
@@ -176,7 +176,7 @@ export class AgentOrchestrator {
         (u) => this.ledger.saveUsage(run.id, u),
         USAGE_WRITE_DELAY_MS,
       );
-      return await this.executeLeased(run, started, { ...opts, signal }, usage, {
+      return await this.executeLeased(run, started, { ...opts, signal, fence: kept.confirm }, usage, {
         timer: timer.signal,
         superseded: superseded.signal,
         log,
@@ -184,7 +184,7 @@ export class AgentOrchestrator {
       });
     } finally {
       clearTimeout(timeout);
-      stopRenewing?.();
+      kept?.stop();
       linked.dispose();
     }
   }

@@ -12,6 +12,7 @@ import { RUN_CONTEXT_KEY, type RunContext, withRunContext } from '../core/run-co
 import { OpeningRead, PendingWrites } from '../database/checkpoint-writer';
 import type { RunEntity } from '../database/entities';
 import { LANGGRAPH_STORE } from '../database/store/store.module';
+import { StoreOwners } from '../database/store/store-owners';
 import { TenantStore } from '../database/store/tenant-store';
 import { streamWithEvents } from '../events/graph-events';
 import { eventNameOf, type GraphStreamMode, graphStreamModes, publishableChunkOf, streamRequestOf } from '../events/graph-stream';
@@ -45,6 +46,8 @@ export interface GraphRunOptions {
   onToken?: (e: TokenEvent) => void;
   /** its thread has no checkpoint to read (a session created with the run, or none found when it was started) */
   newThread?: boolean;
+  /** before a tool that acts on the world: rejects when this attempt no longer holds the run (TurnLease's KeptLease) */
+  fence?: () => Promise<void>;
 }
 
 /** The graph stopped on an interrupt that is not a tool approval: the run ends `interrupted`. */
@@ -72,6 +75,7 @@ export class GraphRunner {
     private readonly runs: RunStore,
     private readonly events: RunEventBus,
     @Inject(LANGGRAPH_STORE) private readonly store: BaseStore,
+    private readonly owners: StoreOwners,
   ) {}
 
   async run(
@@ -91,6 +95,7 @@ export class GraphRunner {
       usage,
       budget,
       ledger: this.ledger.toolLedger(run.id, run.attempts),
+      ...(opts.fence ? { fence: opts.fence } : {}),
     };
     // `tenant_id` and `run_id` are shown to graphs, as LangGraph Platform shows its run's ids (the README's LangGraph API
     // contract); the service itself reads only the run context
@@ -139,7 +144,8 @@ export class GraphRunner {
       ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
       signal: opts.signal,
       // the tenant's view of the LangGraph store: `config.store` / `getStore()` in the graph's nodes
-      store: new TenantStore(this.store, run.tenantId),
+      // (a user's run puts items as theirs: StoreOwners, the owner rule of /store/items)
+      store: new TenantStore(this.store, run.tenantId, run.owner ? { user: run.owner, owners: this.owners } : undefined),
       streamMode: graphStreamModes(own, request),
       subgraphs,
       durability,

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
 import { Annotation, InMemoryStore, interrupt, MemorySaver, messagesStateReducer, StateGraph } from '@langchain/langgraph';
 import { Test } from '@nestjs/testing';
+import { z } from 'zod';
 
 import type { AgentDefinition, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
+import { executeTool } from '../agents/shared/tool-executor';
 import { AppConfig } from '../config/app-config';
 import { LANGGRAPH_STORE } from '../database/store/store.module';
+import { StoreOwners } from '../database/store/store-owners';
 import { InProcessRunEventBus } from '../events/in-process-run-event-bus';
 import { RunEventBus } from '../events/run-event-bus';
 import { LlmService } from '../llm/llm.service';
@@ -70,6 +74,16 @@ function testAgent(script: Script, checkpointer: MemorySaver): AgentDefinition {
         script.toolRuns.push(text);
       }
       if (text.startsWith('spend:')) for (let i = 0; i < 5; i++) RunBudget.of(config)?.chargeModelCall();
+      if (text.startsWith('act:')) {
+        // a tool that acts on the world (not read-only), after the gate
+        const send = tool(async () => (script.toolRuns.push(text), 'sent'), {
+          name: 'send_mail',
+          description: 'sends',
+          schema: z.object({}),
+        });
+        const outcome = await executeTool(send, { name: 'send_mail', args: {} }, config);
+        return { messages: [new AIMessage(`echo ${text}: ${outcome.text}`)] };
+      }
       return { messages: [new AIMessage(`echo ${text}`)] };
     })
     .addEdge('__start__', 'respond')
@@ -140,6 +154,7 @@ async function core(env: Record<string, string> = {}) {
       { provide: LlmService, useValue: { modelName: null } },
       { provide: ScopeValidator, useValue: {} },
       { provide: LANGGRAPH_STORE, useValue: new InMemoryStore() },
+      { provide: StoreOwners, useValue: {} }, // these runs have no owner: nothing is recorded
     ],
   }).compile();
   module.get(RunDriver).onApplicationBootstrap(); // the in-process driver's worker loop, without the recovery timers
@@ -276,5 +291,28 @@ describe('run core (in-memory run store, in-process queue driver)', () => {
     );
     expect(state.runs.get(crashed.id)).toMatchObject({ status: 'completed', attempts: 2 });
     expect(state.runs.get(poison.id)!.error).toMatchObject({ code: 'RUN_ATTEMPTS_EXHAUSTED' });
+  });
+
+  it('does not start a side effect once its worker cannot renew the lease before it runs out; the run is taken over and acts once', async () => {
+    const { runs, state, script, module } = await core({ RUN_LOCK_MS: '500' });
+    const open = script.gate('act:mail');
+    const job = await runs.submit({ message: 'act:mail', session_id: 'cut' });
+    await until(() => script.started.includes('act:mail'));
+    // the worker is cut off from the database: no renewal gets through, the lease runs out by its clock
+    const renew = jest.spyOn(state.sessionStore, 'renewLease').mockRejectedValue(new Error('connection timeout'));
+    await new Promise((r) => setTimeout(r, 550));
+    open();
+    await until(() => renew.mock.calls.length > 0 && script.toolRuns.length === 0 && state.runs.get(job.id)!.status === 'running');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(script.toolRuns).toEqual([]); // not sent by the attempt that could not know it still held the run
+    expect(state.runs.get(job.id)).toMatchObject({ status: 'running', attempts: 1, result: null }); // nothing recorded
+    // back in reach: the lease has lapsed, the reconciler starts attempt 2, which sends once
+    renew.mockRestore();
+    state.skewMs = 60_000;
+    expect(await module.get(RunRecovery).sweep(1000)).toBe(1);
+    state.skewMs = 0;
+    await until(() => state.runs.get(job.id)!.status === 'completed');
+    expect(state.runs.get(job.id)).toMatchObject({ attempts: 2, result: { response: 'echo act:mail: sent' } });
+    expect(script.toolRuns).toEqual(['act:mail']);
   });
 });

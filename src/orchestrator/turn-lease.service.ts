@@ -7,6 +7,23 @@ import { SessionStore } from '../runs/store/session-store';
 import { withDbRetry } from './db-retry';
 
 const LEASE_POLL_MS = 50;
+/** a renewal asked for this close to the lease's end may land after it: not relied on */
+const CONFIRM_MARGIN_MS = 100;
+const CONFIRM_RETRY_MS = 100;
+
+/** A turn's lease while it runs (TurnLease.keep). */
+export interface KeptLease {
+  /** stops renewing */
+  stop(): void;
+  /**
+   * Before a side effect (a tool that acts on the world): resolves when this attempt holds the lease by this
+   * process's clock — a renewal held within half of RUN_LOCK_MS, else one now. Rejects with RunSuperseded (and
+   * calls `lost`) when another attempt has the run, or when no renewal got through before the lease ran out
+   * (the database out of reach): its worker may be the one cut off, and the attempt that takes the run over
+   * runs the tool.
+   */
+  confirm(): Promise<void>;
+}
 
 /** The session is busy with an earlier turn; the run stays `queued`. */
 export class SessionLeaseBusy extends Error {
@@ -76,26 +93,52 @@ export class TurnLease {
   }
 
   /**
-   * Renews the lease until the returned function is called. `lost`: called once when a renewal finds the lease
-   * no longer this attempt's (another attempt took the run over): the caller stops the turn.
+   * Renews the lease until `stop`. `lost`: called once when a renewal finds the lease no longer this attempt's
+   * (another attempt took the run over): the caller stops the turn. `confirm`: see KeptLease.
    */
-  keep(run: RunEntity, lost: () => void = () => undefined): () => void {
+  keep(run: RunEntity, lost: () => void = () => undefined): KeptLease {
     const leaseMs = this.config.runLockMs;
     let kept = true;
+    // when the last renewal that held was asked for (the lease was taken or renewed just before this call)
+    let heldSince = Date.now();
+    const renewNow = async () => {
+      const asked = Date.now();
+      const held = await this.renew(run, leaseMs);
+      if (held) heldSince = Math.max(heldSince, asked);
+      return held;
+    };
     const stop = () => {
       kept = false;
       clearInterval(timer);
     };
+    const lose = () => {
+      if (!kept) return;
+      stop();
+      lost();
+    };
     const timer = setInterval(
       async () => {
-        if ((await this.renew(run, leaseMs)) === false && kept) {
-          stop();
-          lost();
-        }
+        if ((await renewNow()) === false) lose();
       },
       Math.max(100, Math.floor(leaseMs / 4)),
     );
-    return stop;
+    const confirm = async () => {
+      if (!kept) throw new RunSuperseded(run.id, run.attempts);
+      // the timer renews every quarter of the lease: a renewal that held within half of it leaves half a lease
+      if (Date.now() - heldSince < leaseMs / 2) return;
+      // stalled, or the database was out of reach: renew now, while this attempt's lease may still run
+      while (Date.now() < heldSince + leaseMs - CONFIRM_MARGIN_MS) {
+        const held = await renewNow();
+        if (held) return;
+        if (held === false) break;
+        await new Promise((r) => setTimeout(r, CONFIRM_RETRY_MS));
+      }
+      // another attempt has the run, or this one can no longer know that it does not: it ends here, like a crash
+      this.logger.warn({ msg: 'run no longer held: a side effect is not started', run_id: run.id, attempt: run.attempts });
+      lose();
+      throw new RunSuperseded(run.id, run.attempts);
+    };
+    return { stop, confirm };
   }
 
   release(run: RunEntity): Promise<void> {

@@ -2,7 +2,7 @@ import type { AppConfig } from '../config/app-config';
 import type { RunEntity } from '../database/entities';
 import type { RunStore } from '../runs/store/run-store';
 import type { SessionStore } from '../runs/store/session-store';
-import { SessionLeaseBusy, TurnLease } from './turn-lease.service';
+import { RunSuperseded, SessionLeaseBusy, TurnLease } from './turn-lease.service';
 
 /** TurnLease.take in `defer` mode (a queued run): when to park, and for how long. */
 describe('TurnLease.take (defer)', () => {
@@ -53,8 +53,8 @@ describe('TurnLease.keep', () => {
       }),
     };
     const lost = jest.fn();
-    const stop = new TurnLease(sessions as unknown as SessionStore, {} as RunStore, config).keep(run, lost);
-    return { sessions, lost, stop };
+    const kept = new TurnLease(sessions as unknown as SessionStore, {} as RunStore, config).keep(run, lost);
+    return { sessions, lost, stop: kept.stop, confirm: kept.confirm };
   }
 
   beforeEach(() => jest.useFakeTimers());
@@ -69,5 +69,47 @@ describe('TurnLease.keep', () => {
     expect(lost).toHaveBeenCalledTimes(1);
     expect(sessions.renewLease).toHaveBeenCalledTimes(3); // no renewal after the loss
     stop();
+  });
+
+  it('confirm: a lease renewed within half of RUN_LOCK_MS is held without asking the database', async () => {
+    const { sessions, confirm, stop } = keeping([]);
+    await jest.advanceTimersByTimeAsync(125 * 3);
+    const renewals = sessions.renewLease.mock.calls.length;
+    await expect(confirm()).resolves.toBeUndefined();
+    expect(sessions.renewLease).toHaveBeenCalledTimes(renewals);
+    stop();
+  });
+
+  it('confirm: after renewals that did not get through, renews now; one that holds lets the side effect run', async () => {
+    const { sessions, lost, confirm, stop } = keeping([new Error('down'), new Error('down'), true]);
+    await jest.advanceTimersByTimeAsync(125 * 2 + 10); // two renewals failed: the last one that held is 260 ms old
+    const confirmed = confirm();
+    await jest.advanceTimersByTimeAsync(0);
+    await expect(confirmed).resolves.toBeUndefined();
+    expect(sessions.renewLease).toHaveBeenCalledTimes(3);
+    expect(lost).not.toHaveBeenCalled();
+    stop();
+  });
+
+  it('confirm: the database out of reach until the lease runs out by this clock, or another attempt holding the run, stops the attempt', async () => {
+    const down = keeping(Array.from({ length: 20 }, () => new Error('down')));
+    await jest.advanceTimersByTimeAsync(300);
+    const unconfirmed = down.confirm();
+    const failed = expect(unconfirmed).rejects.toBeInstanceOf(RunSuperseded);
+    await jest.advanceTimersByTimeAsync(500);
+    await failed;
+    expect(down.lost).toHaveBeenCalledTimes(1);
+    await expect(down.confirm()).rejects.toBeInstanceOf(RunSuperseded); // and stays so
+    const renewals = down.sessions.renewLease.mock.calls.length;
+    await jest.advanceTimersByTimeAsync(500);
+    expect(down.sessions.renewLease).toHaveBeenCalledTimes(renewals); // no renewals after it stopped
+
+    const taken = keeping([new Error('down'), new Error('down'), false]);
+    await jest.advanceTimersByTimeAsync(260);
+    const superseded = taken.confirm();
+    const rejected = expect(superseded).rejects.toMatchObject({ runId: 'r1', attempt: 1 });
+    await jest.advanceTimersByTimeAsync(0);
+    await rejected;
+    expect(taken.lost).toHaveBeenCalledTimes(1);
   });
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 
 import { useService } from '../support/service-fixture';
+import { newKey, TokenIssuer } from '../support/token-issuer';
 
 const T1 = 'tenant-one-key-0123456789';
 const T2 = 'tenant-two-key-0123456789';
@@ -52,5 +53,62 @@ describe('LangGraph store from graphs (config.store), per tenant', () => {
     expect(await chat(T2, 'other tenant')).toBe('before=none found=memories/u1:k=other tenant');
     expect((await c2.store.getItem(['memories', 'u1'], 'k'))?.value).toEqual({ text: 'other tenant' });
     expect((await c1.store.getItem(['memories', 'u1'], 'k'))?.value).toEqual({ text: 'second note' });
+  });
+});
+
+/**
+ * Under the owner rule (AUTH_USER_ISOLATION=owner, the default), what a user's run puts is that user's, as if they
+ * had put it through `/store/items`: they read it back there, another user of the tenant does not, the operator does.
+ */
+describe("a user's graph run puts store items as theirs", () => {
+  const ACME = 'acme-key-0123456789abcdef';
+  const issuer = new TokenIssuer();
+  beforeAll(async () => {
+    await issuer.start();
+    issuer.published = [await newKey('k1')];
+  });
+  afterAll(() => issuer.stop());
+  const svc = useService('lgstoreowners', {
+    env: () => ({
+      API_KEYS: `acme:${ACME}`,
+      AUTH_ISSUER: issuer.url,
+      AUTH_AUDIENCE: issuer.audience,
+      LANGGRAPH_CONFIG: path.join(FIXTURES, 'langgraph.store.json'),
+    }),
+  });
+  const as = async (sub: string) => {
+    const token = await issuer.sign({ tenant_id: 'acme', sub, scope: 'read write' });
+    return async (method: string, p: string, body?: unknown) => {
+      const res = await fetch(`${svc.url}${p}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.text().then((t) => (t ? JSON.parse(t) : null))) as any };
+    };
+  };
+
+  it('shows the item to its user and the operator, not to another user; an item another run overwrites stays its creator’s', async () => {
+    const [alice, bob] = [await as('alice'), await as('bob')];
+    const chat = async (who: typeof alice, message: string) => {
+      const res = await who('POST', '/v1/chat', { agent: 'memory', message });
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: null });
+      return res.body.response as string;
+    };
+    expect(await chat(alice, 'alice note')).toBe('before=none found=memories/u1:k=alice note');
+
+    const item = '/store/items?namespace=memories.u1&key=k';
+    expect(await alice('GET', item)).toMatchObject({ status: 200, body: { value: { text: 'alice note' } } });
+    expect((await bob('GET', item)).status).toBe(404);
+    expect((await bob('POST', '/store/items/search', { namespace_prefix: ['memories'] })).body.items).toEqual([]);
+    expect((await alice('POST', '/store/namespaces', {})).body.namespaces).toEqual([['memories', 'u1']]);
+    expect((await bob('POST', '/store/namespaces', {})).body.namespaces).toEqual([]);
+    const operator = new Client({ apiUrl: svc.url, apiKey: ACME, callerOptions: { maxRetries: 0 } });
+    expect((await operator.store.getItem(['memories', 'u1'], 'k'))?.value).toEqual({ text: 'alice note' });
+
+    // the graph reads and writes the whole tenant's store; the item it overwrites keeps its owner
+    expect(await chat(bob, 'bob note')).toBe('before=alice note found=memories/u1:k=bob note');
+    expect((await bob('GET', item)).status).toBe(404);
+    expect(await alice('GET', item)).toMatchObject({ status: 200, body: { value: { text: 'bob note' } } });
   });
 });

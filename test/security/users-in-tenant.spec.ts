@@ -1,6 +1,7 @@
 import path from 'node:path';
 
 import { type JWTPayload } from 'jose';
+import { Client } from 'pg';
 
 import { CronRunner } from '../../src/langgraph-api/crons/cron-runner.service';
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
@@ -187,6 +188,24 @@ describe('users inside a tenant (AUTH_USER_ISOLATION=owner, the default)', () =>
     expect(await values(alice)).toEqual(['alice']);
     expect(await values(root)).toEqual(['alice', 'bob']);
     expect((await key('GET', '/store/items?namespace=notes.a&key=k')).body.value).toEqual({ v: 'alice' });
+
+    // an item whose TTL ran out leaves the user's namespaces with it
+    expect((await bob('PUT', '/store/items', { namespace: ['notes', 'brief'], key: 'k', value: { v: 'soon gone' }, ttl: 1 })).status).toBe(
+      204,
+    );
+    expect((await bob('POST', '/store/namespaces', {})).body.namespaces).toEqual([
+      ['notes', 'b'],
+      ['notes', 'brief'],
+    ]);
+    const db = new Client({ connectionString: svc.db.url });
+    await db.connect();
+    try {
+      await db.query(`UPDATE "langgraph".store SET expires_at = now() - interval '1 second' WHERE namespace_path LIKE '%:notes:brief'`);
+    } finally {
+      await db.end();
+    }
+    expect((await bob('GET', '/store/items?namespace=notes.brief&key=k')).body).toBeNull();
+    expect((await bob('POST', '/store/namespaces', {})).body.namespaces).toEqual([['notes', 'b']]);
   });
 
   it("hides a user's REST v1 sessions and jobs: get, result, delete, chat on, list, job get, events, cancel", async () => {

@@ -1,5 +1,7 @@
 import type { Pool } from 'pg';
 
+import { CHECKPOINT_SCHEMA } from '../checkpoint-schema';
+
 /** An item as the store keys it: its whole namespace (the tenant's label first) and its key. */
 export interface ItemRef {
   namespace: string[];
@@ -44,10 +46,16 @@ export class StoreOwners {
     await this.pool.query(`DELETE FROM store_owners WHERE prefix = $1 AND key = $2`, [prefixOf(item.namespace), item.key]);
   }
 
-  /** The namespaces (under `label`, the tenant's) where `owner` has an item, label included. */
+  /**
+   * The namespaces (under `label`, the tenant's) where `owner` has a live item, label included: the store's
+   * table is read beside this one, since an item whose TTL ran out is gone from the store but not from here.
+   */
   async namespacesOf(label: string, owner: string): Promise<string[][]> {
     const { rows } = await this.pool.query<{ prefix: string }>(
-      `SELECT DISTINCT prefix FROM store_owners WHERE owner = $1 AND (prefix = $2 OR prefix LIKE $2 || ':%') ORDER BY prefix`,
+      `SELECT DISTINCT o.prefix FROM store_owners o
+         JOIN "${CHECKPOINT_SCHEMA}".store s ON s.namespace_path = o.prefix AND s.key = o.key
+          AND (s.expires_at IS NULL OR s.expires_at > CURRENT_TIMESTAMP)
+        WHERE o.owner = $1 AND (o.prefix = $2 OR o.prefix LIKE $2 || ':%') ORDER BY o.prefix`,
       [owner, label],
     );
     return rows.map((r) => r.prefix.split(':'));

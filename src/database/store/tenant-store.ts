@@ -7,7 +7,10 @@ import {
   type MatchCondition,
   type Operation,
   type OperationResults,
+  type PutOperation,
 } from '@langchain/langgraph';
+
+import type { StoreOwners } from './store-owners';
 
 /**
  * The namespace label that holds a tenant's items: a fixed-length hash, so no tenant's label is a prefix of
@@ -21,10 +24,19 @@ export function tenantLabel(tenantId: string): string {
 /** What the store (and the `:`-joined namespace path it keeps) cannot take in a label. */
 export const BAD_LABEL = /[.:%_\\]/;
 
+/** The user a run acts for, and where the items it puts are recorded as theirs. */
+export interface StoreActor {
+  user: string;
+  owners: StoreOwners;
+}
+
 /**
  * One tenant's view of the shared store, given to graphs as `config.store` (`getStore()`): every namespace
  * an operation names gets the tenant's hidden label in front, and every namespace a result carries loses it,
  * so a graph reads and writes exactly what `/store/items` shows that tenant, and nothing of other tenants.
+ * With an `actor` (a run a user asked for), an item the graph creates is that user's, as one `PUT /store/items`
+ * of theirs would make it (auth/resource-access.ts's owner rule): an existing item keeps its owner, a deleted one
+ * loses it.
  */
 export class TenantStore extends BaseStore {
   private readonly label: string;
@@ -32,6 +44,7 @@ export class TenantStore extends BaseStore {
   constructor(
     private readonly inner: BaseStore,
     readonly tenantId: string,
+    private readonly actor?: StoreActor,
   ) {
     super();
     this.label = tenantLabel(tenantId);
@@ -39,8 +52,21 @@ export class TenantStore extends BaseStore {
 
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     const scoped = operations.map((op) => this.scope(op));
+    const writes = this.actor ? scoped.filter((op): op is PutOperation => 'value' in op) : [];
+    const created = writes.length > 0 ? await this.absent(writes.filter((op) => op.value !== null)) : [];
     const results = (await this.inner.batch(scoped)) as unknown[];
+    if (this.actor) {
+      for (const op of created) await this.actor.owners.record(op, this.actor.user);
+      for (const op of writes) if (op.value === null) await this.actor.owners.forget(op);
+    }
     return results.map((result, i) => this.unscope(operations[i], result)) as OperationResults<Op>;
+  }
+
+  /** The puts whose item does not exist yet (read before they are written: those become the actor's). */
+  private async absent(puts: PutOperation[]): Promise<PutOperation[]> {
+    if (puts.length === 0) return [];
+    const found = (await this.inner.batch(puts.map((op) => ({ namespace: op.namespace, key: op.key })))) as Array<Item | null>;
+    return puts.filter((_, i) => !found[i]);
   }
 
   private inside(namespace: string[], what: string): string[] {
