@@ -4,6 +4,7 @@ import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Pool } from 'pg';
 
 import { runContextOf } from '../core/run-context';
+import { runHeld } from '../core/run-fence';
 import { phase } from '../observability/phases';
 import { RowDumpingPostgresSaver } from '../platform/row-dumping-postgres-saver';
 
@@ -214,20 +215,32 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     return phase('checkpoint_read', () => super.getTuple(config));
   }
 
+  /**
+   * A run's checkpoint, written only while its attempt holds the run (core/run-fence.ts): a cut-off worker's late
+   * step forks nothing. Serialized at once, as the step left it, whether or not the write waits for a renewal;
+   * written at once when the attempt holds the run, so puts and writes keep the order they were made in.
+   */
   override put(...args: Parameters<Put>): ReturnType<Put> {
     const [config, checkpoint] = args;
     if (config.configurable === undefined) return Promise.reject(new Error('Missing "configurable" field in "config" param'));
     const { thread_id, checkpoint_ns = '' } = config.configurable as Record<string, string | undefined>;
     const saved = { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
-    const pending: unknown = runContextOf(config)?.pendingWrites;
-    if (!(pending instanceof PendingWrites)) return phase('checkpoint_write', () => this.putWith([], ...args));
-    if (pending.holdPut(this, this.putRows(...args))) return Promise.resolve(saved);
-    return phase('checkpoint_write', () => pending.carrying(this, (held) => this.putWith(held, ...args)));
+    const rows = this.putRows(...args);
+    const write = async (): ReturnType<Put> => {
+      const pending: unknown = runContextOf(config)?.pendingWrites;
+      if (!(pending instanceof PendingWrites)) return phase('checkpoint_write', () => this.putWith([], rows));
+      if (pending.holdPut(this, rows)) return saved;
+      return phase('checkpoint_write', () => pending.carrying(this, (held) => this.putWith(held, rows)));
+    };
+    const held = runHeld(config);
+    if (!held) return write();
+    rows.catch(() => undefined); // a refusal is what the caller sees
+    return held.then(write);
   }
 
   /** The checkpoint, its new channel values and the pending writes `held` for it, in one statement. */
-  private async putWith(held: Promise<WriteRow[]>[], ...args: Parameters<Put>): ReturnType<Put> {
-    const [rows, writes] = await Promise.all([this.putRows(...args), Promise.all(held)]);
+  private async putWith(held: Promise<WriteRow[]>[], put: Promise<PutRows>): ReturnType<Put> {
+    const [rows, writes] = await Promise.all([put, Promise.all(held)]);
     await this.writePuts([rows], writes.flat());
     const [thread_id, checkpoint_ns, checkpoint_id] = rows.checkpoint;
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id } };
@@ -254,7 +267,7 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     ]);
   }
 
-  /** Held for the next put when the run has a PendingWrites, else written at once. */
+  /** Held for the next put when the run has a PendingWrites, else written at once (while the attempt holds its run, as `put`). */
   override putWrites(...[config, writes, taskId]: Parameters<PutWrites>): ReturnType<PutWrites> {
     const c = (config.configurable ?? {}) as Record<string, unknown>;
     const { thread_id, checkpoint_ns, checkpoint_id } = c as Record<string, string>;
@@ -262,9 +275,16 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     const rows = this.dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes).then((dumped) =>
       dumped.map((w): WriteRow => [...w, upsert]),
     );
-    const pending = runContextOf(config)?.pendingWrites;
-    if (pending instanceof PendingWrites && pending.hold(this, rows)) return rows.then(() => undefined);
-    return rows.then((r) => this.writePending(r));
+    const write = () => {
+      const pending = runContextOf(config)?.pendingWrites;
+      if (pending instanceof PendingWrites && pending.hold(this, rows)) return rows.then(() => undefined);
+      return rows.then((r) => this.writePending(r));
+    };
+    // as `put`: serialized now, written while the attempt holds its run
+    const held = runHeld(config);
+    if (!held) return write();
+    rows.catch(() => undefined);
+    return held.then(write);
   }
 
   /** Pending writes on their own (one statement). */

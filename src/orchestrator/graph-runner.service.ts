@@ -47,7 +47,7 @@ export interface GraphRunOptions {
   /** its thread has no checkpoint to read (a session created with the run, or none found when it was started) */
   newThread?: boolean;
   /** before a tool that acts on the world: rejects when this attempt no longer holds the run (TurnLease's KeptLease) */
-  fence?: () => Promise<void>;
+  fence?: () => Promise<void> | undefined;
 }
 
 /** The graph stopped on an interrupt that is not a tool approval: the run ends `interrupted`. */

@@ -16,13 +16,13 @@ export interface KeptLease {
   /** stops renewing */
   stop(): void;
   /**
-   * Before a side effect (a tool that acts on the world): resolves when this attempt holds the lease by this
-   * process's clock — a renewal held within half of RUN_LOCK_MS, else one now. Rejects with RunSuperseded (and
-   * calls `lost`) when another attempt has the run, or when no renewal got through before the lease ran out
-   * (the database out of reach): its worker may be the one cut off, and the attempt that takes the run over
-   * runs the tool.
+   * Before a side effect (a tool that acts on the world, a checkpoint): undefined when this attempt holds the
+   * lease by this process's clock — a renewal held within half of RUN_LOCK_MS — else a renewal now, resolved
+   * when it holds. Rejects with RunSuperseded (and calls `lost`) when another attempt has the run, or when no
+   * renewal got through before the lease ran out (the database out of reach): its worker may be the one cut
+   * off, and the attempt that takes the run over does the side effect.
    */
-  confirm(): Promise<void>;
+  confirm(): Promise<void> | undefined;
 }
 
 /** The session is busy with an earlier turn; the run stays `queued`. */
@@ -122,10 +122,9 @@ export class TurnLease {
       },
       Math.max(100, Math.floor(leaseMs / 4)),
     );
-    const confirm = async () => {
-      if (!kept) throw new RunSuperseded(run.id, run.attempts);
-      // the timer renews every quarter of the lease: a renewal that held within half of it leaves half a lease
-      if (Date.now() - heldSince < leaseMs / 2) return;
+    // one renewal at a time: what asks while it is out waits for it too, in the order asked (puts and writes)
+    let confirming: Promise<void> | undefined;
+    const confirmNow = async () => {
       // stalled, or the database was out of reach: renew now, while this attempt's lease may still run
       while (Date.now() < heldSince + leaseMs - CONFIRM_MARGIN_MS) {
         const held = await renewNow();
@@ -137,6 +136,12 @@ export class TurnLease {
       this.logger.warn({ msg: 'run no longer held: a side effect is not started', run_id: run.id, attempt: run.attempts });
       lose();
       throw new RunSuperseded(run.id, run.attempts);
+    };
+    const confirm = () => {
+      if (!kept) return Promise.reject(new RunSuperseded(run.id, run.attempts));
+      // the timer renews every quarter of the lease: a renewal that held within half of it leaves half a lease
+      if (!confirming && Date.now() - heldSince < leaseMs / 2) return undefined;
+      return (confirming ??= confirmNow().finally(() => (confirming = undefined)));
     };
     return { stop, confirm };
   }

@@ -75,7 +75,7 @@ describe('TurnLease.keep', () => {
     const { sessions, confirm, stop } = keeping([]);
     await jest.advanceTimersByTimeAsync(125 * 3);
     const renewals = sessions.renewLease.mock.calls.length;
-    await expect(confirm()).resolves.toBeUndefined();
+    expect(confirm()).toBeUndefined(); // go on at once
     expect(sessions.renewLease).toHaveBeenCalledTimes(renewals);
     stop();
   });
@@ -84,9 +84,12 @@ describe('TurnLease.keep', () => {
     const { sessions, lost, confirm, stop } = keeping([new Error('down'), new Error('down'), true]);
     await jest.advanceTimersByTimeAsync(125 * 2 + 10); // two renewals failed: the last one that held is 260 ms old
     const confirmed = confirm();
+    const again = confirm(); // asked while that renewal is out: waits for the same one
+    expect(again).toBe(confirmed);
     await jest.advanceTimersByTimeAsync(0);
     await expect(confirmed).resolves.toBeUndefined();
     expect(sessions.renewLease).toHaveBeenCalledTimes(3);
+    expect(confirm()).toBeUndefined(); // held again: at once
     expect(lost).not.toHaveBeenCalled();
     stop();
   });

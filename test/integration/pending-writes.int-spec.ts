@@ -102,8 +102,16 @@ describe('PendingWrites', () => {
   });
 
   /** Streams a run as the orchestrator does: the buffer under its key, flushed once the stream has ended. */
-  async function run(graph: Graph, input: unknown, thread: string, pending?: PendingWrites, durability: 'async' | 'sync' = 'async') {
-    const configurable = { thread_id: thread, ...(pending ? { ...runCtx({ pendingWrites: pending }) } : {}) };
+  async function run(
+    graph: Graph,
+    input: unknown,
+    thread: string,
+    pending?: PendingWrites,
+    durability: 'async' | 'sync' = 'async',
+    context: Partial<RunContext> = {},
+  ) {
+    const parts = { ...(pending ? { pendingWrites: pending } : {}), ...context };
+    const configurable = { thread_id: thread, ...(Object.keys(parts).length > 0 ? runCtx(parts) : {}) };
     const stream: AsyncIterable<unknown> = await graph.stream(input as never, { configurable, durability });
     try {
       for await (const _ of stream);
@@ -169,6 +177,25 @@ describe('PendingWrites', () => {
       expect(await rowsOf(`react-alone-${durability}`)).toEqual(rows);
       const state = await react(timed).getState({ configurable: { thread_id: `react-held-${durability}` } });
       expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', '', 'found', 'done']);
+    },
+  );
+
+  it.each(['async', 'sync'] as const)(
+    "writes a run's checkpoints only while its attempt holds the run (%s): after a renewal, the same rows; lost, none",
+    async (durability) => {
+      const input = () => ({ messages: [new HumanMessage('hi')] });
+      await run(react(official), input(), `fence-official-${durability}`, undefined, durability);
+      // a worker that stalled: every put and write waits for a renewal first, and the rows are the same
+      let asked = 0;
+      const renewing = () => (asked++, new Promise<void>((r) => setTimeout(r, 5)));
+      await run(react(timed), input(), `fence-renewed-${durability}`, new PendingWrites(), durability, { fence: renewing });
+      expect(asked).toBeGreaterThanOrEqual(2);
+      expect(await rowsOf(`fence-renewed-${durability}`)).toEqual(await rowsOf(`fence-official-${durability}`));
+      // another attempt has the run: this one writes nothing at all
+      const superseded = () => Promise.reject(new Error('superseded'));
+      const lost = run(react(timed), input(), `fence-lost-${durability}`, new PendingWrites(), durability, { fence: superseded });
+      await expect(lost).rejects.toThrow('superseded');
+      expect(await rowsOf(`fence-lost-${durability}`)).toEqual({ checkpoints: [], blobs: [], writes: [] });
     },
   );
 

@@ -2,7 +2,7 @@ import { type AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 
-import { confirmRunHeld } from '../../core/run-fence';
+import { runHeld } from '../../core/run-fence';
 import { toolLedgerOf } from '../../core/tool-ledger';
 import { currentRun } from '../../observability/log-context';
 import { phaseSince } from '../../observability/phases';
@@ -53,7 +53,7 @@ export async function executeTool(
   }
   // a tool that acts on the world runs only while this attempt holds its run: a cut-off worker's late attempt
   // rejects here (RunSuperseded, which stops the run) rather than run it beside the attempt that took over
-  if (!toolPolicy(call.name).readOnly) await confirmRunHeld(config);
+  if (!toolPolicy(call.name).readOnly) await runHeld(config);
   const started = performance.now();
   // the tool guard (prompt injection, approvals) learns which call it is judging
   const callConfig = withToolCallId(config, call.id ?? `call_${call.name}`);
