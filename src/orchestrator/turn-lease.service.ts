@@ -17,10 +17,11 @@ export interface KeptLease {
   stop(): void;
   /**
    * Before a side effect (a tool that acts on the world, a checkpoint): undefined when this attempt holds the
-   * lease by this process's clock — a renewal held within half of RUN_LOCK_MS — else a renewal now, resolved
-   * when it holds. Rejects with RunSuperseded (and calls `lost`) when another attempt has the run, or when no
-   * renewal got through before the lease ran out (the database out of reach): its worker may be the one cut
-   * off, and the attempt that takes the run over does the side effect.
+   * lease by this process's clock — a renewal held within half of RUN_LOCK_MS — else a renewal now (retried while
+   * the lease may still run), resolved when it holds. Rejects with RunSuperseded (and calls `lost`) when another
+   * attempt has the run; with the database's error when no renewal got through before the lease ran out by this
+   * clock — its worker may be the one cut off, so the side effect is not started, and a queued run is handed
+   * back (a write fenced by the attempt: it takes effect only if no other attempt has the run).
    */
   confirm(): Promise<void> | undefined;
 }
@@ -104,7 +105,7 @@ export class TurnLease {
     const renewNow = async () => {
       const asked = Date.now();
       const held = await this.renew(run, leaseMs);
-      if (held) heldSince = Math.max(heldSince, asked);
+      if (held === true) heldSince = Math.max(heldSince, asked);
       return held;
     };
     const stop = () => {
@@ -125,17 +126,24 @@ export class TurnLease {
     // one renewal at a time: what asks while it is out waits for it too, in the order asked (puts and writes)
     let confirming: Promise<void> | undefined;
     const confirmNow = async () => {
-      // stalled, or the database was out of reach: renew now, while this attempt's lease may still run
-      while (Date.now() < heldSince + leaseMs - CONFIRM_MARGIN_MS) {
+      // stalled, or the database was out of reach: renew now, and again while this attempt's lease may still run
+      for (;;) {
         const held = await renewNow();
-        if (held) return;
-        if (held === false) break;
+        if (held === true) return;
+        if (held === false) {
+          // another attempt has the run: this one ends here, recording nothing
+          this.logger.warn({ msg: 'run superseded: a side effect is not started', run_id: run.id, attempt: run.attempts });
+          lose();
+          throw new RunSuperseded(run.id, run.attempts);
+        }
+        if (Date.now() + CONFIRM_RETRY_MS >= heldSince + leaseMs - CONFIRM_MARGIN_MS) {
+          // the lease ran out by this clock with the database out of reach: the side effect is not started, and
+          // the database's error goes up (a queued run is handed back: fenced by its attempt, as every write)
+          this.logger.warn({ msg: 'run lease not confirmed: a side effect is not started', run_id: run.id, attempt: run.attempts });
+          throw held;
+        }
         await new Promise((r) => setTimeout(r, CONFIRM_RETRY_MS));
       }
-      // another attempt has the run, or this one can no longer know that it does not: it ends here, like a crash
-      this.logger.warn({ msg: 'run no longer held: a side effect is not started', run_id: run.id, attempt: run.attempts });
-      lose();
-      throw new RunSuperseded(run.id, run.attempts);
     };
     const confirm = () => {
       if (!kept) return Promise.reject(new RunSuperseded(run.id, run.attempts));
@@ -150,15 +158,15 @@ export class TurnLease {
     return this.sessions.releaseLease(run.sessionId, run.id);
   }
 
-  /** false: the lease is no longer this attempt's; undefined: not renewed this time (database unreachable). */
-  private async renew(run: RunEntity, leaseMs: number): Promise<boolean | undefined> {
+  /** false: the lease is no longer this attempt's; an error: not renewed this time (the database out of reach). */
+  private async renew(run: RunEntity, leaseMs: number): Promise<boolean | Error> {
     try {
       const held = await this.sessions.renewLease(run.sessionId, run.id, run.attempts, leaseMs);
       if (!held) this.logger.warn({ msg: 'session lease lost while running', run_id: run.id, attempt: run.attempts });
       return held;
     } catch (err) {
       this.logger.warn({ msg: 'session lease not renewed', run_id: run.id, err: (err as Error).message });
-      return undefined;
+      return err instanceof Error ? err : new Error(String(err));
     }
   }
 }
