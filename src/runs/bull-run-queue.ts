@@ -39,6 +39,26 @@ interface RedisPipelining {
   };
 }
 
+/** past RUN_SHUTDOWN_GRACE_MS, how long the worker's close may still take */
+const CLOSE_MARGIN_MS = 5000;
+
+/** Whether `promise` settles (either way) within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * The BullMQ driver. Producer: the only place that calls `queue.add`; the job id is the run id, so re-adding is
  * harmless. Worker (`work`, in processes that run one): thin — the run driver executes the run; a job whose run
@@ -124,8 +144,19 @@ export class BullRunQueue extends RunQueue {
   }
 
   /** Stops taking jobs and waits for the active ones (the run driver hands them back when its grace is over). */
+  /**
+   * Closes the worker once its running jobs are over (RunDriver ends or hands them back within
+   * RUN_SHUTDOWN_GRACE_MS). Bounded: BullMQ's close waits for its blocking client's `end`, which a client left
+   * reconnecting (after a Redis cut) may never emit (taskforcesh/bullmq#4656, open) — a shutdown that would hang.
+   * Past the grace and a margin, the worker's Redis clients are disconnected and shutdown goes on.
+   */
   async close(): Promise<void> {
-    await this.worker?.close();
+    const worker = this.worker;
+    if (!worker) return;
+    const waitMs = this.config.durability.shutdownGraceMs + CLOSE_MARGIN_MS;
+    if (await settlesWithin(worker.close(), waitMs)) return;
+    this.logger.warn({ msg: 'queue worker not closed in time: its Redis clients are disconnected', waited_ms: waitMs });
+    await settlesWithin(worker.disconnect(), CLOSE_MARGIN_MS);
   }
 
   private async process(handler: RunHandler, job: Job<RunJobData>, token?: string): Promise<{ status: string }> {

@@ -100,7 +100,11 @@ export function useService(label: string, options: ServiceOptions = {}): Service
   });
 
   afterAll(async () => {
+    // a close that takes long says what is still open: the runs not ended, the leases held, the handles alive
+    const t0 = Date.now();
+    const slowClose = setTimeout(() => void reportSlowClose(label, db?.url, t0), 20_000);
     await running?.close();
+    clearTimeout(slowClose);
     if (queuePrefix) {
       const q = new Queue(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix: queuePrefix });
       await q.obliterate({ force: true }).catch(() => undefined);
@@ -145,4 +149,28 @@ export function useService(label: string, options: ServiceOptions = {}): Service
       running = await startApp(env);
     },
   };
+}
+
+/** Prints, on stderr, what a service that takes long to close still has: unended runs, held leases, live handles. */
+async function reportSlowClose(label: string, dbUrl: string | undefined, since: number): Promise<void> {
+  let state = '';
+  try {
+    if (dbUrl) {
+      const { Client } = await import('pg');
+      const c = new Client({ connectionString: dbUrl });
+      await c.connect();
+      try {
+        const runs = await c.query(`SELECT id, status, attempts, mode FROM runs WHERE status NOT IN ('completed', 'failed', 'cancelled')`);
+        const leases = await c.query(`SELECT id, active_run_id, lease_expires_at FROM sessions WHERE active_run_id IS NOT NULL`);
+        state = ` runs ${JSON.stringify(runs.rows)} leases ${JSON.stringify(leases.rows)}`;
+      } finally {
+        await c.end();
+      }
+    }
+  } catch (err) {
+    state = ` (database not read: ${(err as Error).message})`;
+  }
+  process.stderr.write(
+    `service ${label} still closing after ${Date.now() - since} ms:${state} handles ${JSON.stringify(process.getActiveResourcesInfo())}\n`,
+  );
 }
