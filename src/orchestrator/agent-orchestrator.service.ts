@@ -247,6 +247,10 @@ export class AgentOrchestrator {
         await withDbRetry('hand back', this.config.durability.dbWriteRetries, () =>
           this.runs.handBack(run.sessionId, run.id, run.attempts),
         );
+        // fenced by the attempt (which it takes back by one): when a later attempt has the run by now (this worker was
+        // cut off), it changed nothing
+        const now = await this.runs.get(run.id).catch(() => null);
+        if (now && now.attempts > run.attempts) throw new RunSuperseded(run.id, run.attempts);
         this.logger.warn({ msg: 'run handed back', ...log, reason: handBack });
         this.metrics.runRecoveries.inc({ event: 'handed_back' });
         throw new RunHandedBack(run.id, handBack);
