@@ -55,9 +55,10 @@ export class TenantStore extends BaseStore {
     const writes = this.actor ? scoped.filter((op): op is PutOperation => 'value' in op) : [];
     const created = writes.length > 0 ? await this.absent(writes.filter((op) => op.value !== null)) : [];
     const results = (await this.inner.batch(scoped)) as unknown[];
-    if (this.actor) {
-      for (const op of created) await this.actor.owners.record(op, this.actor.user);
-      for (const op of writes) if (op.value === null) await this.actor.owners.forget(op);
+    const actor = this.actor;
+    if (actor) {
+      const deleted = writes.filter((op) => op.value === null);
+      await Promise.all([...created.map((op) => actor.owners.record(op, actor.user)), ...deleted.map((op) => actor.owners.forget(op))]);
     }
     return results.map((result, i) => this.unscope(operations[i], result)) as OperationResults<Op>;
   }
