@@ -12,6 +12,20 @@ describe('rules', () => {
     expect(expressionOf('100 나누기 8')).toBe('100 / 8');
   });
 
+  it('keeps the parentheses of an expression cut from a sentence, in any language', () => {
+    expect(expressionOf('What is (12 + 3) * 4?')).toBe('(12 + 3) * 4');
+    expect(expressionOf('(12 + 3) * 4는 얼마야?')).toBe('(12 + 3) * 4');
+    expect(expressionOf("Calcule (2+3)*4 s'il te plaît")).toBe('(2+3)*4');
+    expect(expressionOf('Wie viel ist 2 * (3 + (4 - 1))?')).toBe('2 * (3 + (4 - 1))');
+    expect(expressionOf('(12 곱하기 (3 더하기 1))은?')).toBe('(12 * (3 + 1))');
+    expect(expressionOf('what is 0.5 + 2.')).toBe('0.5 + 2');
+  });
+
+  it('drops only the parentheses of the sentence around an expression', () => {
+    expect(expressionOf('the total (that is 12 + 3) is wrong')).toBe('12 + 3');
+    expect(expressionOf('compute 4 * (2 + 1 (please)')).toBe('4 * 2 + 1');
+  });
+
   it('leaves words that are not between numbers alone', () => {
     expect(ruleToolCall('three times a day')).toBeNull();
     expect(ruleToolCall('plus one for this idea')).toBeNull();

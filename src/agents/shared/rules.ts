@@ -7,7 +7,10 @@ import { zoneInText } from '../../tools/basic/time-zones';
  * `bareExpression` → the calculator answers alone; the other rules only choose a tool when no model is configured.
  */
 const BARE_EXPRESSION = /^[\d\s.,+\-*/×÷^%()]+$/;
-const EXPRESSION_IN_TEXT = /[\d.]+(?:\s*[+\-*/×÷^%]\s*\(?[\d.]+\)?)+/;
+/** A run of arithmetic characters inside a sentence (no commas: in prose they separate clauses). */
+const EXPRESSION_RUN = /[\d\s.+\-*/×÷^%()]+/g;
+/** An operator between two operands: what makes a run an expression rather than a date, a sign or a number. */
+const OPERATION = /[\d.)]\s*[+\-*/×÷^%]\s*[\d.(]/;
 const TIME_WORDS =
   /(몇\s*시|지금\s*시간|현재\s*시간|현지\s*시간|오늘\s*(날짜|며칠|무슨\s*요일)|what\s+time|what'?s\s+the\s+time|time\s+is\s+it|current\s+time|local\s+time|today'?s\s+date|what\s+day|date\s+today)/i;
 
@@ -34,9 +37,38 @@ function withSymbols(message: string): string {
   return WORD_OPERATORS.reduce((text, [words, symbol]) => text.replace(words, symbol), message);
 }
 
+/** Drops the parentheses that have no partner inside `text` ("4) * 2" → "4 * 2"), keeping every balanced pair. */
+function balanced(text: string): string {
+  const unmatched = new Set<number>();
+  const open: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '(') open.push(i);
+    else if (text[i] === ')' && open.pop() === undefined) unmatched.add(i);
+  }
+  for (const i of open) unmatched.add(i);
+  return [...text].filter((_, i) => !unmatched.has(i)).join('');
+}
+
+/**
+ * The arithmetic expression written inside a sentence, in any language ("What is (12 + 3) * 4?",
+ * "(12 + 3) * 4는 얼마야?", "Calcule (2+3)*4 s'il te plaît"), with its parentheses kept; the longest when
+ * there are several; null when there is none.
+ */
+export function expressionInText(message: string): string | null {
+  let best: string | null = null;
+  for (const [run] of withSymbols(message).matchAll(EXPRESSION_RUN)) {
+    const expr = balanced(run)
+      .replace(/^[\s+*/×÷^%]+/, '')
+      .replace(/[\s+\-*/×÷^.]+$/, '')
+      .trim();
+    if (OPERATION.test(expr) && (!best || expr.length > best.length)) best = expr;
+  }
+  return best;
+}
+
 /** A tool call the rules are sure of, or null. */
 export function ruleToolCall(message: string): ToolCall | null {
-  const expr = bareExpression(message) ?? withSymbols(message).match(EXPRESSION_IN_TEXT)?.[0] ?? null;
+  const expr = bareExpression(message) ?? expressionInText(message);
   if (expr) return { id: callId(), name: 'calculator', args: { expression: expr.trim() }, type: 'tool_call' };
   if (TIME_WORDS.test(message)) {
     // the zone or city the question names; none → the tool's default (DEFAULT_TIMEZONE, else the process's zone)
