@@ -129,6 +129,8 @@ describe('assistant agent without a model', () => {
     expect(rag.body.sources[0]).toMatchObject({ title: '사내 휴가 규정' });
     expect(rag.body).toMatchObject({ llm_calls: 0, metadata: { model_used: false } });
     const calc = await http(svc.url, 'POST', '/v1/chat', { agent: 'assistant', message: '15 * 4' });
-    expect(calc.body.response).toBe('60');
+    expect(calc.body.response).toBe('15 * 4 = 60');
+    const sentence = await http(svc.url, 'POST', '/v1/chat', { agent: 'assistant', message: '(12 + 3) * 4는 얼마야?' });
+    expect(sentence.body.response).toBe('(12 + 3) * 4의 값은 60입니다.');
   });
 });

@@ -24,13 +24,16 @@ describe('languages, no model configured', () => {
 
   it('tells the time of the city or zone the question names, else of DEFAULT_TIMEZONE', async () => {
     await expect(chat({ agent: 'react', message: 'What time is it in Berlin?' })).resolves.toMatchObject({
-      body: { response: expect.stringMatching(/\(\w+day, Europe\/Berlin\)$/), tools_used: ['get_current_datetime'] },
+      body: {
+        response: expect.stringMatching(/^In Europe\/Berlin it is \d{2}:\d{2} on \w+day, \d{4}-\d{2}-\d{2} \(UTC\+0[12]:00\)\.$/),
+        tools_used: ['get_current_datetime'],
+      },
     });
     await expect(chat({ agent: 'react', message: '도쿄는 지금 몇 시야?' })).resolves.toMatchObject({
-      body: { response: expect.stringMatching(/\+09:00 \(\w+day, Asia\/Tokyo\)$/) },
+      body: { response: expect.stringMatching(/^Asia\/Tokyo 기준 지금은 .*\(UTC\+09:00\)입니다\.$/) },
     });
     await expect(chat({ agent: 'react', message: 'What time is it?' })).resolves.toMatchObject({
-      body: { response: expect.stringMatching(/America\/New_York\)$/) },
+      body: { response: expect.stringMatching(/^In America\/New_York it is /) },
     });
   });
 

@@ -106,10 +106,14 @@ describe('react graph', () => {
     expect(out.error).toEqual({ code: 'MODEL_UNAVAILABLE', message: 'script exhausted' });
   });
 
-  it('with no model: rules choose the tool and the answer is its output', async () => {
+  it('with no model: rules choose the tool and the answer is a sentence from its output, in the language of the message', async () => {
     const graph = buildReactGraph({ model: () => null, tools, toolCalling: () => 'native' }, new MemorySaver());
     const calc = (await graph.invoke(turn('what is 15 * 3 please'), cfg('t5'))) as ReactStateType;
-    expect(calc.response).toBe('calculator: 45');
+    expect(calc.response).toBe('15 * 3 is 45.');
+    const parenthesised = (await graph.invoke(turn('What is (12 + 3) * 4?'), cfg('t5'))) as ReactStateType;
+    expect(parenthesised.response).toBe('(12 + 3) * 4 is 60.');
+    const korean = (await graph.invoke(turn('(12 + 3) * 4는 얼마야?'), cfg('t5'))) as ReactStateType;
+    expect(korean.response).toBe('(12 + 3) * 4의 값은 60입니다.');
     const chat = (await graph.invoke(turn('tell me a joke'), cfg('t5'))) as ReactStateType;
     expect(chat.response).toMatch(/No language model is configured/);
     expect(chat.tool_calls).toEqual([]);

@@ -10,6 +10,7 @@ import { untrustedBodies } from '../../../tools/untrusted';
 import { agentTexts } from '../../shared/messages';
 import { outageAnswer, toolResultsOfTurn } from '../../shared/outage';
 import { ruleToolCall } from '../../shared/rules';
+import { lastToolResults, toolAnswer } from '../../shared/tool-answer';
 import { ASSISTANT_SYSTEM_PROMPT, ASSISTANT_TEXTS } from '../prompts';
 import type { AssistantStateType, AssistantUpdate } from '../state';
 
@@ -60,7 +61,8 @@ export function createAgentNode(deps: AgentNodeDeps) {
 function withoutModel(state: AssistantStateType, language: Language): AssistantUpdate {
   const texts = localize(ASSISTANT_TEXTS, language);
   const last = state.messages[state.messages.length - 1];
-  if (last?.getType() === 'tool') return { next_action: 'end', messages: [new AIMessage(untrustedBodies(String(last.content)))] };
+  if (last?.getType() === 'tool')
+    return { next_action: 'end', messages: [new AIMessage(toolAnswer(lastToolResults(state.messages), language, state.user_message))] };
   const call = ruleToolCall(state.user_message);
   if (call) return { next_action: 'tools', messages: [new AIMessage({ content: '', tool_calls: [call] })] };
   if (state.context) return { next_action: 'end', messages: [new AIMessage(`${texts.documents}\n\n${untrustedBodies(state.context)}`)] };

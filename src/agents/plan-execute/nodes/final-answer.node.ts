@@ -3,11 +3,18 @@ import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import { answerLanguageInstruction, localize, turnLanguage } from '../../../core/language';
-import { untrustedBodies } from '../../../tools/untrusted';
 import { askModel } from '../../shared/model-call';
 import { fill } from '../../shared/text';
+import { toolAnswer,type ToolResult } from '../../shared/tool-answer';
 import { FINAL_ANSWER_PROMPT, GENERAL_CONVERSATION_PROMPT, PLAN_EXECUTE_TEXTS } from '../prompts';
-import type { PlanExecuteStateType, PlanExecuteUpdate } from '../state';
+import type { PastStep, PlanExecuteStateType, PlanExecuteUpdate } from '../state';
+
+/** A step's result as the answer without a model words it; a string input is the calculator's expression. */
+function asToolResult({ step, output }: PastStep): ToolResult {
+  const { tool, input } = step;
+  const args = typeof input === 'object' ? input : tool === 'calculator' && input ? { expression: input } : {};
+  return { name: tool, args, output };
+}
 
 /** final_answer: FINAL_ANSWER_PROMPT over the results, or GENERAL_CONVERSATION_PROMPT when no tool ran. */
 export function createFinalAnswer(deps: { model: () => BaseChatModel | null }) {
@@ -18,7 +25,9 @@ export function createFinalAnswer(deps: { model: () => BaseChatModel | null }) {
     const answerIn = answerLanguageInstruction(language);
     let result: string;
     if (!model) {
-      result = results.length ? results.map((r) => untrustedBodies(r.output)).join('\n') : localize(PLAN_EXECUTE_TEXTS, language).noModel;
+      result = results.length
+        ? toolAnswer(results.map(asToolResult), language, state.input)
+        : localize(PLAN_EXECUTE_TEXTS, language).noModel;
     } else if (results.length) {
       const text = results.map((r) => `[step ${r.step.step_id}: ${r.step.tool}]\n${r.output}`).join('\n\n');
       const system = fill(FINAL_ANSWER_PROMPT, { input: state.input, query: state.rewritten_query, results: text });

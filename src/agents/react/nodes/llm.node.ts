@@ -5,9 +5,9 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import { answerLanguageInstruction, type Language, turnLanguage } from '../../../core/language';
 import { bindToolsForMode } from '../../../llm/tool-binding';
-import { untrustedBodies } from '../../../tools/untrusted';
 import { agentTexts } from '../../shared/messages';
 import { bareExpression, ruleToolCall } from '../../shared/rules';
+import { lastToolResults, toolAnswer } from '../../shared/tool-answer';
 import type { ToolRunOptions } from '../../shared/tool-executor';
 import { REACT_SYSTEM_PROMPT } from '../prompts';
 import type { ReactStateType, ReactUpdate } from '../state';
@@ -56,14 +56,14 @@ export function createLlmNode(deps: LlmNodeDeps) {
 
 /**
  * Decisions without a model: a bare expression goes straight to the calculator and its result is the answer;
- * with no model configured, rules pick the tool and the answer is the tool output (extractive).
+ * with no model configured, rules pick the tool and the answer is a sentence per tool result (tool-answer.ts).
  */
 function decideByRules(state: ReactStateType, noModel: boolean, offered: Set<string>, language: Language): Partial<ReactUpdate> | null {
   const last = state.messages[state.messages.length - 1];
   const afterTools = last instanceof ToolMessage || last?.getType() === 'tool';
   if (afterTools) {
     if (!state.fast_path && !noModel) return null;
-    return { messages: [new AIMessage(extractiveAnswer(state))] };
+    return { messages: [new AIMessage(extractiveAnswer(state, language))] };
   }
   const expr = bareExpression(state.user_message);
   const ruled = expr || noModel ? ruleToolCall(state.user_message) : null;
@@ -72,16 +72,6 @@ function decideByRules(state: ReactStateType, noModel: boolean, offered: Set<str
   return noModel ? { messages: [new AIMessage(agentTexts(language).noModel)] } : null;
 }
 
-function extractiveAnswer(state: ReactStateType): string {
-  const results: string[] = [];
-  for (let i = state.messages.length - 1; i >= 0; i--) {
-    const m = state.messages[i];
-    if (m.getType() !== 'tool') break;
-    results.unshift(`${(m as ToolMessage).name ?? 'tool'}: ${untrustedBodies(String(m.content))}`);
-  }
-  const expr = bareExpression(state.user_message);
-  if (expr && results.length === 1 && state.tool_calls.every((c) => c.status === 'success')) {
-    return `${expr} = ${results[0].replace(/^calculator: /, '')}`;
-  }
-  return results.join('\n');
+function extractiveAnswer(state: ReactStateType, language: Language): string {
+  return toolAnswer(lastToolResults(state.messages), language, state.user_message);
 }
