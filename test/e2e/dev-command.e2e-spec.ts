@@ -58,7 +58,7 @@ describe('npm run dev', () => {
     return values.messages?.at(-1)?.content;
   }
 
-  it('listens without a build and serves the graph again, changed, after its file is edited', async () => {
+  it('listens without a build, serves the console, and serves the graph again, changed, after its file is edited', async () => {
     const port = await freePort();
     const started = Date.now();
     dev = spawn(process.execPath, ['-r', './test/support/swc-register.js', 'scripts/dev.ts'], {
@@ -78,6 +78,12 @@ describe('npm run dev', () => {
     const url = `http://127.0.0.1:${port}`;
     expect(await waitFor(() => reply(url).then((r) => r || undefined), 60_000, 200)).toBe('version one');
     const startMs = Date.now() - started;
+    // the console is served from its sources too, not 404 CONSOLE_NOT_BUILT
+    const page = await fetch(`${url}/console`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<script[^>]+app\.js/);
+    expect((await fetch(`${url}/console/app.js`)).status).toBe(200);
+    expect(output).toMatch(/\[dev\] console bundled into /);
     writeFileSync(path.join(dir, 'hello.ts'), graphSource('version two'));
     expect(await waitFor(async () => ((await reply(url)) === 'version two' ? 'version two' : undefined), 60_000, 200)).toBe('version two');
     expect(output).toMatch(/\[dev\] .*hello\.ts changed: restarting/);
