@@ -36,7 +36,7 @@ describe('embedded defaults with no model configured', () => {
     expect(time.body.tools_used).toEqual(['get_current_datetime']);
     expect(time.body.response).toMatch(/^Asia\/Seoul 기준 지금은 \d{4}년 \d{1,2}월 \d{1,2}일 .요일 \d{2}시 \d{2}분\(UTC\+09:00\)입니다\.$/);
 
-    const sentence = await http(svc.url, 'POST', '/v1/chat', { message: 'What is (12 + 3) * 4?', session_id: calc.body.session_id });
+    const sentence = await http(svc.url, 'POST', '/v1/chat', { message: 'What is (12 + 3) * 4?' });
     expect(sentence.body).toMatchObject({ response: '(12 + 3) * 4 is 60.', error: null, metadata: { model_used: false } });
 
     const other = await http(svc.url, 'POST', '/v1/chat', { message: 'Tell me a story', session_id: calc.body.session_id });
