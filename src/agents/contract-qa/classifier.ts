@@ -1,4 +1,5 @@
 import { extractArticleRefs } from '../../knowledge/contracts/article-matching';
+import { relatedTopics, topicsOfQuestion } from '../../knowledge/contracts/contract-topics';
 import { searchTerms } from '../../knowledge/documents/search-query';
 
 /** Seed 000's LightweightClassifier: pattern rules that decide before any model is asked. */
@@ -15,13 +16,18 @@ export function needsToolsByRules(question: string): { needs_tools: boolean; rea
   if (GREETING.test(question)) return { needs_tools: false, reasoning: 'greeting or thanks' };
   const refs = extractArticleRefs(question);
   if (refs.articles.length || refs.exhibits.length) return { needs_tools: true, reasoning: 'names an article or exhibit' };
-  if (TOPIC_WORDS.test(question) || ENGLISH_TOPIC_WORDS.test(question))
+  if (TOPIC_WORDS.test(question) || ENGLISH_TOPIC_WORDS.test(question) || topicsOfQuestion(question).length)
     return { needs_tools: true, reasoning: 'asks about a contract topic' };
   return null;
 }
 
-/** The search topics of a question: its terms as one topic (the seed's `[{topic_name, queries}]` shape). */
+/**
+ * The search topics of a question (the seed's `[{topic_name, queries}]` shape): each known contract topic it asks
+ * about and the topics related to them, searched by the words their clauses use; else its terms as one topic.
+ */
 export function topicsOf(question: string): Array<{ topic_name: string; queries: string[] }> {
+  const known = topicsOfQuestion(question);
+  if (known.length) return [...known, ...relatedTopics(known)].map((t) => ({ topic_name: t.label.en, queries: [t.searchWords] }));
   const terms = searchTerms(question).filter((t) => t.length > 1);
   const topic = question.match(TOPIC_WORDS)?.[0] ?? question.match(ENGLISH_TOPIC_WORDS)?.[0] ?? terms[0] ?? question;
   return [{ topic_name: topic, queries: [terms.join(' ') || question] }];

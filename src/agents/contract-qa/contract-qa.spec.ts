@@ -18,8 +18,15 @@ describe('LightweightClassifier', () => {
     expect(needsToolsByRules('이 계약에서 을이 조심할 부분은?')).toBeNull();
   });
 
-  it('builds the seed topic shape from a question', () => {
-    expect(topicsOf('해지 조건이 뭐야?')).toEqual([{ topic_name: '해지', queries: ['해지 조건'] }]);
+  it('builds the seed topic shape from a question: a known topic by the words of its clauses, else the terms', () => {
+    expect(topicsOf('해지 조건이 뭐야?')).toEqual([{ topic_name: 'termination', queries: ['termination 해지'] }]);
+    expect(topicsOf('Which law governs this agreement?').map((t) => t.topic_name)).toEqual(['the governing law', 'disputes']);
+    expect(topicsOf('을이 조심할 부분은?')).toEqual([{ topic_name: '을이', queries: ['을이 조심할 부분'] }]);
+  });
+
+  it('sends a governing-law question to the tools in either language', () => {
+    expect(needsToolsByRules('이 계약의 준거법은?')?.needs_tools).toBe(true);
+    expect(needsToolsByRules('Which law governs this agreement?')?.needs_tools).toBe(true);
   });
 });
 

@@ -88,6 +88,10 @@ export interface ContractQaTexts {
   found: string;
   /** marks a search hit's snippet */
   excerpt: string;
+  /** the contract has no clause on a topic the question asks about ({topic}: the topic's label) */
+  noClause: string;
+  /** heads the articles quoted beside a missing clause */
+  nearest: string;
 }
 
 export const CONTRACT_QA_TEXTS: Messages<ContractQaTexts> = {
@@ -97,6 +101,8 @@ export const CONTRACT_QA_TEXTS: Messages<ContractQaTexts> = {
     notFound: 'I could not find an article about that in the contract. Please rephrase the question or give the article number.',
     found: 'The relevant articles:',
     excerpt: '(search excerpt)',
+    noClause: 'The contract has no clause on {topic}.',
+    nearest: 'The nearest articles:',
   },
   ko: {
     directReply: '안녕하세요! 계약서에 관해 궁금한 점을 물어보세요. 예: "해지 조건이 뭐야?", "제5조 알려줘"',
@@ -104,5 +110,7 @@ export const CONTRACT_QA_TEXTS: Messages<ContractQaTexts> = {
     notFound: '계약서에서 질문과 관련된 조항을 찾지 못했습니다. 다른 표현으로 물어보시거나 조 번호를 알려 주세요.',
     found: '관련 조항입니다:',
     excerpt: '(검색 결과 발췌)',
+    noClause: '계약서에 {topic}에 관한 조항이 없습니다.',
+    nearest: '가장 가까운 조항입니다:',
   },
 };

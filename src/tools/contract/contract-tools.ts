@@ -2,6 +2,8 @@ import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
 import { tenantOf } from '../../auth/tenant';
+import { relevantArticles } from '../../knowledge/contracts/contract-topics';
+import type { ScoredArticle } from '../../knowledge/contracts/contract-types';
 import type { ContractsService } from '../../knowledge/contracts/contracts.service';
 
 /** What a tool found: articles with their text, search hits, or the structure. */
@@ -52,8 +54,12 @@ export function createContractTools(contracts: ContractsService): StructuredTool
         config?: Cfg,
       ): Promise<CollectedInfo> => {
         const seen = new Map<string, { number: string; index: number; title: string; snippet: string; score: number }>();
-        for (const q of topics.flatMap((t) => [t.topic_name, ...t.queries])) {
-          for (const h of await contracts.searchArticles(contract_id, q, 5, tenantOf(config))) {
+        for (const topic of topics) {
+          const found: ScoredArticle[] = [];
+          for (const q of [topic.topic_name, ...topic.queries])
+            found.push(...(await contracts.searchArticles(contract_id, q, 5, tenantOf(config))));
+          // the search ranks every article that shares a word; only those about the topic are listed
+          for (const h of relevantArticles([topic.topic_name, ...topic.queries].join(' '), found)) {
             const prev = seen.get(h.number);
             if (!prev || prev.score < h.score)
               seen.set(h.number, { number: h.number, index: h.index, title: h.title, snippet: snippet(h.text), score: h.score });

@@ -3,6 +3,7 @@ import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 
 import { answerLanguageInstruction, type Language, localize, turnLanguage } from '../../../core/language';
+import { articleCovers, topicsOfQuestion } from '../../../knowledge/contracts/contract-topics';
 import { asUntrustedData } from '../../../tools/untrusted';
 import type { Source } from '../../agent-definition';
 import { askModel } from '../../shared/model-call';
@@ -16,14 +17,15 @@ export function createRespond(deps: { model: (o: { temperature: number; maxToken
     const language = turnLanguage(config, state.user_message);
     const texts = localize(CONTRACT_QA_TEXTS, language);
     const { sources, context } = collected(state, language);
+    const missing = missingClauses(state, language);
     const model = deps.model({ temperature: 0.3, maxTokens: 1000 });
     let text: string;
     if (!state.contract_id) text = texts.noContract;
     else if (!context && state.tool_history.length === 0)
       text = model ? await ask(model, state.user_message, '', language, config) : texts.directReply;
-    else if (!context) text = texts.notFound;
-    else if (!model) text = `${texts.found}\n\n${context}`;
-    else text = await ask(model, state.user_message, context, language, config);
+    else if (!context) text = missing || texts.notFound;
+    else if (!model) text = missing ? `${missing} ${texts.nearest}\n\n${context}` : `${texts.found}\n\n${context}`;
+    else text = await ask(model, state.user_message, context, language, config, missing);
     return { final_response: text, sources, messages: [new AIMessage(text)] };
   };
 }
@@ -34,9 +36,11 @@ async function ask(
   context: string,
   language: Language,
   config: LangGraphRunnableConfig,
+  missing = '',
 ): Promise<string> {
   const user = context ? fill(RESPOND_USER, { context: asUntrustedData(context, { source: 'contract' }), question }) : question;
-  const system = `${RESPOND_SYSTEM}\n6. ${answerLanguageInstruction(language)}`;
+  const noClause = missing ? `\n7. The articles were searched for every topic of the question; say plainly: "${missing}"` : '';
+  const system = `${RESPOND_SYSTEM}\n6. ${answerLanguageInstruction(language)}${noClause}`;
   return askModel(model, [new SystemMessage(system), new HumanMessage(user)], config);
 }
 
@@ -67,6 +71,26 @@ export function collected(state: ContractQaStateType, language: Language): { sou
     ...hits.map((h) => `[${h.number} ${h.title}] ${localize(CONTRACT_QA_TEXTS, language).excerpt}\n${h.snippet}`),
   ].join('\n\n');
   return { sources, context };
+}
+
+/**
+ * The sentence saying the contract has no clause on a topic the question asks about ('' when every topic has
+ * one): said only after a search ran, judged on every article the tools found or read.
+ */
+export function missingClauses(state: ContractQaStateType, language: Language): string {
+  // only a topic the search looked for (its words in a hybrid_search call) can be said to be missing
+  const searched = state.tool_history.filter((h) => h.tool === 'hybrid_search').map((h) => JSON.stringify(h.args));
+  const seen = [
+    ...state.collected_info.flatMap((c) => c.articles ?? []).filter((a) => !a.standard),
+    ...state.collected_info
+      .filter((c) => c.tool === 'hybrid_search')
+      .flatMap((c) => (c.hits ?? []).map((h) => ({ ...h, text: h.snippet }))),
+  ];
+  const texts = localize(CONTRACT_QA_TEXTS, language);
+  return topicsOfQuestion(state.user_message)
+    .filter((topic) => searched.some((args) => topic.question.test(args)) && !seen.some((a) => articleCovers(a, topic)))
+    .map((topic) => fill(texts.noClause, { topic: topic.label[language === 'ko' ? 'ko' : 'en'] }))
+    .join(' ');
 }
 
 function dedupe<T extends { number: string }>(items: T[]): T[] {
