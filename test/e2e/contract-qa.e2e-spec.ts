@@ -139,7 +139,8 @@ describe('contract-qa agent', () => {
     const t = await trace(res);
     expect(t.tool_history.filter((h: any) => h.tool === 'get_contract_structure')).toHaveLength(1);
     expect(t.decision_log.at(-1)).toMatchObject({ node: 'planner', next_tool: null, reason: expect.stringMatching(/duplicate/) });
-    expect(res.body.response).toBe('수집한 조항으로 답합니다.');
+    // the search found no article about the question (no topic, none of its words): nothing is passed off as an answer
+    expect(res.body.response).toBe('계약서에서 질문과 관련된 조항을 찾지 못했습니다. 다른 표현으로 물어보시거나 조 번호를 알려 주세요.');
   });
 
   it('stops at max_iterations', async () => {

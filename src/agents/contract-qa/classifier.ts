@@ -26,9 +26,16 @@ export function needsToolsByRules(question: string): { needs_tools: boolean; rea
  * about and the topics related to them, searched by the words their clauses use; else its terms as one topic.
  */
 export function topicsOf(question: string): Array<{ topic_name: string; queries: string[] }> {
-  const known = topicsOfQuestion(question);
-  if (known.length) return [...known, ...relatedTopics(known)].map((t) => ({ topic_name: t.label.en, queries: [t.searchWords] }));
   const terms = searchTerms(question).filter((t) => t.length > 1);
+  const known = topicsOfQuestion(question);
+  if (known.length) {
+    // the question's own words too: trigram similarity finds '계약기간' for '기간', which a prefix query does not
+    const own = terms.join(' ');
+    return [...known, ...relatedTopics(known)].map((t) => ({
+      topic_name: t.label.en,
+      queries: own ? [t.searchWords, own] : [t.searchWords],
+    }));
+  }
   const topic = question.match(TOPIC_WORDS)?.[0] ?? question.match(ENGLISH_TOPIC_WORDS)?.[0] ?? terms[0] ?? question;
   return [{ topic_name: topic, queries: [terms.join(' ') || question] }];
 }

@@ -19,7 +19,7 @@ describe('LightweightClassifier', () => {
   });
 
   it('builds the seed topic shape from a question: a known topic by the words of its clauses, else the terms', () => {
-    expect(topicsOf('해지 조건이 뭐야?')).toEqual([{ topic_name: 'termination', queries: ['termination 해지'] }]);
+    expect(topicsOf('해지 조건이 뭐야?')).toEqual([{ topic_name: 'termination', queries: ['termination 해지', '해지 조건'] }]);
     expect(topicsOf('Which law governs this agreement?').map((t) => t.topic_name)).toEqual(['the governing law', 'disputes']);
     expect(topicsOf('을이 조심할 부분은?')).toEqual([{ topic_name: '을이', queries: ['을이 조심할 부분'] }]);
   });
