@@ -36,8 +36,8 @@ export async function runApiProcesses(config: AppConfig, serve: (processes: numb
       .filter(Boolean)
       .join(' and ');
     log.warn(
-      `WEB_CONCURRENCY=${config.webConcurrency} ignored: without ${missing} the embedded database and the in-process ` +
-        'queue and run event bus belong to one process — running one API process',
+      `WEB_CONCURRENCY=${config.webConcurrency} ignored: without ${missing} the embedded database, the inline queue ` +
+        'and the in-process run event bus belong to one process — running one API process',
     );
   }
   if (processes === 1) return serve(1);

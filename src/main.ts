@@ -22,7 +22,7 @@ async function serve(config: AppConfig, processes: number): Promise<void> {
   await app.listen(config.port, config.host);
   new Logger('Main').log(
     `listening on http://${config.host}:${config.port} — processes: ${processes}, database: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded'}, ` +
-      `queue: ${config.redisUrl ? 'BullMQ' : 'in-process'}, worker: ${config.runWorker ? 'on' : 'off'}, model: ${modelLine(config)}`,
+      `queue: ${config.redisUrl ? 'BullMQ' : 'inline'}, worker: ${config.runWorker ? 'on' : 'off'}, model: ${modelLine(config)}`,
   );
 }
 

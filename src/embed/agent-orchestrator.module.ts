@@ -105,7 +105,7 @@ export class AgentOrchestratorModule {
     return AgentOrchestratorModule.forRootAsync({
       http,
       worker,
-      queue: queue ?? (rest.redis ? 'redis' : 'in-process'),
+      queue: queue ?? (rest.redis ? 'redis' : 'inline'),
       useFactory: () => rest,
     });
   }
@@ -113,7 +113,7 @@ export class AgentOrchestratorModule {
   static forRootAsync(async: AgentOrchestratorAsyncOptions): DynamicModule {
     checkHostVersions(); // a Nest or TypeORM outside the supported ranges stops here, named
     installPlatformPatches(); // the same library patches as the service's own processes
-    const layout = { worker: async.worker ?? true, queue: async.queue ?? 'in-process' };
+    const layout = { worker: async.worker ?? true, queue: async.queue === 'redis' ? ('redis' as const) : ('inline' as const) };
     // the module's shape (queue kind, worker, controllers) is decided here; every value comes from the factory
     const shape = new AppConfig({
       REDIS_URL: layout.queue === 'redis' ? 'redis://decided-by-the-options' : undefined,

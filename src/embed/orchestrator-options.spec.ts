@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 
 import { configOf } from './orchestrator-options';
 
-const layout = { worker: true, queue: 'in-process' as const };
+const layout = { worker: true, queue: 'inline' as const };
 
 describe('configOf (module options → the service config)', () => {
   it("takes a host data source's connection settings, escaping credentials", () => {
@@ -27,7 +27,7 @@ describe('configOf (module options → the service config)', () => {
         builtInAgents: [],
         settings: { RUN_TIMEOUT_MS: '4321' },
       },
-      { worker: false, queue: 'in-process' },
+      { worker: false, queue: 'inline' },
     );
     expect(c).toMatchObject({ databaseUrl: undefined, dataDir: ':memory:', runWorker: false, runTimeoutMs: 4321, modelConfigured: true });
     expect(c.llm).toMatchObject({ baseUrl: 'http://m/v1', model: 'x' });
@@ -39,6 +39,9 @@ describe('configOf (module options → the service config)', () => {
   it('refuses a queue kind that does not match the options, and invalid settings', () => {
     expect(() => configOf({}, { worker: true, queue: 'redis' })).toThrow(/queue is "redis" but the options have no redis URL/);
     expect(() => configOf({ redis: 'redis://r:6379' }, layout)).toThrow(/declare queue: "redis"/);
+    // `in-process`, the inline queue's former name, is still accepted
+    expect(() => configOf({ redis: 'redis://r:6379' }, { worker: true, queue: 'in-process' })).toThrow(/declare queue: "redis"/);
+    expect(configOf({}, { worker: true, queue: 'in-process' }).redisUrl).toBeUndefined();
     expect(() => configOf({ settings: { RUN_TIMEOUT_MS: 'soon' } }, layout)).toThrow(/Invalid configuration: RUN_TIMEOUT_MS/);
   });
 });

@@ -43,8 +43,11 @@ export interface AgentOrchestratorLayout {
   http?: false | { prefix?: string };
   /** whether this process executes runs (default true); false → it only enqueues them for worker processes */
   worker?: boolean;
-  /** `redis` when the options will carry a `redis` URL (forRootAsync); forRoot infers it */
-  queue?: 'redis' | 'in-process';
+  /**
+   * `redis` when the options will carry a `redis` URL (forRootAsync; forRoot infers it), else `inline`: runs
+   * execute in this process (the health check's `"queue":"inline"`). `in-process` is its former name, still accepted.
+   */
+  queue?: 'redis' | 'inline' | 'in-process';
 }
 
 /** A data source's connection as a URL (its `url`, else host/port/user/password/database). */
@@ -77,8 +80,7 @@ function databaseEnv(db: DatabaseOption | undefined): Env {
 export function configOf(options: AgentOrchestratorOptions, layout: Required<Omit<AgentOrchestratorLayout, 'http'>>): AppConfig {
   if (layout.queue === 'redis' && !options.redis)
     throw new Error('Invalid configuration: queue is "redis" but the options have no redis URL');
-  if (layout.queue === 'in-process' && options.redis)
-    throw new Error('Invalid configuration: a redis URL was given; declare queue: "redis"');
+  if (layout.queue !== 'redis' && options.redis) throw new Error('Invalid configuration: a redis URL was given; declare queue: "redis"');
   const { model, builtInAgents } = options;
   const env: Env = {
     ...options.settings,

@@ -127,7 +127,7 @@ export class MetricsService {
     const depth = () => this.queueDepthSource?.();
     new Gauge({
       name: 'agent_run_queue_jobs',
-      help: 'Runs queue jobs by state, read from BullMQ (or the in-process queue) at scrape time',
+      help: 'Runs queue jobs by state, read from BullMQ (or the inline queue) at scrape time',
       labelNames: ['state'],
       registers: [this.registry],
       aggregator: 'max', // every API process of a cluster reads the same queue

@@ -210,7 +210,7 @@ describe('WEB_CONCURRENCY=2 on the embedded database and queue', () => {
     try {
       const ready = await main.waitForLine(listening, 90_000);
       expect(ready.pid).toBe(main.pid);
-      expect(ready.msg).toContain('processes: 1, database: embedded, queue: in-process');
+      expect(ready.msg).toContain('processes: 1, database: embedded, queue: inline');
       const warning = main.lines.find((l) => l.context === 'Cluster');
       expect(warning).toMatchObject({ level: 'warn', pid: main.pid });
       expect(warning!.msg).toMatch(/^WEB_CONCURRENCY=2 ignored: without DATABASE_URL and REDIS_URL .* running one API process$/);
