@@ -1,4 +1,5 @@
 import { fastRunnableContext } from './fast-runnable-context';
+import { plainLogLines } from './plain-log-lines';
 import { poolRandomValues } from './pooled-random-values';
 import { cleanUpSentinelDetectors } from './sentinel-detector-cleanup';
 
@@ -7,6 +8,8 @@ export interface InstalledPatches {
   pooledRandomValues: boolean;
   fastRunnableContext: boolean;
   sentinelDetectorCleanup: boolean;
+  /** Nest's default console logger receives one plain line for a line with fields (plain-log-lines.ts) */
+  plainLogLines: boolean;
 }
 
 let installed: InstalledPatches | undefined;
@@ -26,6 +29,7 @@ export function installPlatformPatches(): InstalledPatches {
       pooledRandomValues: true,
       fastRunnableContext: fastRunnableContext(),
       sentinelDetectorCleanup: cleanUpSentinelDetectors(),
+      plainLogLines: plainLogLines(),
     };
   }
   return installed;
