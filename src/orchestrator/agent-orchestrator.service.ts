@@ -53,6 +53,21 @@ export class RunHandedBack extends Error {
 }
 
 /**
+ * The run's agent is not registered in this process: a worker started without the API's graphs
+ * (LANGGRAPH_CONFIG) or built-in agents (BUILTIN_AGENTS). The run ends `AGENT_NOT_REGISTERED` with this message,
+ * which names what to set, instead of an internal error.
+ */
+export class AgentNotRegisteredError extends Error {
+  override readonly name = 'AgentNotRegisteredError';
+  constructor(agent: string, known: string[]) {
+    super(
+      `agent "${agent}" is not registered in the process that took the run (it has: ${known.join(', ') || 'none'}): ` +
+        'start workers with the same LANGGRAPH_CONFIG (the graphs of its langgraph.json) and BUILTIN_AGENTS as the API',
+    );
+  }
+}
+
+/**
  * A run's usage is written at most this often while it runs, and always with its result, a pause or a hand-back:
  * a worker that dies leaves at most this much of its last calls uncounted (two model calls a turn cost two
  * statements otherwise).
@@ -224,7 +239,7 @@ export class AgentOrchestrator {
       ...(run.input.command ? { command: run.input.command } : {}),
     };
     try {
-      if (!agent) throw new Error(`agent ${run.agent} is no longer registered`);
+      if (!agent) throw new AgentNotRegisteredError(run.agent, this.agents.names());
       const refusal = await runInTenant(run.tenantId, () =>
         this.checkScope(agent, turn, { tenantId: run.tenantId, signal, usage, budget }),
       );
@@ -267,7 +282,9 @@ export class AgentOrchestrator {
                 ? 'RECURSION_LIMIT'
                 : (err as Error)?.name === 'EmptyInputError' // nothing to start or continue from (input null, no checkpoint)
                   ? 'EMPTY_INPUT'
-                  : 'INTERNAL_ERROR';
+                  : err instanceof AgentNotRegisteredError // a worker without the API's graphs: its message says what to set
+                    ? 'AGENT_NOT_REGISTERED'
+                    : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
       const failure = withBudgetReport(this.failureOf(code, budget.exceeded ?? err, run, agent), budget);
       return this.outcomes.end(run, started, usage, failure, { log, turn });

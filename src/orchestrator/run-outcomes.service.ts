@@ -31,6 +31,7 @@ const FAILURE_TEXT: Record<string, keyof AgentTexts> = {
   MODEL_UNAVAILABLE: 'modelUnavailable',
   INTERNAL_ERROR: 'internalError',
   RUN_ATTEMPTS_EXHAUSTED: 'attemptsExhausted',
+  AGENT_NOT_REGISTERED: 'failed',
 };
 
 /**
