@@ -10,7 +10,9 @@ import { moduleGraphSchema, StaticSchemas } from './static-schema';
  * The JSON schemas of a graph (or of one of its subgraphs), as LangGraph Server derives them: what the compiled
  * graph carries (`StateSchema`, zod with LangGraph's registry, plain zod), else — for a `langgraph.json` graph
  * with an `Annotation` state — what its TypeScript source's types say (parsed off the request thread, once per
- * module), else what its state channels show (the built-in agents, or a source that could not be parsed).
+ * module; a graph folder without its own `@langchain/langgraph` compiles against the service's), else what its
+ * state channels show (the built-in agents, or a source that could not be parsed, did not resolve its types or
+ * took longer than LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS — said in a warning naming why).
  */
 @Injectable()
 export class GraphSchemas {
@@ -18,7 +20,7 @@ export class GraphSchemas {
   private readonly statics: StaticSchemas;
 
   constructor(config: AppConfig) {
-    this.statics = new StaticSchemas({ timeoutMs: config.schemaResolveTimeoutMs });
+    this.statics = new StaticSchemas({ timeoutMs: config.schemaResolveTimeoutMs, log: (line) => this.logger.log(line) });
   }
 
   /** The schemas of `graph` (the agent's root graph, or its subgraph at `namespace`). */

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 import type { GraphSchema } from './runtime-schema';
@@ -11,14 +13,30 @@ export type ModuleSchemas = Record<string, GraphSchema>;
  * TypeScript compiler on the file and infers each state's JSON schema from its types. It is run here in the
  * worker's thread (`mainThread: true` means "in the caller's thread"), so the service's thread never compiles;
  * a native ES module import, as the package is ESM only.
+ *
+ * A graph folder that cannot resolve `@langchain/langgraph` (a `langgraph.json` without its own install) would
+ * give the compiler no types, and empty schemas: the compiler then sees the service's `node_modules` as the
+ * folder's (`overlay`: its file-system calls for `<folder>/node_modules/…` answered from the service's). The
+ * compiler's diagnostics are collected, not printed, and sent back with the schemas.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { pathToFileURL } = require('node:url');
+const overlay = workerData.overlay;
+if (overlay) {
+  const sys = require(workerData.typescript).sys;
+  const map = (p) => (typeof p === 'string' && (p === overlay.from || p.startsWith(overlay.from + '/')) ? overlay.to + p.slice(overlay.from.length) : p);
+  for (const name of ['fileExists', 'directoryExists', 'readFile', 'realpath', 'getDirectories', 'readDirectory', 'getModifiedTime']) {
+    const original = sys[name];
+    if (typeof original === 'function') sys[name] = (p, ...rest) => original.call(sys, map(p), ...rest);
+  }
+}
+const diagnostics = [];
+console.log = (...args) => diagnostics.push(args.join(' ').trim());
 import(pathToFileURL(workerData.entry).href)
   .then((parser) => parser.getStaticGraphSchema(workerData.spec, { mainThread: true }))
   .then(
-    (schemas) => parentPort.postMessage({ schemas }),
+    (schemas) => parentPort.postMessage({ schemas, diagnostics: diagnostics.filter(Boolean).slice(0, 5) }),
     (err) => parentPort.postMessage({ error: String((err && err.stack) || err) }),
   );
 `;
@@ -29,6 +47,8 @@ const WORKER_HEAP_MB = 1536;
 export interface StaticSchemaOptions {
   /** how long one module's parse may take; then it is abandoned (the worker ended) and the schemas are unknown */
   timeoutMs: number;
+  /** told when a parse starts and how it ended (a first parse compiles LangGraph's typings: seconds) */
+  log?: (line: string) => void;
 }
 
 /**
@@ -47,7 +67,14 @@ export class StaticSchemas {
     const key = `${file}\0${exportName}`;
     let found = this.cache.get(key);
     if (!found) {
-      found = this.enqueue(() => parseInWorker(file, exportName, this.options.timeoutMs));
+      const { log, timeoutMs } = this.options;
+      found = this.enqueue(async () => {
+        const started = Date.now();
+        log?.(`graph schemas: reading the TypeScript types of ${file} (once per module; a first parse takes seconds)`);
+        const schemas = await parseInWorker(file, exportName, timeoutMs);
+        log?.(`graph schemas: the types of ${file} read in ${Date.now() - started} ms`);
+        return schemas;
+      });
       found.catch(() => this.cache.delete(key));
       this.cache.set(key, found);
     }
@@ -68,13 +95,35 @@ export function moduleGraphSchema(schemas: ModuleSchemas, namespace?: string): G
   return (namespace ? schemas[`${root}|${namespace}`] : undefined) ?? schemas[root];
 }
 
+/** The service's `node_modules`: what a graph folder without its own `@langchain/langgraph` compiles against. */
+const SERVICE_MODULES = path.resolve(path.dirname(require.resolve('@langchain/langgraph/package.json')), '../..');
+
+/** `<folder>/node_modules` seen as the service's, when `@langchain/langgraph` cannot be resolved from the folder. */
+export function modulesOverlay(file: string): { from: string; to: string } | null {
+  const folder = path.dirname(file);
+  try {
+    createRequire(path.join(folder, 'graph.js')).resolve('@langchain/langgraph/package.json');
+    return null;
+  } catch {
+    return { from: path.join(folder, 'node_modules'), to: SERVICE_MODULES };
+  }
+}
+
+/** Schemas without a single property: the compiler resolved none of the state's types (the diagnostics say why). */
+function inferredNothing(schemas: ModuleSchemas): boolean {
+  return Object.values(schemas).every((s) => Object.keys((s.state as { properties?: object } | undefined)?.properties ?? {}).length === 0);
+}
+
 function parseInWorker(file: string, exportName: string, timeoutMs: number): Promise<ModuleSchemas> {
   const entry = require.resolve('@langchain/langgraph-api/schema');
+  // the compiler the parser imports (its own install's), whose file system the overlay patches before the parser loads
+  const typescript = createRequire(entry).resolve('typescript');
+  const overlay = modulesOverlay(file);
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       execArgv: [],
-      workerData: { entry, spec: { sourceFile: file, exportSymbol: exportName } },
+      workerData: { entry, typescript, overlay, spec: { sourceFile: file, exportSymbol: exportName } },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
     // a parse under way does not hold the process open at shutdown (the request that waits for it does, while it is served)
@@ -89,8 +138,13 @@ function parseInWorker(file: string, exportName: string, timeoutMs: number): Pro
       void worker.terminate();
       fn();
     };
-    worker.on('message', (msg: { schemas?: ModuleSchemas; error?: string }) =>
-      settle(() => (msg.schemas ? resolve(msg.schemas) : reject(new Error(msg.error ?? 'schema extraction failed')))),
+    worker.on('message', (msg: { schemas?: ModuleSchemas; diagnostics?: string[]; error?: string }) =>
+      settle(() => {
+        if (!msg.schemas) return reject(new Error(msg.error ?? 'schema extraction failed'));
+        if (!inferredNothing(msg.schemas)) return resolve(msg.schemas);
+        const why = msg.diagnostics?.[0] ?? 'no diagnostics';
+        reject(new Error(`the types of ${file} did not resolve, so no schema could be inferred (${why})`));
+      }),
     );
     worker.on('error', (err) => settle(() => reject(err)));
     worker.on('exit', (code) => settle(() => reject(new Error(`schema extraction worker exited (${code})`))));
