@@ -6,7 +6,7 @@
  *
  *   npm run newcomer                          # clones the committed HEAD of this checkout
  *   npm run newcomer -- --reuse-node-modules  # links this checkout's node_modules instead of `npm ci` (CI speed)
- *   npm run newcomer -- --repo <git url> --keep
+ *   npm run newcomer -- --repo <git url> --keep --verbose
  *
  * Needs nothing but Node and git: the service runs on its embedded Postgres, without Redis and without a model.
  */
@@ -64,6 +64,8 @@ function launch(command: string, commandArgs: string[], env: Record<string, stri
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-50_000);
     if (flag('verbose')) process.stdout.write(chunk);
+    // what the build and the dev runner say they are doing
+    else for (const line of chunk.toString().split('\n')) if (/^\[(build|dev)\]/.test(line)) process.stdout.write(`    ${line}\n`);
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
