@@ -1,5 +1,7 @@
 import { needsToolsByRules, topicsOf } from './classifier';
-import { collected } from './nodes/respond.node';
+import { FakeListChatModel } from '@langchain/core/utils/testing';
+
+import { collected, createRespond, missingClauses } from './nodes/respond.node';
 import type { ContractQaStateType } from './state';
 
 describe('LightweightClassifier', () => {
@@ -56,5 +58,55 @@ describe('respond context', () => {
     expect(context).toMatch(/\[제3조 계약기간\]\n전문/);
     expect(context).toMatch(/\[제10조 계약의 해지\] \(검색 결과 발췌\)\n30일 전 서면 통지/);
     expect(context).not.toMatch(/2025년 1월 1일부터/);
+  });
+});
+
+describe('a clause the contract lacks', () => {
+  const search = (args: Record<string, unknown>) => ({
+    tool: 'hybrid_search',
+    args,
+    signature: 's',
+    status: 'success' as const,
+    summary: '',
+    attempts: 1,
+  });
+  const disputes = {
+    number: 'Article 15',
+    index: 15,
+    title: 'Dispute Resolution',
+    text: 'the Seoul Central District Court has jurisdiction',
+    contract_id: 'c1',
+  };
+  const state = (user_message: string, searched: Record<string, unknown>) =>
+    ({
+      user_message,
+      contract_id: 'c1',
+      tool_history: [search(searched)],
+      collected_info: [{ tool: 'get_article_by_index', summary: '', articles: [disputes] }],
+    }) as Partial<ContractQaStateType> as ContractQaStateType;
+  const governingLaw = { topics: [{ topic_name: 'the governing law', queries: ['governing law applicable 준거법'] }] };
+
+  it('is said, in the language of the question, once the search looked for it', () => {
+    expect(missingClauses(state('Which law governs this agreement?', governingLaw), 'en')).toBe(
+      'The contract has no clause on the governing law.',
+    );
+    expect(missingClauses(state('이 계약의 준거법은?', governingLaw), 'ko')).toBe('계약서에 준거법에 관한 조항이 없습니다.');
+  });
+
+  it('is not said when an article covers it, or when no search looked for it', () => {
+    expect(
+      missingClauses(state('Which court has jurisdiction over disputes?', { topics: [{ topic_name: 'disputes', queries: [] }] }), 'en'),
+    ).toBe('');
+    expect(missingClauses(state('Which law governs this agreement?', { topics: [{ topic_name: 'fees', queries: [] }] }), 'en')).toBe('');
+  });
+
+  it('is put to the model as something to say plainly', async () => {
+    const model = new FakeListChatModel({ responses: ['There is no governing-law clause; Article 15 names the court.'] });
+    const invoke = jest.spyOn(model, 'invoke');
+    const respond = createRespond({ model: () => model });
+    const out = await respond(state('Which law governs this agreement?', governingLaw), {});
+    expect(out.final_response).toBe('There is no governing-law clause; Article 15 names the court.');
+    const system = String((invoke.mock.calls[0][0] as Array<{ content: unknown }>)[0].content);
+    expect(system).toMatch(/say plainly: "The contract has no clause on the governing law\."/);
   });
 });
