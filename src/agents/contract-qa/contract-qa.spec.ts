@@ -1,6 +1,6 @@
-import { needsToolsByRules, topicsOf } from './classifier';
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 
+import { needsToolsByRules, topicsOf } from './classifier';
 import { collected, createRespond, missingClauses } from './nodes/respond.node';
 import type { ContractQaStateType } from './state';
 
