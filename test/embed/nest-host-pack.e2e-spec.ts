@@ -92,7 +92,7 @@ describe('examples/nest-host against the packed package', () => {
 
   it('packs only the build, with the exports a host resolves', () => {
     const entries = execFileSync('tar', ['-tzf', tgz], { encoding: 'utf8' }).trim().split('\n');
-    expect([...new Set(entries.map((e) => e.split('/')[1]))].sort()).toEqual(['README.md', 'dist', 'package.json']);
+    expect([...new Set(entries.map((e) => e.split('/')[1]))].sort()).toEqual(['LICENSE', 'README.md', 'dist', 'package.json']);
     const host = hosts.get(COMBINATIONS[0])!;
     expect(require.resolve('agent-orchestrator', { paths: [host] })).toBe(path.join(host, 'node_modules/agent-orchestrator/dist/index.js'));
   });
