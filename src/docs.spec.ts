@@ -160,7 +160,7 @@ const NOT_IN_DOCS: { rule: RegExp; why: string; catches: string[] }[] = [
   {
     rule: /(^|[\s(])#\d+\b|\b(issue|pull request|pr) #?\d+\b|\b(performance|this) issue\b/i,
     why: 'an issue number (history belongs in CHANGELOG.md)',
-    catches: ['The run-core rewrite (#22)', 'performance issue #12', 'the issue 27 image', 'this issue\'s check'],
+    catches: ['The run-core rewrite (#22)', 'performance issue #12', 'the issue 27 image', "this issue's check"],
   },
   {
     rule: /\b\d+ (passed|failed) before\b|\bbefore (the|this|a) (fix|change|rewrite|merge)\b|\b(fix|fixes|changes) since\b|\bsince the \w+ (merge|rewrite|fix)\b/i,
@@ -220,7 +220,8 @@ describe('what stays out of the documentation', () => {
       .forEach((raw, i) => {
         const line = readable(raw);
         for (const n of NOT_IN_DOCS) if (n.rule.test(line)) found.push(`${page}:${i + 1}: ${n.why}: ${raw.trim()}`);
-        if (page !== 'bench/README.md' && DATE.test(line)) found.push(`${page}:${i + 1}: a date (bench/results/ or CHANGELOG.md): ${raw.trim()}`);
+        if (page !== 'bench/README.md' && DATE.test(line))
+          found.push(`${page}:${i + 1}: a date (bench/results/ or CHANGELOG.md): ${raw.trim()}`);
       });
     expect(found).toEqual([]);
   });

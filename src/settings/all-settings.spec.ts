@@ -19,7 +19,9 @@ describe('the settings slices (src/settings/all-settings.ts)', () => {
     expect(page).toContain(TABLE_START);
     expect(page).toContain(TABLE_END);
     if (withSettingsTable(page, settingsTable(SETTINGS)) !== page) {
-      throw new Error(`${SETTINGS_PAGE}: the settings table is out of date with the settings slices: run \`npm run settings:table -- --write\``);
+      throw new Error(
+        `${SETTINGS_PAGE}: the settings table is out of date with the settings slices: run \`npm run settings:table -- --write\``,
+      );
     }
   });
 

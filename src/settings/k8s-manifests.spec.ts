@@ -153,7 +153,8 @@ function envOf(container: any): Record<string, string> {
 function secretExample(ref: { name: string; key: string }): string {
   if (ref.name !== SECRET) throw new Error(`a Secret named ${ref.name}: the manifests use one, ${SECRET}`);
   const example = SECRET_EXAMPLES[ref.key];
-  if (example === undefined) throw new Error(`Secret key ${ref.key}: add it to SECRET_EXAMPLES and to docs/operations.md "Deploying on Kubernetes"`);
+  if (example === undefined)
+    throw new Error(`Secret key ${ref.key}: add it to SECRET_EXAMPLES and to docs/operations.md "Deploying on Kubernetes"`);
   return example;
 }
 
