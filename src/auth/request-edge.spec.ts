@@ -23,6 +23,8 @@ describe('canonicalTarget', () => {
     '/health/%0a..',
     '/health/%zz',
     '/health/%e',
+    '/health/%C0%AE%C0%AE/custom',
+    '/threads/%FF',
     '/health/x#/../../custom',
     '/health/\t../custom',
     '/health/ ../x',

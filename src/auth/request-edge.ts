@@ -14,7 +14,7 @@ import { InvalidHostException, InvalidPathException } from './auth-errors';
  *
  * Refused (400 `INVALID_PATH`): a target that is not an absolute path; dot segments; empty segments (`//`);
  * percent-encoded dots, slashes, backslashes, percent signs (double encoding) and control characters;
- * malformed percent escapes; any raw character outside RFC 3986's path characters (backslash, space, control
+ * malformed percent escapes and escapes that are not UTF-8 (overlong `%C0%AE`); any raw character outside RFC 3986's path characters (backslash, space, control
  * characters, raw non-ASCII, `#`, quotes, `<>`, `{}`, `|`, `^`, backtick). Canonicalised once: percent-encoded
  * unreserved characters are decoded (`%68ealth` → `health`) and other escapes upper-cased, in `req.url` and
  * `req.originalUrl` both.
@@ -38,8 +38,10 @@ export function canonicalTarget(target: string): { target: string } | { refused:
     return { refused: 'it holds a character that must be percent-encoded (backslash, space, control, non-ASCII, …)' };
   if (!QUERY_CHARS.test(query)) return { refused: 'its query holds a raw space, control or non-ASCII character, or #' };
   if (/%(?![0-9A-Fa-f]{2})/.test(path)) return { refused: 'it holds a malformed percent escape' };
-  if (AMBIGUOUS_ESCAPE.test(path))
+  if (AMBIGUOUS_ESCAPE.test(path)) {
     return { refused: 'it holds a percent-encoded dot, slash, backslash, percent sign or control character' };
+  }
+  if (!decodesAsUtf8(path)) return { refused: 'its percent escapes are not UTF-8 (e.g. an overlong %C0%AE)' };
   if (path.includes('//')) return { refused: 'it holds an empty segment (//)' };
   if (path.split('/').some((s) => s === '.' || s === '..')) return { refused: 'it holds a dot segment (. or ..)' };
   const canonical = path.replace(/%([0-9A-Fa-f]{2})/g, (escape: string, hex: string) => {
@@ -47,6 +49,16 @@ export function canonicalTarget(target: string): { target: string } | { refused:
     return UNRESERVED.test(char) ? char : escape.toUpperCase();
   });
   return { target: q < 0 ? canonical : `${canonical}?${query}` };
+}
+
+/** whether every layer can decode the path's escapes (Express's params, Hono's router): malformed UTF-8 is refused here once */
+function decodesAsUtf8(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** a Host (or X-Forwarded-Host) value: a DNS name or IPv4 address, or a bracketed IPv6 address, with an optional port */
