@@ -105,7 +105,8 @@ function pathChecks(svc: { url: string }, credential: Record<string, string>) {
   it.each([['a b'], ['evil@127.0.0.1'], ['127.0.0.1/x'], ['[::1'], ['h:99999999'], ['h\\x'], [''], ['h?x'], ['h#x']])(
     'a malformed Host %j is 400 INVALID_HOST (never a 500), before any credential is read',
     async (host) => {
-      for (const headers of [{ host }, { host, ...credential }, { host, 'x-api-key': KEY }]) {
+      const variants: Array<Record<string, string>> = [{ host }, { host, ...credential }, { host, 'x-api-key': KEY }];
+      for (const headers of variants) {
         const res = await rawRequest(svc.url, 'GET', '/custom/seen', headers);
         expect([res.status, res.body.includes('INVALID_HOST') || res.body.includes('BAD_REQUEST'), /\n\s+at /.test(res.body)]).toEqual([
           400,
@@ -182,7 +183,7 @@ describe('with custom auth, its http app, API keys and JWKS tokens all configure
       ['Basic credentials', { authorization: 'Basic YW5uOnB3' }, 401],
     ];
     const got = [];
-    for (const [name, headers, status, code] of table) {
+    for (const [name, headers, , code] of table) {
       const res = await as(headers, 'GET', `/threads/${annThread}`);
       got.push([name, res.status, code ? (res.body?.error?.code ?? res.body?.detail ?? res.body) : undefined]);
       expect(res.status === 200 ? res.body.metadata.owner : 'none').toBe(res.status === 200 ? 'ann' : 'none');
