@@ -37,28 +37,40 @@ export function normalisedChars(text: string): NormalisedChar[] {
   const out: NormalisedChar[] = [];
   let at = 0;
   for (const cp of text) {
-    const code = cp.charCodeAt(0);
-    if (code < 0x80) {
-      // ASCII: no decomposition to do
-      if ((code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a)) out.push({ c: cp, at });
-      else if (code >= 0x41 && code <= 0x5a) out.push({ c: String.fromCharCode(code + 32), at });
-    } else {
-      for (const d of cp.normalize('NFKD').toLowerCase()) {
-        if (FILLERS.has(d) || !LETTER_OR_DIGIT.test(d)) continue;
-        const final = FINALS.indexOf(d);
-        const folded = final >= 0 ? INITIALS[final] : (LOOK_ALIKES.get(d) ?? d);
-        for (const c of folded) out.push({ c, at });
-      }
-    }
+    for (const c of fold(cp)) out.push({ c, at });
     at += cp.length;
   }
   return out;
 }
 
 export function normaliseForRuns(text: string): string {
-  return normalisedChars(text)
-    .map((x) => x.c)
-    .join('');
+  let out = '';
+  for (const cp of text) out += fold(cp);
+  return out;
+}
+
+/** Folded non-ASCII characters, remembered (text repeats its characters; the table stays small). */
+const FOLDED = new Map<string, string>();
+const MAX_FOLDED = 50_000;
+
+/** One code point as compared: '' when it is dropped, one or more characters otherwise. */
+function fold(cp: string): string {
+  const code = cp.charCodeAt(0);
+  if (code < 0x80) {
+    // ASCII: no decomposition to do
+    if ((code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a)) return cp;
+    return code >= 0x41 && code <= 0x5a ? String.fromCharCode(code + 32) : '';
+  }
+  const known = FOLDED.get(cp);
+  if (known !== undefined) return known;
+  let out = '';
+  for (const d of cp.normalize('NFKD').toLowerCase()) {
+    if (FILLERS.has(d) || !LETTER_OR_DIGIT.test(d)) continue;
+    const final = FINALS.indexOf(d);
+    out += final >= 0 ? INITIALS[final] : (LOOK_ALIKES.get(d) ?? d);
+  }
+  if (FOLDED.size < MAX_FOLDED) FOLDED.set(cp, out);
+  return out;
 }
 
 /** Every run of MIN_RUN characters of normalised text, in order (a shorter text has none). */
@@ -97,14 +109,15 @@ export class RunDigest {
   /** Adds the text's runs; true when the digest changed (something to record). */
   add(text: string): boolean {
     let changed = false;
-    for (const run of runsOf(normaliseForRuns(text))) {
-      for (const bit of bitsOf(run)) changed = this.setBit(bit) || changed;
+    const chars = [...normaliseForRuns(text)];
+    for (let i = 0; i + MIN_RUN <= chars.length; i++) {
+      for (const bit of bitsOf(chars, i)) changed = this.setBit(bit) || changed;
     }
     return changed;
   }
 
   has(run: string): boolean {
-    return bitsOf(run).every((bit) => (this.bits[bit >>> 3] & (1 << (bit & 7))) !== 0);
+    return bitsOf([...run], 0).every((bit) => (this.bits[bit >>> 3] & (1 << (bit & 7))) !== 0);
   }
 
   /** Too full to tell runs apart (see FULL_AT). */
@@ -138,12 +151,12 @@ export class RunDigest {
   }
 }
 
-/** The digest's bits of a run: FNV-1a twice (two offsets), combined by double hashing. */
-function bitsOf(run: string): number[] {
+/** The digest's bits of the run of MIN_RUN characters at `from`: FNV-1a twice (two offsets), by double hashing. */
+function bitsOf(chars: readonly string[], from: number): number[] {
   let h1 = 0x811c9dc5;
   let h2 = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < run.length; i++) {
-    const c = run.charCodeAt(i);
+  for (let j = from; j < from + MIN_RUN; j++) {
+    const c = chars[j].codePointAt(0) ?? 0;
     h1 = Math.imul(h1 ^ c, 0x01000193) >>> 0;
     h2 = Math.imul(h2 ^ c, 0x01000193) >>> 0;
   }
