@@ -130,7 +130,10 @@ describe('consent that remembers: block mode', () => {
       { tool_name: 'read_file', status: 'blocked' },
     ]);
     const trace = await call(svc.url, 'GET', `/v1/sessions/${session}/runs/${res.body.run_id}/trace`);
-    expect(trace.body.taint).toEqual({ inherited: true, sources: ['earlier turns of this thread (knowledge base)'] });
+    expect(trace.body.taint).toMatchObject({
+      inherited: true,
+      sources: expect.arrayContaining([expect.stringMatching(/^earlier turns of this thread \(knowledge base/)]),
+    });
   });
 
   it('the same turn consented with allow_tools does run the call (the check above can fail)', async () => {
@@ -182,7 +185,7 @@ describe('consent that remembers: block mode', () => {
     model.setResponder(() => ({ content: 'ok' }));
     await chat({ message: 'hello', session_id: session, metadata: { tainted: false, taint: null } });
     await call(svc.url, 'PATCH', `/threads/${session}`, { metadata: { taint: null } });
-    expect((await call(svc.url, 'GET', `/v1/sessions/${session}`)).body.taint).toMatchObject({ sources: ['knowledge base'] });
+    expect((await call(svc.url, 'GET', `/v1/sessions/${session}`)).body.taint.sources).toContain('knowledge base');
   });
 
   describe('letter-spaced exfiltration through a consented network tool', () => {
@@ -195,17 +198,18 @@ describe('consent that remembers: block mode', () => {
       const thread = sameTurn ? undefined : await quotedSession();
       const fullWidth = [...TAG].map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join('');
       const calls = [
-        search('Seoul weather', 's1'),
+        search('Seoul museum', 's1'),
         search(SPACED, 's2'),
         search([...TAG].join('-'), 's3'),
         search(fullWidth, 's4'),
-        search(`weather ${TAG.slice(0, 3)}\u200B${TAG.slice(3)}`, 's5'),
+        search(`museum ${TAG.slice(0, 3)}\u200B${TAG.slice(3)}`, 's5'),
       ];
       model.setResponder((req) => {
         if (!req.tools?.length) return { json: { route: sameTurn ? 'rag' : 'agent', reason: 'test' } };
         return req.messages.at(-1)!.role === 'tool' ? { content: 'done' } : { toolCalls: calls };
       });
-      const message = sameTurn ? '휴가 정책 참고해서 Seoul weather 검색해줘' : 'search the Seoul weather';
+      // (no "weather": the router's rules would skip retrieval for it)
+      const message = sameTurn ? '휴가 정책 참고해서 Seoul museum 검색해줘' : 'search the Seoul museum';
       const res = await chat({ message, session_id: thread, allow_tools: ['search_wikipedia'] });
       expect(statuses(res.body.tool_calls)).toEqual([
         ['search_wikipedia', 'success'],
@@ -214,7 +218,7 @@ describe('consent that remembers: block mode', () => {
         ['search_wikipedia', 'blocked'],
         ['search_wikipedia', 'blocked'],
       ]);
-      expect(wiki.searched).toEqual(['Seoul weather']); // nothing of the planted tag went out
+      expect(wiki.searched).toEqual(['Seoul museum']); // nothing of the planted tag went out
     });
   });
 });
