@@ -1,6 +1,6 @@
+import type { ThreadTaint } from './thread-taint';
 import { UntrustedText } from './tool-consent';
 import { ToolGuard } from './tool-guard';
-import type { ThreadTaint } from './thread-taint';
 import { DIGEST_BYTES, MIN_RUN, normaliseForRuns, RunDigest, runsOf } from './untrusted-runs';
 
 const KRAKEN = 'kraken77';

@@ -17,7 +17,35 @@ const FILLERS = new Set(['\u115F', '\u1160', '\u3164', '\uFFA0']);
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
 // a final consonant (jongseong) reads as the same letter(s) as an initial one (choseong): 각 = 가 + ㄱ
 const FINALS = 'ᆨᆩᆪᆫᆬᆭᆮᆯᆰᆱᆲᆳᆴᆵᆶᆷᆸᆹᆺᆻᆼᆽᆾᆿᇀᇁᇂ';
-const INITIALS = ['ᄀ', 'ᄁ', 'ᄀᄉ', 'ᄂ', 'ᄂᄌ', 'ᄂᄒ', 'ᄃ', 'ᄅ', 'ᄅᄀ', 'ᄅᄆ', 'ᄅᄇ', 'ᄅᄉ', 'ᄅᄐ', 'ᄅᄑ', 'ᄅᄒ', 'ᄆ', 'ᄇ', 'ᄇᄉ', 'ᄉ', 'ᄊ', 'ᄋ', 'ᄌ', 'ᄎ', 'ᄏ', 'ᄐ', 'ᄑ', 'ᄒ'];
+const INITIALS = [
+  'ᄀ',
+  'ᄁ',
+  'ᄀᄉ',
+  'ᄂ',
+  'ᄂᄌ',
+  'ᄂᄒ',
+  'ᄃ',
+  'ᄅ',
+  'ᄅᄀ',
+  'ᄅᄆ',
+  'ᄅᄇ',
+  'ᄅᄉ',
+  'ᄅᄐ',
+  'ᄅᄑ',
+  'ᄅᄒ',
+  'ᄆ',
+  'ᄇ',
+  'ᄇᄉ',
+  'ᄉ',
+  'ᄊ',
+  'ᄋ',
+  'ᄌ',
+  'ᄎ',
+  'ᄏ',
+  'ᄐ',
+  'ᄑ',
+  'ᄒ',
+];
 // Cyrillic and Greek letters that look like Latin ones (a model told to "write it in Cyrillic" keeps the run)
 const LOOK_ALIKES = new Map([...'аеорсухіјѕһԁԛԝӏкмтвαοινκρτυχεβ'].map((c, i) => [c, 'aeopcyxijshdqwlkmtbaoivkptuxeb'[i]]));
 

@@ -136,6 +136,19 @@ describe('consent that remembers: block mode', () => {
     });
   });
 
+  it('a queued turn (POST /v1/jobs, run by the worker from the database record) is blocked the same way', async () => {
+    const thread = await quotedSession();
+    model.setResponder(quotingModel({ toolCalls: [READ] }));
+    const job = await call(svc.url, 'POST', '/v1/jobs', { agent: 'assistant', message: LATER, session_id: thread });
+    expect(job.status).toBe(202);
+    const done = await waitFor(async () => {
+      const j = (await call(svc.url, 'GET', `/v1/jobs/${job.body.job_id}`)).body;
+      return ['completed', 'failed', 'cancelled'].includes(j.status) ? j : undefined;
+    });
+    expect(statuses(done.result.tool_calls)).toEqual([['read_file', 'blocked']]);
+    expect(everything(model.requests)).not.toContain(CANARY);
+  });
+
   it('the same turn consented with allow_tools does run the call (the check above can fail)', async () => {
     model.setResponder(quotingModel({ toolCalls: [READ] }));
     const res = await chat({ message: LATER, session_id: session, allow_tools: ['read_file'] });

@@ -470,7 +470,8 @@ class InMemorySessionStore extends SessionStore {
     if (!this.s.session(tenantId, id)) return;
     const key = `${tenantId}\0${id}`;
     const known = this.s.taints.get(key);
-    const digest = known?.digest && taint.digest ? known.digest.map((b, i) => b | (taint.digest?.[i] ?? 0)) : (taint.digest ?? known?.digest);
+    const digest =
+      known?.digest && taint.digest ? known.digest.map((b, i) => b | (taint.digest?.[i] ?? 0)) : (taint.digest ?? known?.digest);
     this.s.taints.set(key, {
       sources: [...new Set([...(known?.sources ?? []), ...taint.sources])],
       digest: digest?.slice() ?? null,
