@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { Client as LangGraphClient } from '@langchain/langgraph-sdk';
 import { Client as PgClient } from 'pg';
 
+import { SessionStore } from '../../src/runs/store/session-store';
+import { UntrustedText } from '../../src/tools/tool-consent';
+import { RunDigest } from '../../src/tools/untrusted-runs';
 import { startInjectedWiki } from '../support/injected-wiki';
 import type { ChatRequest, ScriptedReply } from '../support/model-server';
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
@@ -199,6 +202,25 @@ describe('consent that remembers: block mode', () => {
     await chat({ message: 'hello', session_id: session, metadata: { tainted: false, taint: null } });
     await call(svc.url, 'PATCH', `/threads/${session}`, { metadata: { taint: null } });
     expect((await call(svc.url, 'GET', `/v1/sessions/${session}`)).body.taint.sources).toContain('knowledge base');
+  });
+
+  it('the record only grows: concurrent writers to one thread lose none of each other’s text or sources', async () => {
+    const thread = await quotedSession();
+    const store = svc.app.get(SessionStore);
+    const tags = Array.from({ length: 12 }, (_, i) => `zq${i}${randomBytes(4).toString('hex')}`);
+    await Promise.all(
+      tags.map((tag, i) => {
+        const digest = new RunDigest();
+        digest.add(`planted ${tag}`);
+        return store.recordTaint('default', thread, randomUUID(), { sources: [`tool t${i}`], digest: digest.bytes(), opaque: false });
+      }),
+    );
+    const taint = (await store.taintOf('default', thread))!;
+    expect(taint.sources).toEqual(expect.arrayContaining(['knowledge base', ...tags.map((_, i) => `tool t${i}`)]));
+    const seen = new UntrustedText(taint.digest);
+    for (const tag of tags) expect(seen.runFrom({ q: tag }, 'hi')).toBe(tag);
+    expect(seen.runFrom({ q: TAG }, 'hi')).toBe(TAG); // turn 1's document is still there
+    expect(await store.taintOf('default', 'no-such-thread')).toBeNull();
   });
 
   describe('letter-spaced exfiltration through a consented network tool', () => {
