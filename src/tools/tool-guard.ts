@@ -23,8 +23,8 @@ import { asUntrustedData } from './untrusted';
  * - a high-risk tool in a tainted turn runs only with structural consent (tool-consent.ts): the request's
  *   `allow_tools` or TOOL_CONSENT, and for a network tool only when its arguments repeat no run of characters
  *   of the thread's untrusted text that the user's message lacks (tool-consent.ts); otherwise it is blocked, or
- *   with TOOL_TAINTED_CALLS=approve it waits for an operator like a TOOL_APPROVAL call. Calls planned before the turn was tainted
- *   (plan-execute's planner) run as planned: no untrusted text could have chosen them;
+ *   with TOOL_TAINTED_CALLS=approve it waits for an operator like a TOOL_APPROVAL call. Calls planned before the
+ *   turn was tainted (plan-execute's planner) run as planned: no untrusted text could have chosen them;
  * - untrusted output is returned wrapped as data (untrusted.ts).
  * A run without a ToolGuard (a caller that forgot it) gets high-risk calls blocked: fail closed.
  */
