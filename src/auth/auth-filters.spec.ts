@@ -94,11 +94,23 @@ const HOSTILE: Array<[string, unknown]> = [
   ['a Date as the filter', new Date(0)],
   ['a Map as the filter', new Map([['owner', 'x']])],
   ['an object with another prototype', Object.create({ owner: 'x' }) as object],
+  // JSON.stringify would call it: the SQL side would get another filter than the in-memory side
+  ['an own toJSON', { owner: 'x', toJSON: () => ({}) }],
+  ['a toJSON beside $eq', { owner: { $eq: 'x', toJSON: () => 'y' } }],
+  ['an inherited toJSON', Object.assign(Object.create({ toJSON: () => ({}) }) as object, { owner: 'x' })],
 ];
 
 describe('parseAuthFilters: a filter the service cannot apply exactly is refused', () => {
   it.each(HOSTILE)('refuses %s', (_why, filter) => {
     expect(() => parseAuthFilters(filter)).toThrow(AuthFilterError);
+  });
+
+  it('refuses a Proxy whose traps throw (the handler answers 500, not a wider view)', () => {
+    const trap = () => {
+      throw new Error('trap');
+    };
+    expect(() => parseAuthFilters(new Proxy({ owner: 'x' }, { ownKeys: trap }))).toThrow();
+    expect(() => parseAuthFilters(new Proxy({ owner: 'x' }, { getPrototypeOf: trap }))).toThrow();
   });
 
   it('reads a non-enumerable key too (Object.entries would have skipped it: a wider view)', () => {

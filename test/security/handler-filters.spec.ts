@@ -84,6 +84,14 @@ describe('custom auth: a hostile handler filter fails closed', () => {
       for (const leak of [thread, assistant, 'alice', 'secret', 'mallory', '__proto__', '$ne', 'handler'])
         expect(a.text).not.toContain(leak);
     }
+    // REST v1 asks the same handler (a session is a `threads` resource): its error body has no `detail`
+    const sessions = await mallory('GET', '/v1/sessions');
+    expect({ status: sessions.status, body: sessions.body }).toEqual({
+      status: 500,
+      body: { error: { code: 'INTERNAL_ERROR', message: 'internal error' } },
+    });
+    answers.push(sessions);
+
     // the operator learns which handler and why
     const logged = errors.mock.calls.map(([entry]) => entry as { msg?: string; handler?: string; reason?: string });
     expect(logged.filter((e) => e.handler === '*' && /cannot apply/.test(e.msg ?? '')).length).toBe(answers.length);
