@@ -35,6 +35,7 @@ describe('/mcp: the first tools/list after start', () => {
     expect(first.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'counter', 'greeter', 'chat', 'react']));
     for (const tool of first) expect(tool.inputSchema).toMatchObject({ type: 'object' });
     expect(elapsed).toBeLessThan(FIRST_CALL_BOUND_MS);
+    console.log(`/mcp: first tools/list after start answered in ${Math.round(elapsed)} ms (${first.length} tools)`);
 
     // the parses went on in the background (one module at a time): a later list carries a schema a source's types give
     const shown = (tools: typeof first) => new Map(tools.map((t) => [t.name, JSON.stringify(t.inputSchema)]));
