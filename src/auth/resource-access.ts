@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
-import type { AuthFilters } from './auth-filters';
+import { type AuthFilters, parseAuthFilters } from './auth-filters';
 import { currentPrincipal } from './tenant';
 
 /** What the custom handlers answer when none of them applies to a request (or it has no custom-auth user). */
@@ -14,15 +14,17 @@ export type CustomHandlers = (
   value: Record<string, unknown>,
 ) => Promise<AuthFilters | undefined | typeof NOT_HANDLED>;
 
-/** the mark of the built-in owner rule's filter (not a key: `Object.entries` of the filter never sees it) */
-const OWNER_RULE = Symbol('owner rule');
+/** the built-in owner rule's filters (a mark outside the filter: a filter holds its keys and nothing else) */
+const OWNER_RULE = new WeakSet<object>();
 
 /** actions whose `value.metadata` is what a new resource gets: the built-in rule records its user as the owner */
 const CREATES = new Set(['create', 'create_run']);
 
 /** The filter of the built-in owner rule: `{ owner: userId }`, marked as the rule's. */
 export function ownedBy(userId: string): AuthFilters {
-  return Object.defineProperty({ owner: userId }, OWNER_RULE, { value: true });
+  const filters = parseAuthFilters({ owner: userId });
+  OWNER_RULE.add(filters);
+  return filters;
 }
 
 /**
@@ -30,7 +32,7 @@ export function ownedBy(userId: string): AuthFilters {
  * (a store item's owner column) or has an exception (the built-in assistants are everyone's), the services ask.
  */
 export function ownerRuleOf(filters: AuthFilters | undefined): string | undefined {
-  return filters && (filters as { [OWNER_RULE]?: boolean })[OWNER_RULE] ? (filters.owner as string) : undefined;
+  return filters && OWNER_RULE.has(filters) ? (filters.owner as string) : undefined;
 }
 
 /**

@@ -244,9 +244,11 @@ export class AssistantsService {
   }
 
   /** The assistant's graph's schemas; the context schema is the config schema (one and the same in LangGraph.js, as the reference serves it). */
-  async schemas(tenantId: string, id: string): Promise<Record<string, unknown>> {
+  async schemas(tenantId: string, id: string, waitMs?: number): Promise<Record<string, unknown>> {
     const { assistant, graph } = await this.graphOfAssistant(tenantId, id);
-    const schema = await this.graphSchemas.of(this.graph(assistant.graph_id), graph);
+    const agent = this.graph(assistant.graph_id);
+    // `waitMs`: answer by then, with the state channels' schemas while a source parse goes on (GraphSchemas.within)
+    const schema = await (waitMs === undefined ? this.graphSchemas.of(agent, graph) : this.graphSchemas.within(agent, graph, waitMs));
     return {
       graph_id: assistant.graph_id,
       input_schema: schema.input,

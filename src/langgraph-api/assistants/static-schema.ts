@@ -38,16 +38,28 @@ export interface StaticSchemaOptions {
  */
 export class StaticSchemas {
   private readonly cache = new Map<string, Promise<ModuleSchemas>>();
+  private readonly running = new Set<Worker>();
   private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
 
   constructor(private readonly options: StaticSchemaOptions) {}
+
+  /** Ends the parse under way and refuses the queued ones: at shutdown, a parse no request waits for is not finished. */
+  close(): void {
+    this.closed = true;
+    for (const worker of this.running) void worker.terminate();
+  }
 
   /** The schemas of the graphs in `file`'s export `exportName`; rejects when the source cannot be parsed in time. */
   of(file: string, exportName: string): Promise<ModuleSchemas> {
     const key = `${file}\0${exportName}`;
     let found = this.cache.get(key);
     if (!found) {
-      found = this.enqueue(() => parseInWorker(file, exportName, this.options.timeoutMs));
+      found = this.enqueue(() =>
+        this.closed
+          ? Promise.reject(new Error('the service is shutting down'))
+          : parseInWorker(file, exportName, this.options.timeoutMs, this.running),
+      );
       found.catch(() => this.cache.delete(key));
       this.cache.set(key, found);
     }
@@ -68,7 +80,7 @@ export function moduleGraphSchema(schemas: ModuleSchemas, namespace?: string): G
   return (namespace ? schemas[`${root}|${namespace}`] : undefined) ?? schemas[root];
 }
 
-function parseInWorker(file: string, exportName: string, timeoutMs: number): Promise<ModuleSchemas> {
+function parseInWorker(file: string, exportName: string, timeoutMs: number, running: Set<Worker>): Promise<ModuleSchemas> {
   const entry = require.resolve('@langchain/langgraph-api/schema');
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER_SOURCE, {
@@ -79,12 +91,14 @@ function parseInWorker(file: string, exportName: string, timeoutMs: number): Pro
     });
     // a parse under way does not hold the process open at shutdown (the request that waits for it does, while it is served)
     worker.unref();
+    running.add(worker);
     const timer = setTimeout(() => {
       void worker.terminate();
       reject(new Error(`schema extraction of ${file} timed out after ${timeoutMs} ms`));
     }, timeoutMs);
     timer.unref();
     const settle = (fn: () => void) => {
+      running.delete(worker);
       clearTimeout(timer);
       void worker.terminate();
       fn();

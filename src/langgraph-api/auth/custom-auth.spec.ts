@@ -1,14 +1,18 @@
 import path from 'node:path';
 
+import { Logger } from '@nestjs/common';
+
 import { type AuthedRequest, authMiddleware } from '../../auth/auth.middleware';
 import { ResourceAccess } from '../../auth/resource-access';
 import { AppConfig } from '../../config/app-config';
 import type { DomainException } from '../../core/errors';
 import { customAuthUser, withCustomAuthUser } from './auth-context';
 import { LanggraphCustomAuth } from './custom-auth';
-import { CustomAuthException } from './custom-auth-errors';
+import { AuthFilterRefusedException, CustomAuthException } from './custom-auth-errors';
 
 const CONFIG = path.join(__dirname, '..', '..', '..', 'test', 'conformance', 'graphs', 'auth', 'langgraph.json');
+/** handlers that return hostile filters (test/security/handler-filters.spec.ts drives them over HTTP) */
+const HOSTILE = path.join(__dirname, '..', '..', '..', 'test', 'fixtures', 'graphs', 'hostile-auth', 'langgraph.json');
 
 /** the service's API key in these tests (with keys configured) */
 const SERVICE_KEY = 'acme-key-0123456789abcdef';
@@ -16,8 +20,8 @@ const SERVICE_KEY = 'acme-key-0123456789abcdef';
 /** whether the service has API keys configured, per custom auth of these tests */
 const keysConfigured = new WeakMap<LanggraphCustomAuth, boolean>();
 
-function customAuth(keysRequired = false): LanggraphCustomAuth {
-  const config = { langgraphConfig: CONFIG, tokens: { userIsolation: 'owner' } } as never;
+function customAuth(keysRequired = false, langgraphConfig = CONFIG): LanggraphCustomAuth {
+  const config = { langgraphConfig, tokens: { userIsolation: 'owner' } } as never;
   const auth = new LanggraphCustomAuth(config, {} as never, new ResourceAccess(config));
   auth.onModuleInit();
   keysConfigured.set(auth, keysRequired);
@@ -103,6 +107,27 @@ describe('LanggraphCustomAuth', () => {
     await withCustomAuthUser(bob, async () => {
       await expect(auth.authorize('threads', 'delete', {})).rejects.toMatchObject({ status: 403, platformText: '' });
     });
+  });
+
+  it("answers a handler's filter it cannot apply as a bare 500, its handler and reason logged only", async () => {
+    const auth = customAuth(false, HOSTILE);
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      for (const identity of ['proto-literal', 'proto-json', 'ne', 'map', 'missing']) {
+        const user = { identity, permissions: [], fields: { identity, permissions: [] } };
+        const refused = await withCustomAuthUser(user, () => auth.authorize('threads', 'search', {}).catch((e: unknown) => e));
+        expect(refused).toBeInstanceOf(AuthFilterRefusedException);
+        expect(refused).toMatchObject({ status: 500, code: 'INTERNAL_ERROR', message: 'internal error' });
+      }
+      expect(logged).toHaveBeenCalledTimes(5);
+      expect(logged).toHaveBeenCalledWith(expect.objectContaining({ handler: '*', reason: expect.stringContaining('__proto__') }));
+      const alice = { identity: 'alice', permissions: [], fields: { identity: 'alice', permissions: [] } };
+      const applied = await withCustomAuthUser(alice, () => auth.authorize('threads', 'search', {}));
+      expect(Object.getPrototypeOf(applied)).toBeNull();
+      expect({ ...applied }).toEqual({ owner: 'alice' });
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it('filters nothing for the service credentials (no custom-auth user)', async () => {

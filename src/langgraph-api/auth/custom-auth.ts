@@ -4,7 +4,7 @@ import type { Request as ExpressRequest } from 'express';
 import { AgentRegistry } from '../../agents/agent-registry.service';
 import { type AuthHandlerArgs, type CustomAuthHandlers, loadCustomAuth } from '../../agents/custom-graphs/auth-loader';
 import { readLanggraphConfig } from '../../agents/custom-graphs/langgraph-config';
-import type { AuthFilters } from '../../auth/auth-filters';
+import { AuthFilterError, type AuthFilters, parseAuthFilters } from '../../auth/auth-filters';
 import type { CustomAuthenticator, CustomIdentity } from '../../auth/credentials';
 import { customAuthGuards } from '../../auth/open-paths';
 import { type Permission, type RequestPrincipal } from '../../auth/principal';
@@ -14,7 +14,7 @@ import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../../auth/tenant';
 import { AppConfig } from '../../config/app-config';
 import { DomainException } from '../../core/errors';
 import { type CustomAuthUser, customAuthUser, withCustomAuthUser } from './auth-context';
-import { asRefusal, CustomAuthException, InvalidAuthResultException } from './custom-auth-errors';
+import { asRefusal, AuthFilterRefusedException, CustomAuthException, InvalidAuthResultException } from './custom-auth-errors';
 
 /** what a custom-auth user may do in the service's terms: the LangGraph API's reads and writes, never key management */
 const CUSTOM_USER_PERMISSIONS: readonly Permission[] = ['read', 'write'];
@@ -117,8 +117,26 @@ export class LanggraphCustomAuth implements OnModuleInit, CustomAuthenticator {
     }
     if (result === undefined || result === null || result === true) return undefined;
     if (result === false) throw new CustomAuthException(403, `the auth handler of "${key}" refused`, undefined, '');
-    if (typeof result !== 'object') throw new InvalidAuthResultException(`the auth handler of "${key}" returned a ${typeof result}`);
-    return result as AuthFilters;
+    return this.filterOf(key, result);
+  }
+
+  /**
+   * A handler's result as the filter the services apply, read once (auth-filters.ts `parseAuthFilters`). One the
+   * service cannot apply exactly — a reserved key, an unknown operator, a nested object, a Date — is logged with
+   * the handler's key and answered as a 500 without details: never as a wider view, never with the reason.
+   */
+  private filterOf(key: string, result: unknown): AuthFilters {
+    try {
+      return parseAuthFilters(result);
+    } catch (err) {
+      const reason = err instanceof AuthFilterError ? err.message : 'the filter could not be read';
+      this.logger.error({
+        msg: 'custom auth: a handler returned a filter the service cannot apply; request refused',
+        handler: key,
+        reason,
+      });
+      throw new AuthFilterRefusedException();
+    }
   }
 
   private async authenticate(req: ExpressRequest): Promise<CustomAuthUser & { tenantId: string }> {
