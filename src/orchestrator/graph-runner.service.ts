@@ -5,6 +5,7 @@ import { Inject, Injectable } from '@nestjs/common';
 
 import type { AgentDefinition, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
+import { RUN_AUTH_KEY_PREFIX, runAuthConfigurable } from '../auth/run-identity';
 import { threadIdOf } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
 import { detectLanguage } from '../core/language';
@@ -138,7 +139,13 @@ export class GraphRunner {
     const pending = new PendingWrites(20, durability === 'async');
     Object.assign(context, { guard, pendingWrites: pending, ...(opening ? { openingRead: opening } : {}) });
     const graphOptions = {
-      configurable: { ...clientConfigurableOf(run.input.configurable), ...lgConfigurableOf(run), ...configurable, ...from },
+      configurable: {
+        ...clientConfigurableOf(run.input.configurable),
+        ...lgConfigurableOf(run),
+        ...runAuthConfigurable(run.input.identity),
+        ...configurable,
+        ...from,
+      },
       ...(run.input.context ? { context: run.input.context } : {}),
       ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
       ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
@@ -258,7 +265,10 @@ export class GraphRunner {
   }
 }
 
-/** Keys of `configurable` a client never sets: the service's own, LangGraph's checkpoint keys and internals (`__…`). */
+/**
+ * Keys of `configurable` a client never sets: the service's own, the caller's identity (`langgraph_auth_*`, set from
+ * the run's principal), LangGraph's checkpoint keys and internals (`__…`).
+ */
 const RESERVED_CONFIGURABLE = new Set([
   'thread_id',
   RUN_CONTEXT_KEY,
@@ -271,7 +281,9 @@ const RESERVED_CONFIGURABLE = new Set([
 export function clientConfigurableOf(configurable: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!configurable) return {};
   return Object.fromEntries(
-    Object.entries(configurable).filter(([k]) => !RESERVED_CONFIGURABLE.has(k) && !k.startsWith('__') && !k.startsWith('checkpoint')),
+    Object.entries(configurable).filter(
+      ([k]) => !RESERVED_CONFIGURABLE.has(k) && !k.startsWith('__') && !k.startsWith('checkpoint') && !k.startsWith(RUN_AUTH_KEY_PREFIX),
+    ),
   );
 }
 

@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 
 import { AgentRegistry } from '../agents/agent-registry.service';
+import { runIdentityOf } from '../auth/run-identity';
 import { currentPrincipal, currentUser, DEFAULT_TENANT, isServerIssuedId, threadIdOf } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
 import {
@@ -177,6 +178,8 @@ export class RunAdmission {
       agent,
       mode,
       input: {
+        // who the run acts for, from the request's principal (never from the body): its graph's `langgraph_auth_*`
+        ...identityOf(),
         message: req.message,
         contract_id: req.contract_id,
         metadata: req.metadata,
@@ -236,4 +239,10 @@ function requestHash(req: TurnRequest, mode: RunMode): string {
   const { message, session_id, agent, contract_id, metadata, allow_tools } = req;
   const fields = [mode, message, session_id, agent, contract_id, metadata, ...(allow_tools?.length ? [allow_tools] : [])];
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+}
+
+/** The run's identity, from the request's one principal (auth/run-identity.ts); nothing for an API key. */
+function identityOf(): Partial<RunInput> {
+  const identity = runIdentityOf(currentPrincipal());
+  return identity ? { identity } : {};
 }

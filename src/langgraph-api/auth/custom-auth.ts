@@ -132,16 +132,6 @@ export class LanggraphCustomAuth implements OnModuleInit {
     return result as AuthFilters;
   }
 
-  /**
-   * What a run's graph reads of its caller (as the platform puts it in the configurable): `langgraph_auth_user`,
-   * `langgraph_auth_user_id`, `langgraph_auth_permissions`; nothing for the service's own credentials.
-   */
-  runConfigurable(): Record<string, unknown> {
-    const user = customAuthUser();
-    if (!user) return {};
-    return { langgraph_auth_user: user.fields, langgraph_auth_user_id: user.identity, langgraph_auth_permissions: user.permissions };
-  }
-
   private async serviceKeyFirst(req: ExpressRequest): Promise<boolean> {
     return typeof req.headers['x-api-key'] === 'string' && (await this.keys.required());
   }
@@ -153,7 +143,7 @@ export class LanggraphCustomAuth implements OnModuleInit {
 }
 
 function admit(req: AuthedRequest, user: CustomAuthUser & { tenantId: string }): void {
-  req.principal = { tenantId: user.tenantId, userId: user.identity, permissions: CUSTOM_USER_PERMISSIONS };
+  req.principal = { tenantId: user.tenantId, userId: user.identity, permissions: CUSTOM_USER_PERMISSIONS, claims: user.fields };
   req.tenantId = user.tenantId;
 }
 

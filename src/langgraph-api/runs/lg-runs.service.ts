@@ -12,7 +12,6 @@ import { RunEndNotSeen, RunEnds } from '../../runs/run-ends.service';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';
-import { LanggraphCustomAuth } from '../auth/custom-auth';
 import { InvalidRequestException, ThreadBusyException, ThreadNotFoundException } from '../errors';
 import { ThreadsRepository } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
@@ -103,7 +102,6 @@ export class LangGraphRunsService {
     private readonly delivery: WebhookDelivery,
     private readonly ends: RunEnds,
     private readonly checks: RunRequestChecks,
-    private readonly customAuth: LanggraphCustomAuth,
   ) {}
 
   /**
@@ -178,7 +176,7 @@ export class LangGraphRunsService {
         checkpoint_id: checkpointId,
         continue: proceed || undefined,
         start_at: body.after_seconds ? new Date(Date.now() + body.after_seconds * 1000).toISOString() : undefined,
-        configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config), ...this.customAuth.runConfigurable() },
+        configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config) },
         context: { ...objectOf(assistant.context), ...objectOf(body.context) },
         lg: {
           assistant_id: assistant.assistant_id,
