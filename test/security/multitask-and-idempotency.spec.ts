@@ -95,7 +95,7 @@ function rejectRaces(svc: () => ServiceHandle, key: string) {
     await as('GET', `/threads/${thread}/runs/${answers.find((a) => a.status === 200)!.body.run_id}/join`);
   });
 
-  it('enqueue, interrupt and rollback still work beside it: queued behind, interrupted, deleted', async () => {
+  it('enqueue and rollback still work beside it: five queued behind, then all six rolled back', async () => {
     const thread = (await as('POST', '/threads', {})).body.thread_id as string;
     const first = (await as('POST', `/threads/${thread}/runs`, SLOW)).body.run_id as string;
     const queued = await burst(5, () => as('POST', `/threads/${thread}/runs`, { ...SLOW, multitask_strategy: 'enqueue' }));
