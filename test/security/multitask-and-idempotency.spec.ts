@@ -232,3 +232,29 @@ describe('Idempotency-Key per principal (Postgres)', () => {
     expect((await send(KEY_2)()).body.job_id).toBe([...two][0]);
   });
 });
+
+/** langgraph.json's custom auth (fixtures/graphs/team-auth: ann and al are team red, ben team blue). */
+describe('Idempotency-Key per custom-auth identity', () => {
+  const CONFIG = path.join(FIXTURES, 'team-auth', 'langgraph.json');
+  const svc = useService('idem_custom_auth', { env: { LANGGRAPH_CONFIG: CONFIG } });
+  const as = (token: string) => (method: string, p: string, body?: unknown) =>
+    call(svc.url, { bearer: token, idempotencyKey: 'team-key' }, method, p, body);
+
+  it('10 + 10 concurrent same-key requests by two identities → two runs; a teammate of ann gets a run of his own too', async () => {
+    const body = { message: 'hello under one key', agent: 'echo' };
+    const [ann, ben, al] = [as('ann'), as('ben'), as('al')];
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? ben : ann)('POST', '/v1/chat', body)));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    const runIds = (parity: number) => new Set(answers.filter((_, i) => i % 2 === parity).map((a) => a.body.run_id));
+    expect([runIds(0).size, runIds(1).size]).toEqual([1, 1]);
+    const alsRun = (await al('POST', '/v1/chat', body)).body.run_id as string;
+    const rows = await query(svc, `SELECT id, idempotency_scope FROM runs WHERE input->>'message' = $1 ORDER BY idempotency_scope`, [
+      body.message,
+    ]);
+    expect(rows).toEqual([
+      { id: alsRun, idempotency_scope: 'user:al' },
+      { id: [...runIds(0)][0], idempotency_scope: 'user:ann' },
+      { id: [...runIds(1)][0], idempotency_scope: 'user:ben' },
+    ]);
+  });
+});

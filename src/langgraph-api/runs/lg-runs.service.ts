@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { threadIdOf } from '../../auth/tenant';
-import { RunAlreadyFinishedException, RunNotFoundException, SessionBusyException } from '../../core/errors';
+import { RunAlreadyFinishedException, RunNotFoundException, SessionBusyException, SessionNotFoundException } from '../../core/errors';
 import type { RunEntity } from '../../database/entities';
 import { RunEventBus } from '../../events/run-event-bus';
 import { type KnownSession, RunAdmission, type TurnRequest } from '../../orchestrator/run-admission.service';
@@ -199,13 +199,16 @@ export class LangGraphRunsService {
 
   /**
    * The run service's submit, which decides the multitask strategy where the run is written (both dialects alike);
-   * its refusal of a `reject` run on a busy session is this dialect's THREAD_BUSY (409).
+   * its refusal of a `reject` run on a busy session is this dialect's THREAD_BUSY (409), a thread deleted meanwhile
+   * its 404.
    */
   private async submit(req: TurnRequest, opts: { here?: boolean; session?: KnownSession }): Promise<RunEntity> {
     try {
       return await this.runs.submit(req, opts);
     } catch (e) {
-      throw e instanceof SessionBusyException && req.session_id ? new ThreadBusyException(req.session_id) : e;
+      if (e instanceof SessionBusyException && req.session_id) throw new ThreadBusyException(req.session_id);
+      if (e instanceof SessionNotFoundException && req.session_id) throw new ThreadNotFoundException(req.session_id);
+      throw e;
     }
   }
 
