@@ -25,8 +25,10 @@ import { phaseSince, recordingPhases } from '../observability/phases';
 import type { PersistentUsageCollector } from '../runs/persistent-usage';
 import { RunLedger } from '../runs/store/run-ledger';
 import { RunStore } from '../runs/store/run-store';
+import { SessionStore } from '../runs/store/session-store';
 import { ApprovalPending, approvalRequestOf, createRunToolGuard, interruptsOf, resumeAfterDecision } from '../tools/tool-approval';
 import { consentedTools } from '../tools/tool-consent';
+import type { TaintSummary } from '../tools/tool-guard';
 
 export interface ProgressEvent {
   run_id: string;
@@ -49,6 +51,12 @@ export interface GraphRunOptions {
   newThread?: boolean;
   /** before a tool that acts on the world: rejects when this attempt no longer holds the run (TurnLease's KeptLease) */
   fence?: () => Promise<void> | undefined;
+}
+
+/** A graph run's final values, and how its tool guard saw untrusted text (for the run's trace). */
+export interface GraphRunResult {
+  values: Record<string, unknown>;
+  taint?: TaintSummary;
 }
 
 /** The graph stopped on an interrupt that is not a tool approval: the run ends `interrupted`. */
@@ -77,6 +85,7 @@ export class GraphRunner {
     private readonly events: RunEventBus,
     @Inject(LANGGRAPH_STORE) private readonly store: BaseStore,
     private readonly owners: StoreOwners,
+    private readonly sessions: SessionStore,
   ) {}
 
   async run(
@@ -86,7 +95,7 @@ export class GraphRunner {
     opts: GraphRunOptions,
     usage: PersistentUsageCollector,
     budget: RunBudget,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<GraphRunResult> {
     // the run's context: one typed object under one key (core/run-context.ts); the guard, the opening read and
     // the pending writes join it below, before the graph runs
     const context: RunContext = {
@@ -113,12 +122,17 @@ export class GraphRunner {
     const from = !resume && !approval && run.input.checkpoint_id ? { checkpoint_id: run.input.checkpoint_id } : {};
     // a turn starting from the thread's latest checkpoint reads it once, for the guard and the graph
     const opening = resume || approval || from.checkpoint_id ? undefined : await this.openingRead(agent, configurable, opts.newThread);
+    // taint belongs to the thread: its record (earlier turns, the thread it was copied from) and what enters this run
+    // (read even for a thread without checkpoints: the record may be older than any checkpoint kept)
+    const thread = await this.sessions.taintOf(run.tenantId, run.sessionId);
     const guard = await createRunToolGuard(agent.graph, configurable, {
       message: turn.message,
       approvalTools: this.config.toolApproval,
       allowed: consentedTools(this.config.toolConsent.rules, agent.name, run.input.allow_tools ?? run.input.configurable?.allow_tools),
       askWhenTainted: this.config.toolConsent.askWhenTainted,
       resumed: resume || Boolean(approval),
+      thread,
+      record: (taint) => this.sessions.recordTaint(run.tenantId, run.sessionId, run.id, taint),
       ...(opening ? { state: opening.tuple?.checkpoint.channel_values ?? {} } : {}),
     });
     // the run's events: its requested stream modes, and tokens (from `messages`) when asked for
@@ -223,7 +237,8 @@ export class GraphRunner {
       if (state.next.length > 0) throw new GraphInterrupted([]);
     }
     // the last `values` chunk is the final state: no need to read the checkpoint back
-    return values ?? ((await agent.graph.getState({ configurable })).values as Record<string, unknown>);
+    values ??= (await agent.graph.getState({ configurable })).values as Record<string, unknown>;
+    return { values, taint: guard.summary() };
   }
 
   /**

@@ -138,6 +138,7 @@ export class ThreadsService {
     const value: Record<string, unknown> = { thread_id: newId, metadata: { ...from.metadata, thread_id: newId } };
     await this.authorize('create', value);
     await this.sessions.insert(tenantId, newId, (value.metadata as Record<string, unknown> | undefined) ?? {}, from.agent);
+    await this.sessions.copyTaint(tenantId, id, newId); // taint belongs to the thread: its copy inherits it
     await this.repo.copyCheckpoints(threadIdOf(tenantId, id), threadIdOf(tenantId, newId));
     return this.get(tenantId, newId);
   }

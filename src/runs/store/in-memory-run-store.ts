@@ -2,6 +2,7 @@ import { type AuthFilters, matchesFilters } from '../../auth/auth-filters';
 import { RunNotFoundException, SessionNotFoundException } from '../../core/errors';
 import type { RecordedToolCall, ToolLedger } from '../../core/tool-ledger';
 import { FINAL_STATUSES, type PendingApproval, RunEntity, type RunStatus, SessionEntity } from '../../database/entities';
+import type { ThreadTaint } from '../../tools/thread-taint';
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
 import { type IdempotencyKey, RunLedger } from './run-ledger';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore } from './run-store';
@@ -27,6 +28,8 @@ export class InMemoryRunState {
   readonly usage = new Map<string, RunUsage>();
   readonly ledgers = new Map<string, Map<string, RecordedToolCall>>();
   readonly keys = new Map<string, { runId: string; hash: string }>();
+  /** thread taint by `tenant\0session` */
+  readonly taints = new Map<string, ThreadTaint>();
   private clock = 0;
   /** added to the wall clock: a test moves time forward to let a lease lapse */
   skewMs = 0;
@@ -422,6 +425,7 @@ class InMemorySessionStore extends SessionStore {
 
   async delete(id: string, tenantId: string): Promise<void> {
     this.s.sessions.delete(`${tenantId}:${id}`);
+    this.s.taints.delete(`${tenantId}\0${id}`);
     for (const r of [...this.s.runs.values()]) if (r.sessionId === id && r.tenantId === tenantId) this.s.runs.delete(r.id);
   }
 
@@ -462,6 +466,31 @@ class InMemorySessionStore extends SessionStore {
   async releaseLease(sessionId: string, runId: string): Promise<void> {
     const session = [...this.s.sessions.values()].find((s) => s.id === sessionId && s.activeRunId === runId);
     if (session) this.s.release(session, runId);
+  }
+
+  async taintOf(tenantId: string, id: string, opts: { digest?: boolean } = {}): Promise<ThreadTaint | null> {
+    const t = this.s.taints.get(`${tenantId}\0${id}`);
+    return t ? { ...t, sources: [...t.sources], digest: opts.digest === false ? null : (t.digest?.slice() ?? null) } : null;
+  }
+
+  async recordTaint(tenantId: string, id: string, runId: string, taint: ThreadTaint): Promise<void> {
+    if (!this.s.session(tenantId, id)) return;
+    const key = `${tenantId}\0${id}`;
+    const known = this.s.taints.get(key);
+    const digest =
+      known?.digest && taint.digest ? known.digest.map((b, i) => b | (taint.digest?.[i] ?? 0)) : (taint.digest ?? known?.digest);
+    this.s.taints.set(key, {
+      sources: [...new Set([...(known?.sources ?? []), ...taint.sources])],
+      digest: digest?.slice() ?? null,
+      opaque: Boolean(known?.opaque || taint.opaque),
+      since: known?.since ?? this.s.now(),
+      runId: known ? (known.runId ?? null) : runId,
+    });
+  }
+
+  async copyTaint(tenantId: string, fromId: string, toId: string): Promise<void> {
+    const known = this.s.taints.get(`${tenantId}\0${fromId}`);
+    if (known) this.s.taints.set(`${tenantId}\0${toId}`, { ...known, sources: [...known.sources], digest: known.digest?.slice() ?? null });
   }
 }
 
