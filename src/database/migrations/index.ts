@@ -12,6 +12,7 @@ import { WebhookSweepIndex1764000000000 } from './1764000000000-webhook-sweep-in
 import { RunOwner1764010000000 } from './1764010000000-run-owner';
 import { StoreOwners1764020000000 } from './1764020000000-store-owners';
 import { ThreadTaint1764030000000 } from './1764030000000-thread-taint';
+import { IdempotencyPerPrincipal1764030000003 } from './1764030000003-idempotency-per-principal';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   RunOwner1764010000000,
   StoreOwners1764020000000,
   ThreadTaint1764030000000,
+  IdempotencyPerPrincipal1764030000003,
 ];

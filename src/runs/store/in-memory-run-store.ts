@@ -4,7 +4,7 @@ import type { RecordedToolCall, ToolLedger } from '../../core/tool-ledger';
 import { FINAL_STATUSES, type PendingApproval, RunEntity, type RunStatus, SessionEntity } from '../../database/entities';
 import type { ThreadTaint } from '../../tools/thread-taint';
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
-import { RunLedger } from './run-ledger';
+import { type IdempotencyKey, RunLedger } from './run-ledger';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore } from './run-store';
 import { SessionStore, type TurnSession } from './session-store';
 
@@ -172,6 +172,13 @@ class InMemoryRunStore extends RunStore {
       session.agent ??= run.agent;
     }
     return this.s.copy(this.s.newRun(run, free ? 'running' : 'queued'));
+  }
+
+  async createExclusive(run: NewRun, start?: { leaseMs: number; sessionMetadata?: Record<string, unknown> }): Promise<RunEntity | null> {
+    const session = this.s.session(run.tenantId, run.sessionId);
+    if (!session) throw new SessionNotFoundException(run.sessionId);
+    if (!this.s.firstInLine(session)) return null;
+    return start ? this.createStarted(run, start.leaseMs, false, start.sessionMetadata) : this.create(run);
   }
 
   async leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<{ run: RunEntity; hasCheckpoint: boolean } | null> {
@@ -512,15 +519,15 @@ class InMemoryRunLedger extends RunLedger {
     return this.s.usage.get(runId)?.calls ?? [];
   }
 
-  async findByIdempotencyKey(tenantId: string, key: string): Promise<{ id: string; requestHash: string | null } | null> {
-    const k = this.s.keys.get(`${tenantId}:${key}`);
+  async findByIdempotencyKey(key: IdempotencyKey): Promise<{ id: string; requestHash: string | null } | null> {
+    const k = this.s.keys.get(keyId(key));
     return k && this.s.runs.has(k.runId) ? { id: k.runId, requestHash: k.hash } : null;
   }
 
-  async claimIdempotencyKey(runId: string, key: string, requestHash: string): Promise<boolean> {
+  async claimIdempotencyKey(runId: string, key: IdempotencyKey, requestHash: string): Promise<boolean> {
     const r = this.s.runs.get(runId);
     if (!r) return false;
-    const id = `${r.tenantId}:${key}`;
+    const id = keyId({ ...key, tenantId: r.tenantId });
     const held = this.s.keys.get(id);
     if (held && this.s.runs.has(held.runId)) return false;
     this.s.keys.set(id, { runId, hash: requestHash });
@@ -542,4 +549,9 @@ class InMemoryRunLedger extends RunLedger {
   async settleWebhook(): Promise<'sent' | 'gave_up' | null> {
     return null;
   }
+}
+
+/** One map key per (tenant, principal, key), as the unique index of the Postgres store. */
+function keyId(k: IdempotencyKey): string {
+  return JSON.stringify([k.tenantId, k.principal, k.key]);
 }
