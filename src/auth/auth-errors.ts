@@ -65,3 +65,10 @@ export class KeysUnavailableException extends DomainException {
     super('DATABASE_UNAVAILABLE', 'keys cannot be checked right now; try again shortly', 503);
   }
 }
+
+/** 403 for an operator's action on the whole tenant (`/internal/truncate`) by a caller without `admin`. */
+export class OperatorRequiredException extends DomainException {
+  constructor(action: string) {
+    super('FORBIDDEN', `"${action}" is an operator's action: it needs an API key or a token with admin`, 403);
+  }
+}

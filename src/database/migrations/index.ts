@@ -11,6 +11,7 @@ import { Crons1763990000000 } from './1763990000000-crons';
 import { WebhookSweepIndex1764000000000 } from './1764000000000-webhook-sweep-index';
 import { RunOwner1764010000000 } from './1764010000000-run-owner';
 import { StoreOwners1764020000000 } from './1764020000000-store-owners';
+import { KnowledgeOwners1764031000000 } from './1764031000000-knowledge-owners';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   WebhookSweepIndex1764000000000,
   RunOwner1764010000000,
   StoreOwners1764020000000,
+  KnowledgeOwners1764031000000,
 ];
