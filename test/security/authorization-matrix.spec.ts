@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-import { caller, type Call, judge, PRINCIPALS, routeTable, Tally, type World } from '../support/authz-matrix';
+import { type Call, caller, judge, PRINCIPALS, routeTable, Tally, type World } from '../support/authz-matrix';
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
 import { newKey, TokenIssuer } from '../support/token-issuer';
 import { rules } from './authorization-rules';
