@@ -17,7 +17,11 @@ const sameTenant = (who: Who) => who !== 'none' && who !== 'otherTenant';
 const owns =
   (sharedByTeam: boolean) =>
   (who: Who, w: World): boolean =>
-    who === 'owner' || who === 'admin' || who === 'apiKey' || (sharedByTeam && w.customAuth && who === 'teammate');
+    who === 'owner' ||
+    who === 'admin' ||
+    who === 'apiKey' ||
+    (sharedByTeam && w.customAuth && who === 'teammate') ||
+    (w.tenantShared && who === 'other');
 const ownsThread = owns(true);
 const ownsOther = owns(false);
 /**
@@ -26,8 +30,8 @@ const ownsOther = owns(false);
  */
 const serviceCredential = (who: Who, w: World) =>
   who !== 'none' && !(w.customAuth && (who === 'owner' || who === 'other' || who === 'teammate'));
-/** documents and contracts: deleted by their uploader or the operator, never by another user */
-const mayDeleteKnowledge = ownsOther;
+/** documents and contracts: deleted by their uploader or the operator, never by another user (whatever the isolation) */
+const mayDeleteKnowledge = (who: Who) => who === 'owner' || who === 'admin' || who === 'apiKey';
 
 const status =
   (...codes: number[]) =>

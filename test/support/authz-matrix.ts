@@ -46,6 +46,8 @@ export interface World {
   node: string;
   /** langgraph.json's custom auth decides threads here (a team shares them); the built-in rule elsewhere */
   customAuth: boolean;
+  /** AUTH_USER_ISOLATION=tenant: the tenant's users share what the owner rule would confine */
+  tenantShared: boolean;
   as: Partial<Record<Who, Call>>;
 }
 
@@ -181,7 +183,8 @@ export async function judge(w: World, c: Case, who: Who): Promise<string[]> {
     if (!refused) problems.push(`not refused: ${res.status} ${res.text.slice(0, 200)}`);
     if (res.text.includes(t.mark)) problems.push('the answer carries the owner’s data');
     // whoever may see the owner's resource finds it in its views: not a leak
-    if (who !== 'none' && c.setup && !SEES_ALL.has(who)) problems.push(...(await leakedInto(call, t.mark, who === 'teammate')));
+    const seesAll = SEES_ALL.has(who) || (w.tenantShared && who === 'other');
+    if (who !== 'none' && c.setup && !seesAll) problems.push(...(await leakedInto(call, t.mark, who === 'teammate')));
   }
   const mustNotChange = !c.allowed(who, w) || foreignUpsert || (c.noEffect?.(who) ?? false);
   if (c.snapshot && mustNotChange && JSON.stringify(await c.snapshot(t, w)) !== before) problems.push('the owned resource changed');
