@@ -69,6 +69,15 @@ async function ownAssistant(w: World): Promise<Target> {
   return { mark, assistant: made.body.assistant_id };
 }
 
+/** an assistant of the owner's whose name (its MCP tool's) is not the marker: the caller names it, that is no leak */
+async function ownTool(w: World): Promise<Target> {
+  const t = await ownAssistant(w);
+  const name = `tool-${newMark().slice(7)}`;
+  const patched = await owner(w)('PATCH', `/assistants/${t.assistant}`, { name });
+  if (patched.status !== 200) throw new Error(`set-up: tool ${patched.status} ${patched.text}`);
+  return { ...t, listed: name };
+}
+
 async function ownCron(w: World): Promise<Target> {
   const t = await ownThread(w);
   const made = await owner(w)('POST', `/threads/${t.thread}/runs/crons`, {
@@ -614,6 +623,12 @@ export function rules(w: World): Rule[] {
           path: `/runs${tail}`,
           body: { assistant_id: w.graph, input: input('hi') },
         })),
+        // running an assistant reads it: another user's is missing
+        onAssistant(
+          `a stateless run of the owner’s assistant (${tail || 'background'})`,
+          (t) => ({ method: 'POST', path: `/runs${tail}`, body: { assistant_id: t.assistant, input: input('hi') } }),
+          { deniedOk: errorEvent },
+        ),
       ],
     })),
     {
@@ -805,7 +820,7 @@ export function rules(w: World): Rule[] {
     {
       route: 'POST /mcp',
       resource: 'assistants',
-      action: 'search',
+      action: 'search, read (a tool call runs one)',
       cases: [
         listing(
           'MCP tools/list (assistants as tools)',
@@ -818,6 +833,26 @@ export function rules(w: World): Rule[] {
           }),
           ownsOther,
         ),
+        // tools/call finds the tool among the assistants the caller may see: another user's is an unknown tool
+        {
+          name: 'MCP tools/call of the owner’s assistant',
+          setup: ownTool,
+          req: (t) => ({
+            method: 'POST',
+            path: '/mcp',
+            body: {
+              jsonrpc: '2.0',
+              id: 2,
+              method: 'tools/call',
+              params: { name: t.listed, arguments: { messages: [{ role: 'user', content: 'hi' }] } },
+            },
+            headers: { accept: 'application/json, text/event-stream' },
+          }),
+          allowed: ownsOther,
+          ok: (r) => r.status === 200 && /"isError":false/.test(r.text),
+          deniedOk: (r) => r.status === 200 && /unknown tool/.test(r.text) && /"isError":true/.test(r.text),
+          snapshot: assistantSnapshot,
+        },
       ],
     },
     {
