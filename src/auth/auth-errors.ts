@@ -95,3 +95,10 @@ export class InvalidHostException extends DomainException {
     super('INVALID_HOST', `the ${header} header is not ${expected}`, 400, { header });
   }
 }
+
+/** 403 for an operator's action on the whole tenant (`/internal/truncate`) by a caller without `admin`. */
+export class OperatorRequiredException extends DomainException {
+  constructor(action: string) {
+    super('FORBIDDEN', `"${action}" is an operator's action: it needs an API key or a token with admin`, 403);
+  }
+}

@@ -13,6 +13,7 @@ import { RunOwner1764010000000 } from './1764010000000-run-owner';
 import { StoreOwners1764020000000 } from './1764020000000-store-owners';
 import { ThreadTaint1764030000000 } from './1764030000000-thread-taint';
 import { IdempotencyPerPrincipal1764030000003 } from './1764030000003-idempotency-per-principal';
+import { KnowledgeOwners1764031000000 } from './1764031000000-knowledge-owners';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   StoreOwners1764020000000,
   ThreadTaint1764030000000,
   IdempotencyPerPrincipal1764030000003,
+  KnowledgeOwners1764031000000,
 ];

@@ -109,7 +109,7 @@ export class AssistantsService {
     this.graph(body.graph_id);
     const id = body.assistant_id ?? randomUUID();
     const value: Record<string, unknown> = { ...body, assistant_id: id, metadata: { ...(body.metadata ?? {}) } };
-    await this.auth.authorize('assistants', 'create', value);
+    const filters = await this.auth.authorize('assistants', 'create', value);
     const existing = this.system(id);
     if (existing) {
       if (body.if_exists === 'do_nothing') return existing;
@@ -124,7 +124,9 @@ export class AssistantsService {
       description: body.description ?? null,
     });
     if (created) return created;
-    if (body.if_exists === 'do_nothing') return this.get(tenantId, id);
+    // an existing assistant the caller may not see is "already exists" (as LangGraph Server), never touched
+    const found = body.if_exists === 'do_nothing' ? await this.repo.get(tenantId, id) : null;
+    if (found && passes(found, filters)) return found;
     throw new AssistantExistsException(id);
   }
 
