@@ -14,7 +14,8 @@ import { createOpenApiDocument } from './api/openapi';
 import { securityHeaders } from './api/security-headers';
 import { AppModule } from './app.module';
 import { ApiKeyAuth } from './auth/api-key-auth.service';
-import { authMiddleware } from './auth/auth.middleware';
+import { authMiddleware, type Refuse } from './auth/auth.middleware';
+import { proxyTrust, requestEdge } from './auth/request-edge';
 import { TokenAuth } from './auth/token-auth.service';
 import { AppConfig } from './config/app-config';
 import { type Env, resolveConfig } from './config/config-source';
@@ -39,19 +40,24 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
     bodyParser: false,
     abortOnError: false,
   });
-  // in this order: security headers, CORS (preflights answered without a key), the generative-UI bundles'
+  // in this order: the request edge (400 for an ambiguous path or a bad host), security headers, CORS (preflights answered without a key), the generative-UI bundles'
   // files (public: a page's <script src> sends no key), the API key or token, the request's
   // id, log context and span, langgraph.json's http.app (behind the key: it cannot open a route), the content
   // type (415), the JSON parser, then NUL / lone surrogates / depth / prototype keys (400) before any validator
   app.useLogger(app.get(Logger));
   answerClientErrors(app.getHttpServer());
+  const errors = new AllExceptionsFilter();
+  const refuse: Refuse = (err, req, res) => errors.answer(err, req, res);
+  // first of all: one canonical path and a well-formed host for every layer below, forwarded headers only from
+  // TRUSTED_PROXIES (Express's own `trust proxy` follows the same list, for req.protocol and req.ip)
+  const trusted = proxyTrust(config.security.trustedProxies);
+  app.set('trust proxy', (address: string) => trusted(address));
+  app.use(requestEdge(trusted, refuse));
   app.use(securityHeaders(config.security.upgradeInsecureRequests));
   if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });
   app.use(uiAssets(app.get(UiBundles)));
-  const errors = new AllExceptionsFilter();
-  // langgraph.json's custom auth first: it leaves a service API key, and the paths it does not guard, to the next
-  app.use(app.get(LanggraphCustomAuth).middleware((err, req, res) => errors.answer(err, req, res)));
-  app.use(authMiddleware(app.get(ApiKeyAuth), config, app.get(TokenAuth), (err, req, res) => errors.answer(err, req, res)));
+  // the one authentication: exactly one principal per request (a key, a token user, or langgraph.json's custom auth)
+  app.use(authMiddleware(app.get(ApiKeyAuth), config, { tokens: app.get(TokenAuth), refuse, custom: app.get(LanggraphCustomAuth) }));
   app.use(requestContext);
   const httpApp = app.get(CustomHttpApp);
   httpApp.attach(app.getHttpServer());

@@ -45,7 +45,7 @@ export const agentsSettings = defineSettings({
     SUPERVISOR_AGENTS: variable(
       optionalString,
       'JSON `[{ name, description, role, tools: [...] }]` replacing the default `rag_agent` / `external_agent` / `internal_agent`',
-      "seed 003's three",
+      'the three built-in sub-agents',
     ),
     PLAN_EXECUTE_MAX_REPLANS: variable(int(2, 0), "plan-execute's re-plans per turn"),
     PLAN_EXECUTE_STEP_TIMEOUT_MS: variable(int(20_000, 100), "plan-execute's time limit per step"),

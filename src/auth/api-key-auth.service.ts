@@ -83,14 +83,3 @@ export class ApiKeyAuth implements OnApplicationBootstrap {
     return { tenantId: row.tenant_id, keyId: row.id };
   }
 }
-
-/** The key of a request: `Authorization: Bearer <key>` or `x-api-key: <key>`. */
-export function presentedKey(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const auth = headers.authorization;
-  if (typeof auth === 'string') {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (m) return m[1];
-  }
-  const x = headers['x-api-key'];
-  return typeof x === 'string' && x.trim() ? x.trim() : undefined;
-}

@@ -65,3 +65,40 @@ export class KeysUnavailableException extends DomainException {
     super('DATABASE_UNAVAILABLE', 'keys cannot be checked right now; try again shortly', 503);
   }
 }
+
+/** 401 for a request that carries two different credentials: it is refused, never resolved by precedence. */
+export class AmbiguousCredentialsException extends DomainException {
+  constructor(which: string) {
+    super('CREDENTIALS_AMBIGUOUS', `the request carries two different credentials (${which}); send exactly one`, 401);
+    this.headers = { 'WWW-Authenticate': 'Bearer' };
+  }
+}
+
+/** 401 for an `Authorization` header that is not `Bearer <credential>` while credentials are checked. */
+export class UnsupportedCredentialException extends DomainException {
+  constructor() {
+    super('UNAUTHORIZED', 'the Authorization header is not "Bearer <key or token>"', 401);
+    this.headers = { 'WWW-Authenticate': 'Bearer' };
+  }
+}
+
+/** 400 for a request path that is ambiguous (dot segments, encoded slashes or dots, backslashes, …): refused before anything reads it. */
+export class InvalidPathException extends DomainException {
+  constructor(why: string) {
+    super('INVALID_PATH', `the request path is not accepted: ${why}`, 400);
+  }
+}
+
+/** 400 for a malformed `Host` or forwarded header (`X-Forwarded-Host`, `X-Forwarded-Proto`) from a trusted proxy. */
+export class InvalidHostException extends DomainException {
+  constructor(header: string, expected = 'a host name (or IP address) with an optional port') {
+    super('INVALID_HOST', `the ${header} header is not ${expected}`, 400, { header });
+  }
+}
+
+/** 403 for an operator's action on the whole tenant (`/internal/truncate`) by a caller without `admin`. */
+export class OperatorRequiredException extends DomainException {
+  constructor(action: string) {
+    super('FORBIDDEN', `"${action}" is an operator's action: it needs an API key or a token with admin`, 403);
+  }
+}

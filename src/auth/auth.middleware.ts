@@ -2,33 +2,19 @@ import type { NextFunction, Request, Response } from 'express';
 
 import type { AppConfig } from '../config/app-config';
 import { DomainException } from '../core/errors';
-import { ApiKeyAuth, presentedKey } from './api-key-auth.service';
-import { ApiKeyRequiredException, KeysUnavailableException } from './auth-errors';
-import { ALL_PERMISSIONS, type RequestPrincipal } from './principal';
-import { DEFAULT_TENANT, runAsPrincipal } from './tenant';
-import { looksLikeJwt, type TokenAuth } from './token-auth.service';
+import type { ApiKeyAuth } from './api-key-auth.service';
+import { KeysUnavailableException } from './auth-errors';
+import { type CustomAuthenticator, resolvePrincipal } from './credentials';
+import { isOpenPath } from './open-paths';
+import type { RequestPrincipal } from './principal';
+import { runAsPrincipal } from './tenant';
+import type { TokenAuth } from './token-auth.service';
 
 /** A request after authentication: its tenant, the id of the key it used, and its principal. */
 export interface AuthedRequest extends Request {
   tenantId?: string;
   apiKeyId?: string;
   principal?: RequestPrincipal;
-}
-
-/** liveness, open: `/health`, `/health/*`, and LangGraph Server's `GET /ok` */
-export function isHealthPath(path: string): boolean {
-  return path === '/health' || path.startsWith('/health/') || path === '/ok';
-}
-
-/** The console page (and the favicon) are static and public: the page asks for the key and sends it with each API call. */
-export function isConsolePath(path: string): boolean {
-  return path === '/console' || path.startsWith('/console/') || path === '/favicon.ico';
-}
-
-function isOpenPath(path: string, config: AppConfig): boolean {
-  if (isHealthPath(path) || isConsolePath(path)) return true;
-  if (config.security.metricsPublic && (path === '/metrics' || path.startsWith('/metrics/'))) return true;
-  return config.security.docsPublic && (path === '/docs' || path.startsWith('/docs/') || path.startsWith('/docs-'));
 }
 
 /**
@@ -38,27 +24,39 @@ function isOpenPath(path: string, config: AppConfig): boolean {
  */
 export type Refuse = (err: DomainException, req: Request, res: Response) => void;
 
+/** What the authentication middleware works with besides the keys and the settings. */
+export interface AuthOptions {
+  tokens?: TokenAuth;
+  refuse?: Refuse;
+  /** langgraph.json's custom auth, which decides the requests it guards (LanggraphCustomAuth) */
+  custom?: CustomAuthenticator;
+  /** the path the service's routes are mounted under in a host app (the embeddable module), without slashes */
+  prefix?: string;
+}
+
 /**
- * Authentication in front of everything (routes, Swagger UI, metrics), before any body is read: with keys or
- * tokens configured, every path but /health/* (and /metrics, /docs when made public) needs a valid key or
- * token; its principal (tenant, user, permissions) is put on the request. Without either every request is
- * tenant `default`. The rest of the request runs as its principal (auth/tenant.ts `currentPrincipal`). A refusal (401 with a reason code, 503 when keys cannot be checked) is answered by `refuse`.
+ * The one authentication in front of everything (routes, Swagger UI, metrics, the `http` app), after the
+ * request edge (request-edge.ts: canonical path and host) and before any body is read. The open paths
+ * (open-paths.ts) read no credential; every other request gets exactly one principal from `resolvePrincipal`
+ * (credentials.ts) — a key, a token user, or the custom auth's identity — or is refused (401 with a reason code,
+ * 503 when keys or token keys cannot be checked, through `refuse`). The rest of the request runs as that
+ * principal (auth/tenant.ts `currentPrincipal`).
  */
-export function authMiddleware(auth: ApiKeyAuth, config: AppConfig, tokens?: TokenAuth, refuse?: Refuse) {
+export function authMiddleware(keys: ApiKeyAuth, config: AppConfig, options: AuthOptions = {}) {
+  const { tokens, refuse, custom } = options;
+  const base = options.prefix ? `/${options.prefix}` : '';
   return (req: AuthedRequest, res: Response, next: NextFunction): void => {
-    // /health never waits for the database (liveness must not depend on it), nor do other open paths without a key
-    if (isHealthPath(req.path) || (isOpenPath(req.path, config) && !presentedKey(req.headers))) return next();
-    // langgraph.json's custom auth (before this one) has admitted the request
-    if (req.principal) return runAsPrincipal(req.principal, next);
-    authenticate(auth, tokens, req)
-      .then((principal) => {
-        if (!principal) return next();
+    // open paths (liveness above all: it never waits for the database) are not authenticated at all
+    if (isOpenPath(req.path, config.security)) return next();
+    const path = base && req.path.startsWith(`${base}/`) ? req.path.slice(base.length) : req.path;
+    resolvePrincipal({ keys, tokens, custom }, req, path)
+      .then(({ principal, enter }) => {
         admit(req, principal);
-        runAsPrincipal(principal, next);
+        const proceed = () => runAsPrincipal(principal, next);
+        if (enter) enter(proceed);
+        else proceed();
       })
       .catch((err: unknown) => {
-        // a refused key or token on an open path is the same as none
-        if (isOpenPath(req.path, config)) return next();
         const refusal = err instanceof DomainException ? err : new KeysUnavailableException();
         if (refuse) refuse(refusal, req, res);
         else next(refusal);
@@ -70,20 +68,4 @@ function admit(req: AuthedRequest, principal: RequestPrincipal): void {
   req.principal = principal;
   req.tenantId = principal.tenantId;
   if (principal.keyId) req.apiKeyId = principal.keyId;
-}
-
-/** The principal of the request; null when nothing is required; throws the refusal. */
-async function authenticate(auth: ApiKeyAuth, tokens: TokenAuth | undefined, req: AuthedRequest): Promise<RequestPrincipal | null> {
-  const presented = presentedKey(req.headers);
-  const tokensOn = tokens?.enabled() ?? false;
-  // with tokens on, a bearer credential shaped like a JWT is a token (API keys have no dots)
-  if (tokensOn && presented && isBearer(req) && looksLikeJwt(presented)) return tokens!.verify(presented);
-  if (!tokensOn && !(await auth.required())) return { tenantId: DEFAULT_TENANT, permissions: ALL_PERMISSIONS };
-  const key = await auth.authenticate(presented);
-  if (!key) throw new ApiKeyRequiredException(tokensOn);
-  return { tenantId: key.tenantId, keyId: key.keyId, permissions: ALL_PERMISSIONS };
-}
-
-function isBearer(req: Request): boolean {
-  return typeof req.headers.authorization === 'string' && /^Bearer\s/i.test(req.headers.authorization);
 }

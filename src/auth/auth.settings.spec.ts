@@ -11,7 +11,20 @@ describe('auth settings', () => {
       corsOrigins: [],
       upgradeInsecureRequests: false,
       maxJsonDepth: 32,
+      trustedProxies: [],
     });
+  });
+
+  it('reads TRUSTED_PROXIES (addresses, CIDR ranges, loopback) and stops on anything else', () => {
+    expect(readSlice(authSettings, { TRUSTED_PROXIES: '10.0.0.0/8, ::1,loopback,192.168.1.7' }).security.trustedProxies).toEqual([
+      '10.0.0.0/8',
+      '::1',
+      'loopback',
+      '192.168.1.7',
+    ]);
+    for (const bad of ['proxy.local', '10.0.0.0/33', '*', '10.0.0.1/8/2']) {
+      expect(() => readSlice(authSettings, { TRUSTED_PROXIES: bad })).toThrow('Invalid configuration: TRUSTED_PROXIES entry');
+    }
   });
 
   it('reads tenant:key pairs and rejects a short key without echoing it', () => {

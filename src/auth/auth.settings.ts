@@ -1,4 +1,5 @@
 import { bool, defineSettings, int, invalidConfiguration, list, optionalString, type SettingsOf, variable } from '../config/settings';
+import { isProxyEntry } from './request-edge';
 
 /** Tenancy: API keys, what stays open with keys, rate limits, CORS, the CSP's https upgrade, input depth. */
 export const authSettings = defineSettings({
@@ -14,6 +15,11 @@ export const authSettings = defineSettings({
     RATE_LIMIT_PER_MINUTE: variable(
       int(600, 0),
       'requests per minute per API key, counted in Redis when `REDIS_URL` is set (shared by every API process); then 429 `TOO_MANY_REQUESTS` with `retry-after`; `0` = off; requests without a key (no keys configured, `/health`) are not limited',
+    ),
+    TRUSTED_PROXIES: variable(
+      optionalString,
+      "comma-separated IP addresses or CIDR ranges (or `loopback`) of the reverse proxies whose `X-Forwarded-*` / `Forwarded` headers are believed (client address, scheme, host); from any other peer those headers are dropped before anything reads them. A trusted proxy's malformed `X-Forwarded-Host` / `X-Forwarded-Proto` is 400 `INVALID_HOST`",
+      'unset → no proxy is trusted',
     ),
     CORS_ORIGINS: variable(optionalString, 'comma-separated origins allowed by CORS', 'unset → no CORS headers'),
     CSP_UPGRADE_INSECURE_REQUESTS: variable(
@@ -32,12 +38,22 @@ export const authSettings = defineSettings({
       metricsPublic: e.METRICS_PUBLIC,
       docsPublic: e.DOCS_PUBLIC,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      trustedProxies: parseTrustedProxies(e.TRUSTED_PROXIES),
       corsOrigins: list(e.CORS_ORIGINS),
       upgradeInsecureRequests: e.CSP_UPGRADE_INSECURE_REQUESTS,
       maxJsonDepth: e.MAX_JSON_DEPTH,
     },
   }),
 });
+
+/** TRUSTED_PROXIES: IP addresses, CIDR ranges or `loopback`; anything else stops the start, named. */
+function parseTrustedProxies(spec: string | undefined): string[] {
+  const entries = list(spec);
+  const bad = entries.find((e) => !isProxyEntry(e));
+  if (bad !== undefined)
+    throw invalidConfiguration(`TRUSTED_PROXIES entry "${bad.slice(0, 64)}" is not an IP address, a CIDR range or "loopback"`);
+  return entries;
+}
 
 /** tenancy: `tenant:key,tenant:key`; tenant ids are 1–64 chars of [A-Za-z0-9._-], keys at least 16 chars. */
 function parseApiKeys(spec: string | undefined): Array<{ tenant: string; key: string }> {

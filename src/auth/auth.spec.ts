@@ -2,8 +2,9 @@ import { AppConfig } from '../config/app-config';
 import type { DomainException } from '../core/errors';
 import { withRunContext } from '../core/run-context';
 import { hashKey } from './api-key';
-import { ApiKeyAuth, presentedKey } from './api-key-auth.service';
+import { ApiKeyAuth } from './api-key-auth.service';
 import { authMiddleware } from './auth.middleware';
+import { presentedCredentials } from './credentials';
 import { isServerIssuedId, isSessionId, runInTenant, tenantOf, threadIdOf } from './tenant';
 
 const KEY = 'acme-key-0123456789abcdef';
@@ -71,12 +72,19 @@ describe('ApiKeyAuth', () => {
     await expect(new ApiKeyAuth(new AppConfig({}), down as never).required()).rejects.toThrow('ECONNREFUSED');
   });
 
-  it('reads the key from a Bearer token or x-api-key', () => {
-    expect(presentedKey({ authorization: `Bearer ${KEY}` })).toBe(KEY);
-    expect(presentedKey({ authorization: `bearer  ${KEY} ` })).toBe(KEY);
-    expect(presentedKey({ 'x-api-key': KEY })).toBe(KEY);
-    expect(presentedKey({ authorization: `Basic ${KEY}` })).toBeUndefined();
-    expect(presentedKey({})).toBeUndefined();
+  it('reads the credentials of Authorization (Bearer, or another scheme) and x-api-key, each on its own', () => {
+    const none = { bearer: undefined, otherAuthorization: false, apiKey: undefined };
+    expect(presentedCredentials({ authorization: `Bearer ${KEY}` })).toEqual({ ...none, bearer: KEY });
+    expect(presentedCredentials({ authorization: `bearer  ${KEY} ` })).toEqual({ ...none, bearer: KEY });
+    expect(presentedCredentials({ 'x-api-key': ` ${KEY} ` })).toEqual({ ...none, apiKey: KEY });
+    expect(presentedCredentials({ authorization: `Basic ${KEY}` })).toEqual({ ...none, otherAuthorization: true });
+    expect(presentedCredentials({ authorization: 'Bearer a b' })).toEqual({ ...none, otherAuthorization: true });
+    expect(presentedCredentials({ authorization: `Bearer ${KEY}`, 'x-api-key': 'other' })).toEqual({
+      ...none,
+      bearer: KEY,
+      apiKey: 'other',
+    });
+    expect(presentedCredentials({})).toEqual(none);
   });
 });
 

@@ -160,8 +160,15 @@ export async function discoverJwksUri(issuer: string): Promise<string> {
   return doc.jwks_uri;
 }
 
+/**
+ * A fetch failure's reason, for the 503 and `/health/ready`. Only string fields count: a timeout's cause is a
+ * DOMException whose `code` is a number (23), and reading it as a string threw here — which turned every JWKS
+ * timeout into a 401 instead of the documented 503.
+ */
 function reasonOf(err: unknown): string {
-  if (typeof err === 'string') return err;
-  const e = err as { message?: string; cause?: { code?: string; message?: string } } | undefined;
-  return (e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'unknown error').slice(0, 200);
+  if (typeof err === 'string') return err.slice(0, 200);
+  const e = err as { name?: unknown; code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } } | undefined;
+  const text = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  const timeout = e?.code === 'ERR_JWKS_TIMEOUT' || e?.name === 'TimeoutError' ? 'timed out' : undefined;
+  return (timeout ?? text(e?.cause?.code) ?? text(e?.cause?.message) ?? text(e?.message) ?? 'unknown error').slice(0, 200);
 }

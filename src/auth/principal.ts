@@ -12,6 +12,8 @@ export interface RequestPrincipal {
   /** the API key's id (never the key); undefined for a token */
   keyId?: string;
   permissions: readonly Permission[];
+  /** a custom-auth identity's fields, as its `authenticate` returned them (normalized); undefined otherwise */
+  claims?: Record<string, unknown>;
 }
 
 /** Each permission implies the ones below it: admin ⊇ write ⊇ read. */

@@ -5,7 +5,8 @@ import IORedis from 'ioredis';
 
 import type { AppConfig } from '../config/app-config';
 import { redisOptions, type RedisTarget } from '../config/redis-options';
-import { type AuthedRequest, isHealthPath } from './auth.middleware';
+import type { AuthedRequest } from './auth.middleware';
+import { isLivenessPath } from './open-paths';
 
 type StorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
@@ -53,7 +54,7 @@ export function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
     storage: new RateLimitStorage(config),
     skipIf: (ctx: ExecutionContext) => {
       const req = ctx.switchToHttp().getRequest<AuthedRequest>();
-      return limit === 0 || !trackerOf(req) || isHealthPath(req.path);
+      return limit === 0 || !trackerOf(req) || isLivenessPath(req.path);
     },
     generateKey: (_ctx: ExecutionContext, tracker: string) => `${config.queuePrefix}:ratelimit:${tracker}`,
   };

@@ -48,4 +48,37 @@ describe('ResourceAccess', () => {
       expect(await access.authorize('assistants', 'read', {})).toEqual({ owner: 'alice' });
     });
   });
+
+  it('lets only admin (an API key, an admin token) truncate the tenant, whatever a handler says; no principal is refused', async () => {
+    const access = accessOf('tenant');
+    access.useHandlers(async () => undefined); // a handler allowing everything does not widen it
+    for (const p of [admin, apiKey])
+      await expect(runAsPrincipal(p, () => access.authorize('tenant', 'truncate', {}))).resolves.toBeUndefined();
+    await expect(runAsPrincipal(alice, () => access.authorize('tenant', 'truncate', {}))).rejects.toMatchObject({ status: 403 });
+    await expect(access.authorize('tenant', 'truncate', {})).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("shares documents and contracts with the tenant, but confines a user's delete to what it uploaded", async () => {
+    for (const isolation of ['owner', 'tenant'] as const) {
+      const access = accessOf(isolation);
+      await runAsPrincipal(alice, async () => {
+        expect(await access.authorize('documents', 'read', {})).toBeUndefined();
+        expect(await access.authorize('contracts', 'search', {})).toBeUndefined();
+        expect(await access.authorize('documents', 'delete', {})).toEqual({ owner: 'alice' });
+      });
+      expect(await runAsPrincipal(admin, () => access.authorize('contracts', 'delete', {}))).toBeUndefined();
+      expect(await runAsPrincipal(apiKey, () => access.authorize('documents', 'delete', {}))).toBeUndefined();
+    }
+  });
+
+  it("keeps a handler's filter on knowledge, and never lets it widen a delete", async () => {
+    const access = accessOf();
+    access.useHandlers(async (_resource, action) => (action === 'delete' ? { owner: 'mallory' } : { team: 'red' }));
+    await runAsPrincipal(alice, async () => {
+      expect(await access.authorize('documents', 'read', {})).toEqual({ team: 'red' });
+      const del = await access.authorize('documents', 'delete', {});
+      expect(del?.owner).not.toBe('alice');
+      expect(del?.owner).not.toBe('mallory');
+    });
+  });
 });

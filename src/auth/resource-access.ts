@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
-import type { AuthFilters } from './auth-filters';
+import { OperatorRequiredException } from './auth-errors';
+import { type AuthFilters, parseAuthFilters } from './auth-filters';
 import { currentPrincipal } from './tenant';
 
 /** What the custom handlers answer when none of them applies to a request (or it has no custom-auth user). */
@@ -14,15 +15,29 @@ export type CustomHandlers = (
   value: Record<string, unknown>,
 ) => Promise<AuthFilters | undefined | typeof NOT_HANDLED>;
 
-/** the mark of the built-in owner rule's filter (not a key: `Object.entries` of the filter never sees it) */
-const OWNER_RULE = Symbol('owner rule');
+/** the built-in owner rule's filters (a mark outside the filter: a filter holds its keys and nothing else) */
+const OWNER_RULE = new WeakSet<object>();
 
 /** actions whose `value.metadata` is what a new resource gets: the built-in rule records its user as the owner */
 const CREATES = new Set(['create', 'create_run']);
 
+/**
+ * Knowledge of the tenant (documents, contracts): every user of the tenant reads and searches it (the agents quote it
+ * to everyone) and may add to it; only its uploader, an `admin` token or an API key deletes or replaces it.
+ */
+const KNOWLEDGE = new Set(['documents', 'contracts']);
+
+/** an owner no row has: a filter that lets nothing through */
+const NOBODY = '\u0000nobody';
+
+/** the resource of the tenant as a whole, whose actions (`truncate`) are the operator's alone */
+export const TENANT_RESOURCE = 'tenant';
+
 /** The filter of the built-in owner rule: `{ owner: userId }`, marked as the rule's. */
 export function ownedBy(userId: string): AuthFilters {
-  return Object.defineProperty({ owner: userId }, OWNER_RULE, { value: true });
+  const filters = parseAuthFilters({ owner: userId });
+  OWNER_RULE.add(filters);
+  return filters;
 }
 
 /**
@@ -30,7 +45,7 @@ export function ownedBy(userId: string): AuthFilters {
  * (a store item's owner column) or has an exception (the built-in assistants are everyone's), the services ask.
  */
 export function ownerRuleOf(filters: AuthFilters | undefined): string | undefined {
-  return filters && (filters as { [OWNER_RULE]?: boolean })[OWNER_RULE] ? (filters.owner as string) : undefined;
+  return filters && OWNER_RULE.has(filters) ? (filters.owner as string) : undefined;
 }
 
 /**
@@ -47,6 +62,12 @@ export function ownerRuleOf(filters: AuthFilters | undefined): string | undefine
  *    `owner: <user>` (over any owner the client sent); a user without `admin`, while `AUTH_USER_ISOLATION=owner`,
  *    sees only what it owns.
  * 3. otherwise (an API key, an `admin` token, `AUTH_USER_ISOLATION=tenant`, no authentication) the whole tenant.
+ *
+ * Two resources have rules of their own, taken before any handler (a handler can never widen them):
+ * - `tenant:truncate` (`/internal/truncate`) needs `admin` (an API key, an admin token); anyone else gets 403.
+ * - `documents` and `contracts` are the tenant's shared knowledge: reads, searches and creates are the tenant's;
+ *   a `delete` is confined to the uploader (`{ owner: <user> }`) unless the caller has `admin`. A handler that
+ *   applies may narrow these further (its filter is matched against `{ owner }`), never widen them.
  */
 @Injectable()
 export class ResourceAccess {
@@ -61,7 +82,9 @@ export class ResourceAccess {
 
   /** The filter for `resource:action`; may change `value` (the metadata of a create). */
   async authorize(resource: string, action: string, value: Record<string, unknown>): Promise<AuthFilters | undefined> {
+    if (resource === TENANT_RESOURCE) return this.operatorOnly(action);
     const handled = this.handlers ? await this.handlers(resource, action, value) : NOT_HANDLED;
+    if (KNOWLEDGE.has(resource)) return this.knowledgeRule(action, handled);
     return handled === NOT_HANDLED ? this.ownerRule(action, value) : handled;
   }
 
@@ -70,6 +93,25 @@ export class ResourceAccess {
     const principal = currentPrincipal();
     if (!principal?.userId || principal.permissions.includes('admin')) return undefined;
     return this.config.tokens.userIsolation === 'owner' ? principal.userId : undefined;
+  }
+
+  /** An operator's action on the whole tenant: `admin` only (an API key, an admin token); fail closed otherwise. */
+  private operatorOnly(action: string): undefined {
+    if (!currentPrincipal()?.permissions.includes('admin')) throw new OperatorRequiredException(`${TENANT_RESOURCE}:${action}`);
+    return undefined;
+  }
+
+  /**
+   * Shared knowledge: a delete is the uploader's (or an admin's); a handler's filter (which the service matches
+   * against `{ owner }`) applies on top, so a handler narrows the rule and never widens it.
+   */
+  private knowledgeRule(action: string, handled: AuthFilters | undefined | typeof NOT_HANDLED): AuthFilters | undefined {
+    const own = handled === NOT_HANDLED ? undefined : handled;
+    const principal = currentPrincipal();
+    if (action !== 'delete' || !principal || principal.permissions.includes('admin')) return own;
+    // both must hold: a handler's own `owner` that is not the caller (or no user at all) lets nothing through
+    const clash = own && 'owner' in own && own.owner !== principal.userId;
+    return { ...(own ?? {}), owner: clash || !principal.userId ? NOBODY : principal.userId };
   }
 
   /**

@@ -19,8 +19,9 @@ export function permissionFor(method: string, path: string): Permission {
 
 /**
  * After the tenant guard: a route runs only when the principal's permissions (a token's scopes; an API key has
- * all) include what the request needs, else 403 `INSUFFICIENT_SCOPE`. The service has no admin routes yet
- * (API keys are managed by the `api-keys` command), so `admin` only implies `write`.
+ * all) include what the request needs, else 403 `INSUFFICIENT_SCOPE`. This is the coarse read/write gate of the
+ * route; who may act on which resource (owner, sharing, admin, `/internal/truncate`'s operator rule) is the one
+ * policy's (auth/resource-access.ts), which the services ask. API keys are managed by the `api-keys` command.
  */
 @Injectable()
 export class ScopeGuard implements CanActivate {

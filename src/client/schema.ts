@@ -438,6 +438,26 @@ export interface components {
         SessionListDto: {
             sessions: components["schemas"]["SessionSummaryDto"][];
         };
+        SessionTaintDto: {
+            /**
+             * @description where the untrusted text came from
+             * @example [
+             *       "knowledge base",
+             *       "tool web_search"
+             *     ]
+             */
+            sources: string[];
+            /**
+             * Format: date-time
+             * @description when the session was first tainted
+             */
+            since: string | null;
+            /**
+             * Format: uuid
+             * @description the run that first tainted it
+             */
+            run_id: string | null;
+        };
         SessionMessageDto: {
             /** @enum {string} */
             role: "user" | "assistant";
@@ -477,6 +497,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /** @description null while no untrusted text (retrieved passages, tool output) entered the session; otherwise high-risk tools in every later turn need consent (allow_tools, TOOL_CONSENT, an approval). No request clears it. */
+            taint: components["schemas"]["SessionTaintDto"] | null;
             messages: components["schemas"]["SessionMessageDto"][];
             runs: components["schemas"]["SessionRunDto"][];
         };
@@ -629,6 +651,19 @@ export interface components {
              *     }
              */
             budget?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description present when untrusted text was in the run: `inherited` (the thread was tainted before the run: an earlier turn or the thread it was copied from) and where the text came from
+             * @example {
+             *       "inherited": true,
+             *       "sources": [
+             *         "earlier turns of this thread (knowledge base)",
+             *         "tool web_search"
+             *       ]
+             *     }
+             */
+            taint?: {
                 [key: string]: unknown;
             };
             /**

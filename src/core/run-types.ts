@@ -55,3 +55,16 @@ export interface BudgetLimits {
   /** tool executions */
   toolCalls: number;
 }
+
+/**
+ * Who a run acts for, as its graph reads it (`langgraph_auth_*`, auth/run-identity.ts): recorded with the run when it
+ * is accepted, from the request's one principal, so a run executed later or by another worker process sees the same
+ * caller. Never taken from a client.
+ */
+export interface RunIdentity {
+  /** the token user's id, or the custom auth's `identity` */
+  user_id: string;
+  permissions: string[];
+  /** every field the custom auth's `authenticate` returned (normalized), else the token user's basic fields */
+  fields: Record<string, unknown>;
+}

@@ -20,6 +20,7 @@ import { inputGuard } from '../api/input-guard';
 import { ApiKeyAuth } from '../auth/api-key-auth.service';
 import { authMiddleware, type Refuse } from '../auth/auth.middleware';
 import { AuthModule } from '../auth/auth.module';
+import { proxyTrust, requestEdge } from '../auth/request-edge';
 import { TokenAuth } from '../auth/token-auth.service';
 import { AppConfig } from '../config/app-config';
 import { DatabaseModule } from '../database/database.module';
@@ -84,9 +85,11 @@ class OrchestratorHttpModule implements NestModule {
     const refuse: Refuse = (err, req, res) => errors.answer(err, req, res);
     consumer
       .apply(
-        // langgraph.json's custom auth first, as in the standalone app (app.factory.ts)
-        this.customAuth.middleware(refuse, this.prefix),
-        authMiddleware(this.auth, this.config, this.tokens, refuse),
+        // as in the standalone app (app.factory.ts): the request edge (canonical path, checked host, forwarded
+        // headers only from TRUSTED_PROXIES; the host app's own `trust proxy` is left alone), then the one
+        // authentication, langgraph.json's custom auth included
+        requestEdge(proxyTrust(this.config.security.trustedProxies), refuse),
+        authMiddleware(this.auth, this.config, { tokens: this.tokens, refuse, custom: this.customAuth, prefix: this.prefix }),
         inputGuard(this.config.security.maxJsonDepth),
       )
       .forRoutes(...SERVICE_CONTROLLERS);

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { boundedFilter } from './filter-bounds';
+
 /**
  * Request bodies of the LangGraph Server API, as `@langchain/langgraph-sdk`'s Client sends them (field for
  * field from langgraphjs `libs/langgraph-api/src/schemas.mts`). Unknown fields are stripped.
@@ -58,7 +60,7 @@ export type AssistantPatchBody = z.infer<typeof AssistantPatch>;
 export const AssistantSearch = z.object({
   graph_id: z.string().nullish(),
   name: z.string().nullish(),
-  metadata: record.nullish(),
+  metadata: boundedFilter.nullish(),
   limit: limit(1000, 10),
   offset,
   sort_by: z.enum(['assistant_id', 'graph_id', 'name', 'created_at', 'updated_at']).nullish(),
@@ -67,9 +69,9 @@ export const AssistantSearch = z.object({
 });
 export type AssistantSearchBody = z.infer<typeof AssistantSearch>;
 
-export const AssistantCount = z.object({ graph_id: z.string().nullish(), name: z.string().nullish(), metadata: record.nullish() });
+export const AssistantCount = z.object({ graph_id: z.string().nullish(), name: z.string().nullish(), metadata: boundedFilter.nullish() });
 
-export const AssistantVersions = z.object({ metadata: record.nullish(), limit: limit(1000, 10), offset });
+export const AssistantVersions = z.object({ metadata: boundedFilter.nullish(), limit: limit(1000, 10), offset });
 
 export const AssistantLatest = z.object({ version: z.number().int().gte(1) });
 
@@ -94,8 +96,8 @@ export type ThreadCreateBody = z.infer<typeof ThreadCreate>;
 export const ThreadPatch = z.object({ metadata: record.nullish(), ttl: z.unknown().optional() });
 
 export const ThreadSearch = z.object({
-  metadata: record.nullish(),
-  values: record.nullish(),
+  metadata: boundedFilter.nullish(),
+  values: boundedFilter.nullish(),
   ids: z.array(z.string()).nullish(),
   status: threadStatus.nullish(),
   limit: limit(1000, 10),
@@ -107,7 +109,7 @@ export const ThreadSearch = z.object({
 });
 export type ThreadSearchBody = z.infer<typeof ThreadSearch>;
 
-export const ThreadCount = z.object({ metadata: record.nullish(), values: record.nullish(), status: threadStatus.nullish() });
+export const ThreadCount = z.object({ metadata: boundedFilter.nullish(), values: boundedFilter.nullish(), status: threadStatus.nullish() });
 
 export const CheckpointSchema = z.object({
   checkpoint_id: z.string().nullish(),
@@ -135,7 +137,7 @@ export const StateAtCheckpoint = z.object({
 export const HistoryRequest = z.object({
   limit: limit(1000, 10),
   before: z.union([z.string(), z.object({ configurable: record.optional() }).loose()]).nullish(),
-  metadata: record.nullish(),
+  metadata: boundedFilter.nullish(),
   checkpoint: CheckpointSchema.nullish(),
   select: z.array(z.string()).nullish(),
 });
@@ -168,7 +170,7 @@ export const StoreGet = z.object({
 
 export const StoreSearch = z.object({
   namespace_prefix: namespace.nullish().transform((v) => v ?? []),
-  filter: record.nullish(),
+  filter: boundedFilter.nullish(),
   limit: limit(1000, 10),
   offset,
   query: z.string().nullish(),

@@ -244,9 +244,10 @@ export class AgentOrchestrator {
         this.checkScope(agent, turn, { tenantId: run.tenantId, signal, usage, budget }),
       );
       if (refusal) return await this.outcomes.end(run, started, usage, { status: 'completed', outcome: refusal }, { log, turn });
-      const values = await runInTenant(run.tenantId, () => this.graphs.run(agent, run, turn, opts, usage, budget));
+      const { values, taint } = await runInTenant(run.tenantId, () => this.graphs.run(agent, run, turn, opts, usage, budget));
       budget.throwIfExceeded(); // a node that swallowed the budget's error in the graph's last step
       const outcome = agent.toOutcome(values, turn);
+      if (taint) outcome.trace = { ...outcome.trace, taint }; // the operator sees why high-risk calls needed consent
       return await this.outcomes.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
     } catch (err) {
       if (err instanceof RunHandedBack || err instanceof RunSuperseded) throw err;

@@ -17,4 +17,14 @@ describe('clientConfigurableOf', () => {
     expect(clientConfigurableOf(theirs)).toEqual({ model_name: 'small', user_id: 'u1' });
     expect(clientConfigurableOf(undefined)).toEqual({});
   });
+
+  it("drops every langgraph_auth_* key: the caller's identity is set from the run's principal, never by a client", () => {
+    const forged = {
+      langgraph_auth_user_id: 'bob',
+      langgraph_auth_user: { identity: 'bob' },
+      langgraph_auth_permissions: ['admin'],
+      model: 'm',
+    };
+    expect(clientConfigurableOf(forged)).toEqual({ model: 'm' });
+  });
 });

@@ -5,6 +5,7 @@ import { Inject, Injectable } from '@nestjs/common';
 
 import type { AgentDefinition, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
+import { RUN_AUTH_KEY_PREFIX, runAuthConfigurable } from '../auth/run-identity';
 import { threadIdOf } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
 import { detectLanguage } from '../core/language';
@@ -24,8 +25,10 @@ import { phaseSince, recordingPhases } from '../observability/phases';
 import type { PersistentUsageCollector } from '../runs/persistent-usage';
 import { RunLedger } from '../runs/store/run-ledger';
 import { RunStore } from '../runs/store/run-store';
+import { SessionStore } from '../runs/store/session-store';
 import { ApprovalPending, approvalRequestOf, createRunToolGuard, interruptsOf, resumeAfterDecision } from '../tools/tool-approval';
 import { consentedTools } from '../tools/tool-consent';
+import type { TaintSummary } from '../tools/tool-guard';
 
 export interface ProgressEvent {
   run_id: string;
@@ -48,6 +51,12 @@ export interface GraphRunOptions {
   newThread?: boolean;
   /** before a tool that acts on the world: rejects when this attempt no longer holds the run (TurnLease's KeptLease) */
   fence?: () => Promise<void> | undefined;
+}
+
+/** A graph run's final values, and how its tool guard saw untrusted text (for the run's trace). */
+export interface GraphRunResult {
+  values: Record<string, unknown>;
+  taint?: TaintSummary;
 }
 
 /** The graph stopped on an interrupt that is not a tool approval: the run ends `interrupted`. */
@@ -76,6 +85,7 @@ export class GraphRunner {
     private readonly events: RunEventBus,
     @Inject(LANGGRAPH_STORE) private readonly store: BaseStore,
     private readonly owners: StoreOwners,
+    private readonly sessions: SessionStore,
   ) {}
 
   async run(
@@ -85,7 +95,7 @@ export class GraphRunner {
     opts: GraphRunOptions,
     usage: PersistentUsageCollector,
     budget: RunBudget,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<GraphRunResult> {
     // the run's context: one typed object under one key (core/run-context.ts); the guard, the opening read and
     // the pending writes join it below, before the graph runs
     const context: RunContext = {
@@ -112,12 +122,17 @@ export class GraphRunner {
     const from = !resume && !approval && run.input.checkpoint_id ? { checkpoint_id: run.input.checkpoint_id } : {};
     // a turn starting from the thread's latest checkpoint reads it once, for the guard and the graph
     const opening = resume || approval || from.checkpoint_id ? undefined : await this.openingRead(agent, configurable, opts.newThread);
+    // taint belongs to the thread: its record (earlier turns, the thread it was copied from) and what enters this run
+    // (read even for a thread without checkpoints: the record may be older than any checkpoint kept)
+    const thread = await this.sessions.taintOf(run.tenantId, run.sessionId);
     const guard = await createRunToolGuard(agent.graph, configurable, {
       message: turn.message,
       approvalTools: this.config.toolApproval,
       allowed: consentedTools(this.config.toolConsent.rules, agent.name, run.input.allow_tools ?? run.input.configurable?.allow_tools),
       askWhenTainted: this.config.toolConsent.askWhenTainted,
       resumed: resume || Boolean(approval),
+      thread,
+      record: (taint) => this.sessions.recordTaint(run.tenantId, run.sessionId, run.id, taint),
       ...(opening ? { state: opening.tuple?.checkpoint.channel_values ?? {} } : {}),
     });
     // the run's events: its requested stream modes, and tokens (from `messages`) when asked for
@@ -138,7 +153,13 @@ export class GraphRunner {
     const pending = new PendingWrites(20, durability === 'async');
     Object.assign(context, { guard, pendingWrites: pending, ...(opening ? { openingRead: opening } : {}) });
     const graphOptions = {
-      configurable: { ...clientConfigurableOf(run.input.configurable), ...lgConfigurableOf(run), ...configurable, ...from },
+      configurable: {
+        ...clientConfigurableOf(run.input.configurable),
+        ...lgConfigurableOf(run),
+        ...runAuthConfigurable(run.input.identity),
+        ...configurable,
+        ...from,
+      },
       ...(run.input.context ? { context: run.input.context } : {}),
       ...(run.input.interrupt_before ? { interruptBefore: run.input.interrupt_before } : {}),
       ...(run.input.interrupt_after ? { interruptAfter: run.input.interrupt_after } : {}),
@@ -216,7 +237,8 @@ export class GraphRunner {
       if (state.next.length > 0) throw new GraphInterrupted([]);
     }
     // the last `values` chunk is the final state: no need to read the checkpoint back
-    return values ?? ((await agent.graph.getState({ configurable })).values as Record<string, unknown>);
+    values ??= (await agent.graph.getState({ configurable })).values as Record<string, unknown>;
+    return { values, taint: guard.summary() };
   }
 
   /**
@@ -258,7 +280,10 @@ export class GraphRunner {
   }
 }
 
-/** Keys of `configurable` a client never sets: the service's own, LangGraph's checkpoint keys and internals (`__…`). */
+/**
+ * Keys of `configurable` a client never sets: the service's own, the caller's identity (`langgraph_auth_*`, set from
+ * the run's principal), LangGraph's checkpoint keys and internals (`__…`).
+ */
 const RESERVED_CONFIGURABLE = new Set([
   'thread_id',
   RUN_CONTEXT_KEY,
@@ -271,7 +296,9 @@ const RESERVED_CONFIGURABLE = new Set([
 export function clientConfigurableOf(configurable: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!configurable) return {};
   return Object.fromEntries(
-    Object.entries(configurable).filter(([k]) => !RESERVED_CONFIGURABLE.has(k) && !k.startsWith('__') && !k.startsWith('checkpoint')),
+    Object.entries(configurable).filter(
+      ([k]) => !RESERVED_CONFIGURABLE.has(k) && !k.startsWith('__') && !k.startsWith('checkpoint') && !k.startsWith(RUN_AUTH_KEY_PREFIX),
+    ),
   );
 }
 

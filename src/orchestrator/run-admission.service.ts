@@ -3,7 +3,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 
 import { AgentRegistry } from '../agents/agent-registry.service';
-import { currentUser, DEFAULT_TENANT, isServerIssuedId, threadIdOf } from '../auth/tenant';
+import { runIdentityOf } from '../auth/run-identity';
+import { currentPrincipal, currentUser, DEFAULT_TENANT, isServerIssuedId, threadIdOf } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
 import {
   IdempotencyKeyReusedException,
@@ -34,7 +35,7 @@ export interface TurnRequest {
   tenant_id?: string;
   /** the metadata of the session the turn starts, if it starts one (its owner: auth/resource-access.ts) */
   session_metadata?: Record<string, unknown>;
-  /** `Idempotency-Key`: a repeat (same tenant, same key) returns the first run instead of starting another */
+  /** `Idempotency-Key`: a repeat (same tenant, same principal, same key) returns the first run instead of starting another */
   idempotency_key?: string;
   /** what the run's events carry besides metadata, progress and result (stored with the run's input) */
   stream?: RunStreamRequest;
@@ -50,7 +51,16 @@ export interface TurnRequest {
   start_at?: string;
   context?: RunInput['context'];
   lg?: Record<string, unknown>;
+  /**
+   * What the run does to its session's unfinished runs: `reject` is refused (SESSION_BUSY) while there is one,
+   * decided atomically where the run is written (RunStore.createExclusive); `interrupt` / `rollback` stop them
+   * first (rollback also deletes them: RunsService.submit); `enqueue`, the default, waits its turn.
+   */
+  multitask?: MultitaskStrategy;
 }
+
+/** LangGraph's `multitask_strategy`, decided by the run service for every dialect. */
+export type MultitaskStrategy = 'reject' | 'enqueue' | 'interrupt' | 'rollback';
 
 /** A session the caller has just read (with no unfinished run); `metadata` is merged into it with the lease. */
 export interface KnownSession {
@@ -122,15 +132,16 @@ export class RunAdmission {
   private async acceptOnce(req: TurnRequest, mode: RunMode, opts: AcceptOptions): Promise<RunEntity> {
     const key = req.idempotency_key;
     if (!key) return this.acceptNew(req, mode, opts.start, opts.session);
-    // a repeat returns the first run; a different request under the same key is refused
-    const tenantId = req.tenant_id ?? 'default';
+    // a repeat by the same principal returns the first run; a different request under the same key is refused;
+    // another principal's key is another key
+    const scoped = { tenantId: req.tenant_id ?? DEFAULT_TENANT, principal: idempotencyPrincipal(), key };
     const hash = requestHash(req, mode);
-    const first = await this.ledger.findByIdempotencyKey(tenantId, key);
+    const first = await this.ledger.findByIdempotencyKey(scoped);
     if (first) return this.repeatOf(first, hash, key);
     const run = await this.acceptNew(req, mode);
-    if (await this.ledger.claimIdempotencyKey(run.id, key, hash)) return run;
+    if (await this.ledger.claimIdempotencyKey(run.id, scoped, hash)) return run;
     await this.runs.discard(run.id, req.session_id ? null : { id: run.sessionId, tenantId: run.tenantId });
-    const winner = await this.ledger.findByIdempotencyKey(tenantId, key);
+    const winner = await this.ledger.findByIdempotencyKey(scoped);
     if (!winner) throw new Error('idempotency key lost and not found');
     return this.repeatOf(winner, hash, key);
   }
@@ -167,6 +178,8 @@ export class RunAdmission {
       agent,
       mode,
       input: {
+        // who the run acts for, from the request's principal (never from the body): its graph's `langgraph_auth_*`
+        ...identityOf(),
         message: req.message,
         contract_id: req.contract_id,
         metadata: req.metadata,
@@ -182,8 +195,15 @@ export class RunAdmission {
     }
     session ??= (await this.sessions.open(tenantId, req.session_id, agent, req.session_metadata)).session;
     if (session.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
-    if (start) return this.runs.createStarted({ ...run, sessionId: session.id }, this.config.runLockMs, false, known?.metadata);
-    return this.runs.create({ ...run, sessionId: session.id });
+    const inSession = { ...run, sessionId: session.id };
+    if (req.multitask === 'reject') {
+      const leased = start ? { leaseMs: this.config.runLockMs, sessionMetadata: known?.metadata } : undefined;
+      const accepted = await this.runs.createExclusive(inSession, leased);
+      if (!accepted) throw new SessionBusyException(session.id);
+      return accepted;
+    }
+    if (start) return this.runs.createStarted(inSession, this.config.runLockMs, false, known?.metadata);
+    return this.runs.create(inSession);
   }
 }
 
@@ -203,9 +223,26 @@ function lgInputOf(req: TurnRequest): Partial<RunInput> {
   return out;
 }
 
+/**
+ * Whose `Idempotency-Key` it is (RunLedger's IdempotencyKey): the request's user (a token's, or a custom-auth
+ * identity), else its API key, else nobody in particular ('': open mode, the embedded facade). Keys are retried by
+ * the client that chose them; another caller of the tenant reusing one must never be handed that client's run.
+ */
+export function idempotencyPrincipal(principal = currentPrincipal()): string {
+  if (principal?.userId !== undefined) return `user:${principal.userId}`;
+  if (principal?.keyId !== undefined) return `key:${principal.keyId}`;
+  return '';
+}
+
 /** What makes two requests under one idempotency key the same request. */
 function requestHash(req: TurnRequest, mode: RunMode): string {
   const { message, session_id, agent, contract_id, metadata, allow_tools } = req;
   const fields = [mode, message, session_id, agent, contract_id, metadata, ...(allow_tools?.length ? [allow_tools] : [])];
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+}
+
+/** The run's identity, from the request's one principal (auth/run-identity.ts); nothing for an API key. */
+function identityOf(): Partial<RunInput> {
+  const identity = runIdentityOf(currentPrincipal());
+  return identity ? { identity } : {};
 }

@@ -9,7 +9,9 @@ import { z } from 'zod';
 import type { AgentDefinition, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
 import { executeTool } from '../agents/shared/tool-executor';
+import { runAsPrincipal } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
+import type { RunEntity } from '../database/entities';
 import { LANGGRAPH_STORE } from '../database/store/store.module';
 import { StoreOwners } from '../database/store/store-owners';
 import { InProcessRunEventBus } from '../events/in-process-run-event-bus';
@@ -257,6 +259,58 @@ describe('run core (in-memory run store, in-process queue driver)', () => {
     expect(script.started.filter((m) => m === 'once')).toHaveLength(1);
     await expect(runs.chat({ message: 'different', idempotency_key: 'k1' })).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
     expect(state.runs.size).toBe(1);
+  });
+
+  it('keys an idempotent repeat by principal: another user or API key of the tenant gets a run of its own', async () => {
+    const { runs, state, script } = await core();
+    const as = (who: { userId?: string; keyId?: string }) => (message: string) =>
+      runAsPrincipal({ tenantId: 'default', permissions: ['read', 'write'], ...who }, () =>
+        runs.chat({ message, idempotency_key: 'shared' }),
+      );
+    const alice = await as({ userId: 'alice' })('same');
+    const bob = await as({ userId: 'bob' })('same'); // not a 409, not alice's answer
+    const key = await as({ keyId: 'key-2' })('same');
+    expect(new Set([alice.run_id, bob.run_id, key.run_id]).size).toBe(3);
+    expect([alice, bob, key].map((r) => r.session_id)).toEqual([...new Set([alice.session_id, bob.session_id, key.session_id])]);
+    expect((await as({ userId: 'alice' })('same')).run_id).toBe(alice.run_id); // alice's own repeat is still hers
+    expect(state.runs.size).toBe(3);
+    expect(script.started.filter((m) => m === 'same')).toHaveLength(3);
+  });
+
+  it('multitask reject is decided where the run is written: concurrent rejects on an idle session let exactly one in', async () => {
+    const { runs, state, script } = await core();
+    script.gate('hold');
+    const accepted = await Promise.allSettled(
+      Array.from({ length: 20 }, () => runs.submit({ message: 'hold', session_id: 'one-at-a-time', multitask: 'reject' })),
+    );
+    expect(accepted.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+    for (const a of accepted.filter((x) => x.status === 'rejected')) expect(a.reason).toMatchObject({ code: 'SESSION_BUSY' });
+    expect([...state.runs.values()].filter((r) => r.sessionId === 'one-at-a-time')).toHaveLength(1);
+    // enqueue still lines up behind it; interrupt stops both and runs alone
+    const queued = await runs.submit({ message: 'next', session_id: 'one-at-a-time', multitask: 'enqueue' });
+    expect(state.runs.get(queued.id)!.status).toBe('queued');
+    const first = (accepted.find((a) => a.status === 'fulfilled') as PromiseFulfilledResult<RunEntity>).value;
+    const last = await runs.submit({ message: 'last', session_id: 'one-at-a-time', multitask: 'interrupt' });
+    await until(() => state.runs.get(last.id)!.status === 'completed');
+    expect(state.runs.get(first.id)!.status).toBe('cancelled');
+    expect(state.runs.get(queued.id)!.status).toBe('cancelled');
+    expect(script.started).not.toContain('next');
+  });
+
+  it('multitask rollback deletes the runs it stops; reject refuses while one is unfinished, accepts once it ended', async () => {
+    const { runs, state, script } = await core();
+    script.gate('doomed');
+    const doomed = await runs.submit({ message: 'doomed', session_id: 'rb', multitask: 'reject' });
+    await until(() => script.started.includes('doomed'));
+    await expect(runs.submit({ message: 'refused', session_id: 'rb', multitask: 'reject' })).rejects.toMatchObject({
+      code: 'SESSION_BUSY',
+    });
+    const after = await runs.submit({ message: 'after', session_id: 'rb', multitask: 'rollback' });
+    expect(state.runs.has(doomed.id)).toBe(false);
+    await until(() => state.runs.get(after.id)!.status === 'completed');
+    const again = await runs.submit({ message: 'again', session_id: 'rb', multitask: 'reject' });
+    await until(() => state.runs.get(again.id)!.status === 'completed');
+    expect([...state.runs.values()].filter((r) => r.sessionId === 'rb').map((r) => r.input.message)).toEqual(['after', 'again']);
   });
 
   it('ends a run that overspends its budget as failed with BUDGET_EXCEEDED', async () => {

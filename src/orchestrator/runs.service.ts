@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 
+import { DEFAULT_TENANT, threadIdOf } from '../auth/tenant';
 import type { ChatResult } from '../core/chat-result';
-import { RunAlreadyFinishedException } from '../core/errors';
+import { RunAlreadyFinishedException, RunNotFoundException } from '../core/errors';
 import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
 import { RunEventBus } from '../events/run-event-bus';
 import { RunCancellation } from '../runs/run-cancellation.service';
@@ -9,6 +10,7 @@ import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
 import { RunQueue } from '../runs/run-queue';
 import { RunLedger } from '../runs/store/run-ledger';
 import { RunStore } from '../runs/store/run-store';
+import { SessionStore } from '../runs/store/session-store';
 import { pendingCallView } from '../tools/tool-approval';
 import { type KnownSession, RunAdmission, type TurnRequest } from './run-admission.service';
 import { RunDriver } from './run-driver.service';
@@ -36,6 +38,9 @@ export interface JobEvent {
   data: unknown;
   id?: string;
 }
+
+/** How long multitask `interrupt` / `rollback` wait for a stopped run to end before going on. */
+const STOP_TIMEOUT_MS = 30_000;
 
 /** A follower whose run has ended in the database waits this long for the result to come over the bus. */
 const RESULT_GRACE_MS = 2000;
@@ -73,6 +78,7 @@ export class RunsService {
     private readonly events: RunEventBus,
     private readonly driver: RunDriver,
     private readonly ends: RunEnds,
+    private readonly sessions: SessionStore,
   ) {}
 
   /** A sync turn: accepted (and, when its session is free, started in the same statement), then run in the request. */
@@ -88,6 +94,9 @@ export class RunsService {
    * otherwise.
    */
   async submit(req: TurnRequest, opts: { here?: boolean; session?: KnownSession } = {}): Promise<RunEntity> {
+    if (req.session_id && (req.multitask === 'interrupt' || req.multitask === 'rollback')) {
+      await this.stopUnfinished(req.tenant_id ?? DEFAULT_TENANT, req.session_id, req.multitask);
+    }
     // a run executed here at once is accepted already started (its row and its lease in one statement)
     const start = !!opts.here && !req.idempotency_key && !req.start_at && this.driver.hasRoom();
     const run = await this.admission.accept(req, 'async', { start, session: opts.session });
@@ -117,6 +126,25 @@ export class RunsService {
       throw err;
     }
     return run;
+  }
+
+  /**
+   * Multitask `interrupt` / `rollback`: the session's unfinished runs are cancelled and awaited, so the new run
+   * starts on a settled thread; `rollback` then deletes them with the checkpoints they wrote. A run that has ended
+   * or gone meanwhile is passed over. (`reject` is decided by the insert itself: RunAdmission.)
+   */
+  private async stopUnfinished(tenantId: string, sessionId: string, strategy: 'interrupt' | 'rollback'): Promise<void> {
+    for (const runId of await this.sessions.inflight(tenantId, sessionId)) {
+      await this.cancel(runId).catch((e: unknown) => {
+        if (!(e instanceof RunAlreadyFinishedException) && !(e instanceof RunNotFoundException)) throw e;
+      });
+      await this.ends
+        .awaitEnd(runId, { timeoutMs: STOP_TIMEOUT_MS, here: this.driver.execution(runId) ?? undefined, what: 'run' })
+        .catch((e: unknown) => {
+          if (!(e instanceof RunEndNotSeen) && !(e instanceof RunNotFoundException)) throw e;
+        });
+      if (strategy === 'rollback') await this.records.deleteRun(tenantId, threadIdOf(tenantId, sessionId), runId);
+    }
   }
 
   /** This process's execution of the run (started by `submit` with `here`), until it is over; null if none. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 import { AppConfig, registeredSettings } from '../config/app-config';
-import { settingsTable, TABLE_END, TABLE_START, type Variable, withSettingsTable } from '../config/settings';
+import { SETTINGS_PAGE, settingsTable, TABLE_END, TABLE_START, type Variable, withSettingsTable } from '../config/settings';
 import { SETTINGS } from './all-settings';
 
 describe('the settings slices (src/settings/all-settings.ts)', () => {
@@ -14,12 +14,14 @@ describe('the settings slices (src/settings/all-settings.ts)', () => {
     }
   });
 
-  it('README.md carries the generated table (else run `npm run settings:table -- --write`)', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    expect(readme).toContain(TABLE_START);
-    expect(readme).toContain(TABLE_END);
-    if (withSettingsTable(readme, settingsTable(SETTINGS)) !== readme) {
-      throw new Error('README.md: the settings table is out of date with the settings slices: run `npm run settings:table -- --write`');
+  it(`${SETTINGS_PAGE} carries the generated table (else run \`npm run settings:table -- --write\`)`, () => {
+    const page = readFileSync(SETTINGS_PAGE, 'utf8');
+    expect(page).toContain(TABLE_START);
+    expect(page).toContain(TABLE_END);
+    if (withSettingsTable(page, settingsTable(SETTINGS)) !== page) {
+      throw new Error(
+        `${SETTINGS_PAGE}: the settings table is out of date with the settings slices: run \`npm run settings:table -- --write\``,
+      );
     }
   });
 

@@ -16,8 +16,8 @@ import { toolsSettings } from '../tools/tools.settings';
 
 /**
  * Every settings slice of the service, in one list (the entry layer: main, worker, cli, the app module and the
- * embeddable module import this file before they build an AppConfig). The order is the README table's order and
- * the order problems are reported in. `npm run settings:table` prints the README table from it.
+ * embeddable module import this file before they build an AppConfig). The order is the settings table's order and
+ * the order problems are reported in. `npm run settings:table` prints the settings table (docs/configuration.md) from it.
  */
 export const SETTINGS = [
   apiSettings,

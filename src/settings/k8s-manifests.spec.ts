@@ -15,7 +15,7 @@ import { runsSettings } from '../runs/runs.settings';
 import { SETTINGS } from './all-settings';
 
 /**
- * deploy/k8s (README "Deploying on Kubernetes"): every manifest that a kustomization lists, validated against the
+ * deploy/k8s (docs/operations.md "Deploying on Kubernetes"): every manifest that a kustomization lists, validated against the
  * Kubernetes and KEDA schemas (kubernetes-models, @kubernetes-models/keda), then held to what the code says:
  * the settings the containers get, the health paths and ports, the shutdown grace, the queue keys KEDA reads,
  * the commands. test/integration/k8s-queue-lists.int-spec.ts checks those keys against BullMQ on a real Redis.
@@ -24,7 +24,7 @@ const ROOT = path.resolve(__dirname, '../..');
 const K8S = path.join(ROOT, 'deploy/k8s');
 const BASE = path.join(K8S, 'base');
 
-/** The Secret the pods and KEDA read (created by hand, README), each key with a value of the right shape. */
+/** The Secret the pods and KEDA read (created by hand, docs/operations.md), each key with a value of the right shape. */
 const SECRET = 'agent-orchestrator';
 const SECRET_EXAMPLES: Record<string, string> = {
   DATABASE_URL: 'postgres://agents:secret@postgres:5432/agents',
@@ -153,7 +153,8 @@ function envOf(container: any): Record<string, string> {
 function secretExample(ref: { name: string; key: string }): string {
   if (ref.name !== SECRET) throw new Error(`a Secret named ${ref.name}: the manifests use one, ${SECRET}`);
   const example = SECRET_EXAMPLES[ref.key];
-  if (example === undefined) throw new Error(`Secret key ${ref.key}: add it to SECRET_EXAMPLES and to README "Deploying on Kubernetes"`);
+  if (example === undefined)
+    throw new Error(`Secret key ${ref.key}: add it to SECRET_EXAMPLES and to docs/operations.md "Deploying on Kubernetes"`);
   return example;
 }
 
@@ -404,12 +405,12 @@ describe('deploy/k8s/base: the workers scale on the run queue (KEDA)', () => {
   });
 });
 
-describe('README "Deploying on Kubernetes"', () => {
+describe('docs/operations.md "Deploying on Kubernetes"', () => {
   it('creates the Secret with every key the manifests read', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const start = readme.indexOf('## Deploying on Kubernetes');
+    const page = readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8');
+    const start = page.indexOf('## Deploying on Kubernetes');
     expect(start).toBeGreaterThan(-1);
-    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    const section = page.slice(start, page.indexOf('\n## ', start + 1));
     const documented = new Set([...section.matchAll(/--from-literal=(\w+)=/g)].map((m) => m[1]));
     const read = new Set<string>();
     for (const w of workloads)

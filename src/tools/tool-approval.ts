@@ -32,9 +32,10 @@ function isToolMessage(m: unknown): boolean {
 }
 
 /**
- * The run's guard. Tainted from the start when the thread's history already holds tool output (an earlier
- * turn's results stay in the model's context) or when the run resumes mid-turn (retrieval may have happened
- * before the pause: text the guard did not see, so it fails closed on network arguments).
+ * The run's guard. Tainted from the start when the thread is (`opts.thread`: an earlier turn, or the thread it was
+ * copied from, took in untrusted text — thread-taint.ts), when the thread's history holds tool output (an earlier
+ * turn's results stay in the model's context; threads from before taint was recorded), or when the run resumes
+ * mid-turn (text may have entered before the pause unseen by this guard, so it fails closed on network arguments).
  */
 export async function createRunToolGuard(
   graph: RunnableGraph,
@@ -42,11 +43,12 @@ export async function createRunToolGuard(
   opts: GuardOptions & { message: string; resumed: boolean; state?: { messages?: unknown } },
 ): Promise<ToolGuard> {
   const guard = new ToolGuard(opts.message, opts);
-  if (opts.resumed) guard.markTainted('this turn before it paused');
+  if (opts.resumed) guard.assumeTainted('this turn before it paused');
   // the thread's state as the run found it (read already by the orchestrator), or read here
   const state = opts.state ?? ((await graph.getState({ configurable })).values as { messages?: unknown } | undefined);
   const toolOutputs = Array.isArray(state?.messages) ? state.messages.filter(isToolMessage) : [];
-  for (const m of toolOutputs) guard.markTainted('tool output of earlier turns', contentOf(m));
+  // one mark for all of them: the thread's record is written once, not per message
+  if (toolOutputs.length) await guard.markTainted('tool output of earlier turns', toolOutputs.map(contentOf).join('\n'));
   return guard;
 }
 

@@ -1,3 +1,5 @@
+import { MIN_RUN, normalisedChars, normaliseForRuns, RunDigest, runsOf } from './untrusted-runs';
+
 /**
  * Consent for high-risk tools once untrusted text is in a turn (tool-guard.ts): given by structure, never by
  * words. A caller allows tools with the request (`allow_tools` on REST v1, `config.configurable.allow_tools` on a
@@ -26,9 +28,8 @@ export function consentedTools(rules: readonly ConsentRule[], agent: string, req
   return tools;
 }
 
-/** Keeps this much untrusted text per turn to compare arguments against; beyond it every unknown word is suspect. */
-const MAX_KEPT_CHARS = 512 * 1024;
-const WORD = /[\p{L}\p{N}]{2,}/gu;
+/** The most characters of an argument a refusal quotes. */
+const MAX_SHOWN = 80;
 
 function stringsOf(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);
@@ -39,31 +40,61 @@ function stringsOf(value: unknown, out: string[] = []): string[] {
 }
 
 /**
- * The untrusted text that entered a turn, to tell whether a network tool's arguments came from it. Text that
- * was not seen (a resumed turn, more than MAX_KEPT_CHARS) makes it opaque: then every argument word missing
- * from the user's message counts as untrusted (fail closed).
+ * The untrusted text that entered a thread, to tell whether a network tool's arguments came from it: kept as a
+ * bounded digest of its character runs (untrusted-runs.ts), which the thread keeps across turns and forks. Text
+ * that was not seen (a turn resumed mid-way, a source that gave no text) or a digest too full to tell runs apart
+ * make it opaque: then every run of the arguments missing from the user's message counts as untrusted (fail closed).
  */
 export class UntrustedText {
-  private kept = '';
-  private opaque = false;
+  readonly digest: RunDigest;
+  private unseen = false;
+  /** this run only: text may have entered unseen (a resumed turn) */
+  private assumed = false;
 
-  add(text: string | undefined): void {
-    if (text === undefined) {
-      this.opaque = true;
-      return;
-    }
-    if (this.kept.length + text.length > MAX_KEPT_CHARS) this.opaque = true;
-    else this.kept += `\n${text.toLowerCase()}`;
+  constructor(digest?: Uint8Array | null, opaque = false) {
+    this.digest = new RunDigest(digest);
+    this.unseen = opaque;
   }
 
-  /** A word of `args` found in the untrusted text (or unknown, when opaque) and not in the user's message. */
-  wordFrom(args: Record<string, unknown>, userMessage: string): string | undefined {
-    const user = userMessage.toLowerCase();
+  /** Adds untrusted text (undefined: text this guard did not see); true when something new was learnt. */
+  add(text: string | undefined): boolean {
+    if (text !== undefined) return this.digest.add(text);
+    const changed = !this.unseen;
+    this.unseen = true;
+    return changed;
+  }
+
+  /** This run may hold text it did not see (not recorded on the thread). */
+  assumeUnseen(): void {
+    this.assumed = true;
+  }
+
+  /** Text was not seen, or too much was: every run counts as untrusted. */
+  get opaque(): boolean {
+    return this.unseen || this.assumed || this.digest.full;
+  }
+
+  /** Whether text the guard did not see entered the thread (what the thread records; a full digest is not it). */
+  get hasUnseen(): boolean {
+    return this.unseen;
+  }
+
+  /**
+   * A run of `args` (normalised, MIN_RUN characters or more) found in the untrusted text (or any, when opaque) and
+   * not in the user's message: the argument's text that carries the longest such stretch, or undefined.
+   */
+  runFrom(args: Record<string, unknown>, userMessage: string): string | undefined {
+    const user = new Set(runsOf(normaliseForRuns(userMessage)));
     for (const s of stringsOf(args)) {
-      for (const word of s.toLowerCase().match(WORD) ?? []) {
-        if (user.includes(word)) continue;
-        if (this.opaque || this.kept.includes(word)) return word;
-      }
+      const chars = normalisedChars(s);
+      const runs = runsOf(chars.map((x) => x.c).join(''));
+      const suspect = runs.map((r) => !user.has(r) && (this.opaque || this.digest.has(r)));
+      const first = suspect.indexOf(true);
+      if (first < 0) continue;
+      let last = first;
+      while (suspect[last + 1]) last += 1;
+      const end = chars[last + MIN_RUN - 1];
+      return s.slice(chars[first].at, end.at + [...s.slice(end.at)][0].length).slice(0, MAX_SHOWN);
     }
     return undefined;
   }

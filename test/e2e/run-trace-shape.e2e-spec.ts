@@ -80,9 +80,14 @@ describe('run trace shape, every agent', () => {
     expect(res.body.error).toBeNull();
     const t = (await svc.http('GET', `/v1/sessions/${res.body.session_id}/runs/${res.body.run_id}/trace`)).body;
 
-    // exactly the documented fields (budget only when a budget stopped the run)
-    const documented = Object.keys(schemas.RunTraceDto.properties).filter((k) => k !== 'budget');
-    expect(Object.keys(t).sort()).toEqual(documented.sort());
+    // exactly the documented fields (budget only when a budget stopped the run, taint only when untrusted text was in it)
+    const documented = Object.keys(schemas.RunTraceDto.properties).filter((k) => k !== 'budget' && k !== 'taint');
+    expect(
+      Object.keys(t)
+        .filter((k) => k !== 'taint')
+        .sort(),
+    ).toEqual(documented.sort());
+    if (agent === 'supervisor') expect(t.taint).toEqual({ inherited: false, sources: ['tool search_knowledge_base'] }); // its sub-agent retrieved text
     expect(t).toMatchObject({ run_id: res.body.run_id, agent, status: 'completed', attempts: 1 });
     for (const list of ['decision_log', 'plan', 'past_steps', 'tool_history']) expect(Array.isArray(t[list])).toBe(true);
     expect(typeof t.details).toBe('object');

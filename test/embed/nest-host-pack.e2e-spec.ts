@@ -41,7 +41,7 @@ const COMBINATIONS = [
       typeorm: '^1.1.1',
     },
     majors: { '@nestjs/core': '11.', '@nestjs/common': '11.', '@nestjs/typeorm': '11.', typeorm: '1.' },
-    // the embedded Postgres and no model: the README's orders agent answers by rule
+    // the embedded Postgres and no model: the orders agent of docs/embedding.md answers by rule
     database: 'embedded',
   },
 ] as const;
@@ -49,7 +49,7 @@ const COMBINATIONS = [
 type Combination = (typeof COMBINATIONS)[number];
 
 /**
- * The library as a host installs it: `npm run build` + `npm pack`, then examples/nest-host (the README's embed
+ * The library as a host installs it: `npm run build` + `npm pack`, then examples/nest-host (docs/embedding.md's embed
  * snippet, a `nest new --strict` tsconfig) installed from npm beside each supported Nest / TypeORM pair — both
  * installs at once, through the user's npm cache (`--prefer-offline`) — type-checked, compiled and started.
  */
@@ -92,7 +92,7 @@ describe('examples/nest-host against the packed package', () => {
 
   it('packs only the build, with the exports a host resolves', () => {
     const entries = execFileSync('tar', ['-tzf', tgz], { encoding: 'utf8' }).trim().split('\n');
-    expect([...new Set(entries.map((e) => e.split('/')[1]))].sort()).toEqual(['README.md', 'dist', 'package.json']);
+    expect([...new Set(entries.map((e) => e.split('/')[1]))].sort()).toEqual(['LICENSE', 'README.md', 'dist', 'package.json']);
     const host = hosts.get(COMBINATIONS[0])!;
     expect(require.resolve('agent-orchestrator', { paths: [host] })).toBe(path.join(host, 'node_modules/agent-orchestrator/dist/index.js'));
   });

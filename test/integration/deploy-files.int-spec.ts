@@ -3,7 +3,7 @@ import path from 'node:path';
 
 /**
  * The production image and the compose file (issue 27), checked as files: this machine has no container daemon
- * in CI. README "Deployment" says how the image was built and started with podman.
+ * in CI. docs/getting-started.md "Docker image" describes the image.
  */
 const REPO = path.resolve(__dirname, '../..');
 const dockerfile = readFileSync(path.join(REPO, 'Dockerfile'), 'utf8');

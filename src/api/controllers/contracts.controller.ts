@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 
+import { ResourceAccess } from '../../auth/resource-access';
 import { Tenant } from '../../auth/tenant.guard';
 import { AppConfig } from '../../config/app-config';
 import { DomainException } from '../../core/errors';
@@ -36,12 +37,17 @@ function view(c: ContractView) {
   };
 }
 
+/**
+ * Contracts of the tenant. Every action is the policy's (auth/resource-access.ts, `contracts:<action>`): the
+ * tenant's users read, list and upload contracts; only the uploader, an admin token or an API key deletes one.
+ */
 @ApiErrors()
 @Controller('v1/contracts')
 export class ContractsController {
   constructor(
     private readonly contracts: ContractsService,
     private readonly config: AppConfig,
+    private readonly access: ResourceAccess,
   ) {}
 
   /**
@@ -65,20 +71,21 @@ export class ContractsController {
     if (fileProblem) throw new DomainException('UNSUPPORTED_MEDIA_TYPE', fileProblem, 415);
     const content = file ? file.buffer.toString('utf8') : body.content;
     if (!content?.trim()) throw new BadRequestException('content must not be empty (JSON `content` or a multipart `file`)');
+    await this.access.authorize('contracts', 'create', { title: body.title, kind: body.kind });
     return view(await this.contracts.ingest({ title: body.title, kind: body.kind, content }, this.config.maxContractChars, tenantId));
   }
 
   @Get()
   @ApiOkResponse({ type: ContractListDto })
   async list(@Tenant() tenantId: string, @Query() query: ContractListQueryDto) {
-    return { contracts: await this.contracts.list(query.kind, tenantId) };
+    return { contracts: await this.contracts.list(query.kind, tenantId, await this.access.authorize('contracts', 'search', {})) };
   }
 
   @Get(':id')
   @ApiOkResponse({ type: ContractDto })
   async get(@Param('id') id: string, @Tenant() tenantId: string) {
     if (!isUuid(id)) throw new ContractNotFoundException(id.slice(0, 128));
-    return view(await this.contracts.get(id, tenantId));
+    return view(await this.contracts.visible(id, tenantId, await this.access.authorize('contracts', 'read', { contract_id: id })));
   }
 
   @Delete(':id')
@@ -86,6 +93,6 @@ export class ContractsController {
   @ApiNoContentResponse()
   async remove(@Param('id') id: string, @Tenant() tenantId: string): Promise<void> {
     if (!isUuid(id)) throw new ContractNotFoundException(id.slice(0, 128));
-    await this.contracts.delete(id, tenantId);
+    await this.contracts.delete(id, tenantId, await this.access.authorize('contracts', 'delete', { contract_id: id }));
   }
 }

@@ -9,6 +9,7 @@ import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '../../platform/openapi-decorators';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
+import { taintView } from '../../tools/thread-taint';
 import { ApiErrors } from '../dto/api-docs';
 import { ChatResultDto } from '../dto/chat-result.dto';
 import { RunTraceDto, toRunTrace } from '../dto/run-trace.dto';
@@ -57,7 +58,11 @@ export class SessionsController {
   @ApiOkResponse({ type: SessionDto })
   async get(@Param('id') id: string, @Tenant() tenantId: string): Promise<SessionDto> {
     const session = await this.access.session(tenantId, this.known(id), 'read');
-    const [messages, runs] = await Promise.all([this.conversations.history(id, tenantId), this.runs.listBySession(id, tenantId)]);
+    const [messages, runs, taint] = await Promise.all([
+      this.conversations.history(id, tenantId),
+      this.runs.listBySession(id, tenantId),
+      this.sessions.taintOf(tenantId, id, { digest: false }),
+    ]);
     return {
       session_id: session.id,
       agent: session.agent,
@@ -65,6 +70,7 @@ export class SessionsController {
       summary: session.summary,
       created_at: session.createdAt.toISOString(),
       updated_at: session.updatedAt.toISOString(),
+      taint: taintView(taint),
       messages: messages.map((m) => ({ role: m.role, content: m.content, run_id: m.runId, created_at: m.createdAt.toISOString() })),
       runs: runs.map((r) => ({
         run_id: r.id,

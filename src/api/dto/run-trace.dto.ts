@@ -112,6 +112,16 @@ export class RunTraceDto {
   })
   budget?: Record<string, unknown>;
 
+  @ApiPropertyOptional({
+    description:
+      'present when untrusted text was in the run: `inherited` (the thread was tainted before the run: an earlier turn or ' +
+      'the thread it was copied from) and where the text came from',
+    type: 'object',
+    additionalProperties: true,
+    example: { inherited: true, sources: ['earlier turns of this thread (knowledge base)', 'tool web_search'] },
+  })
+  taint?: Record<string, unknown>;
+
   @ApiProperty({
     description: 'what only some agents keep (contract-qa: explored_articles, …; supervisor: agent_outputs)',
     type: 'object',
@@ -126,7 +136,7 @@ const list = <T = Record<string, unknown>>(v: unknown): T[] => (Array.isArray(v)
 
 /** The stored trace of a run in the documented shape. */
 export function toRunTrace(run: RunEntity): RunTraceDto {
-  const { decision_log, tool_history, past_steps, plan, model_calls, node_timings, attempts, budget, ...details } = (run.trace ??
+  const { decision_log, tool_history, past_steps, plan, model_calls, node_timings, attempts, budget, taint, ...details } = (run.trace ??
     {}) as Record<string, unknown>;
   return {
     run_id: run.id,
@@ -141,6 +151,7 @@ export function toRunTrace(run: RunEntity): RunTraceDto {
     usage: { llm_calls: run.llmCalls ?? 0, prompt_tokens: run.promptTokens ?? 0, completion_tokens: run.completionTokens ?? 0 },
     attempts: typeof attempts === 'number' ? attempts : run.attempts,
     ...(budget && typeof budget === 'object' ? { budget: budget as Record<string, unknown> } : {}),
+    ...(taint && typeof taint === 'object' ? { taint: taint as Record<string, unknown> } : {}),
     details,
   };
 }

@@ -61,8 +61,29 @@ export class SessionSummaryDto {
   updated_at: string;
 }
 
+/** Untrusted text entered the session (docs/security/tool-consent.md): kept for its later turns and copies. */
+export class SessionTaintDto {
+  @ApiProperty({ type: [String], description: 'where the untrusted text came from', example: ['knowledge base', 'tool web_search'] })
+  sources: string[];
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'when the session was first tainted' })
+  since: string | null;
+
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'the run that first tainted it' })
+  run_id: string | null;
+}
+
 /** `GET /v1/sessions/{id}`: the conversation, its running summary and its runs. */
 export class SessionDto extends SessionSummaryDto {
+  @ApiProperty({
+    type: SessionTaintDto,
+    nullable: true,
+    description:
+      'null while no untrusted text (retrieved passages, tool output) entered the session; otherwise high-risk tools in ' +
+      'every later turn need consent (allow_tools, TOOL_CONSENT, an approval). No request clears it.',
+  })
+  taint: SessionTaintDto | null;
+
   @ApiProperty({ type: [SessionMessageDto] })
   messages: SessionMessageDto[];
 

@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 import type { ChatResult } from '../../core/chat-result';
-import type { ModelCallRecord, RunError } from '../../core/run-types';
+import type { ModelCallRecord, RunError, RunIdentity } from '../../core/run-types';
 
 export type { RunError } from '../../core/run-types';
 
@@ -50,6 +50,8 @@ export interface RunInput {
   configurable?: Record<string, unknown>;
   /** a LangGraph API run's `context` (the graph's runtime context; its assistant's merged with its own) */
   context?: Record<string, unknown>;
+  /** who the run acts for (auth/run-identity.ts): set by the service from the request's principal, never by a client */
+  identity?: RunIdentity;
   /** what the LangGraph API shows of the run (assistant_id, multitask_strategy, metadata, kwargs) */
   lg?: Record<string, unknown>;
 }

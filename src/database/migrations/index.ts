@@ -11,6 +11,9 @@ import { Crons1763990000000 } from './1763990000000-crons';
 import { WebhookSweepIndex1764000000000 } from './1764000000000-webhook-sweep-index';
 import { RunOwner1764010000000 } from './1764010000000-run-owner';
 import { StoreOwners1764020000000 } from './1764020000000-store-owners';
+import { ThreadTaint1764030000000 } from './1764030000000-thread-taint';
+import { IdempotencyPerPrincipal1764030000003 } from './1764030000003-idempotency-per-principal';
+import { KnowledgeOwners1764031000000 } from './1764031000000-knowledge-owners';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -27,4 +30,7 @@ export const MIGRATIONS = [
   WebhookSweepIndex1764000000000,
   RunOwner1764010000000,
   StoreOwners1764020000000,
+  ThreadTaint1764030000000,
+  IdempotencyPerPrincipal1764030000003,
+  KnowledgeOwners1764031000000,
 ];

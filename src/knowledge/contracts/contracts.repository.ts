@@ -32,7 +32,14 @@ export class ContractsRepository {
   constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly db: DataSource) {}
 
   /** The contract, its articles and exhibits in one statement: all or nothing. */
-  async insert(c: { id: string; tenantId: string; title: string; kind: ContractKind; parsed: ParsedContract }): Promise<void> {
+  async insert(c: {
+    id: string;
+    tenantId: string;
+    title: string;
+    kind: ContractKind;
+    parsed: ParsedContract;
+    owner?: string | null;
+  }): Promise<void> {
     const articles = c.parsed.articles.map((a, position) => ({
       position,
       number: a.number,
@@ -45,14 +52,24 @@ export class ContractsRepository {
     const exhibits = c.parsed.exhibits.map((e) => ({ number: e.number, idx: e.index, title: e.title, content: e.content }));
     await this.db.query(
       `WITH c AS (
-         INSERT INTO contracts (id, tenant_id, title, kind, preamble, closing) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id),
+         INSERT INTO contracts (id, tenant_id, title, kind, preamble, closing, owner) VALUES ($1, $2, $3, $4, $5, $6, $9) RETURNING id),
        a AS (
          INSERT INTO contract_articles (contract_id, position, number, idx, sub_index, title, clauses, text)
          SELECT c.id, x.position, x.number, x.idx, x.sub_index, x.title, x.clauses, x.text
            FROM c, jsonb_to_recordset($7::jsonb) AS x(position int, number text, idx int, sub_index int, title text, clauses jsonb, text text))
        INSERT INTO contract_exhibits (contract_id, number, idx, title, content)
        SELECT c.id, e.number, e.idx, e.title, e.content FROM c, jsonb_to_recordset($8::jsonb) AS e(number text, idx int, title text, content text)`,
-      [c.id, c.tenantId, c.title, c.kind, c.parsed.preamble, c.parsed.closing, JSON.stringify(articles), JSON.stringify(exhibits)],
+      [
+        c.id,
+        c.tenantId,
+        c.title,
+        c.kind,
+        c.parsed.preamble,
+        c.parsed.closing,
+        JSON.stringify(articles),
+        JSON.stringify(exhibits),
+        c.owner ?? null,
+      ],
     );
   }
 
@@ -74,17 +91,27 @@ export class ContractsRepository {
     return rowsOf(await this.db.query(`SELECT 1 FROM contracts WHERE id = $1 AND tenant_id = $2`, [id, tenantId])).length > 0;
   }
 
-  async list(tenantId: string, kind: ContractKind | undefined): Promise<ContractSummary[]> {
+  /** The tenant's contracts, newest first, each with its uploader (for the policy's filter; not shown). */
+  async list(tenantId: string, kind: ContractKind | undefined): Promise<Array<ContractSummary & { owner: string | null }>> {
     return this.db.query(
-      `SELECT c.id AS contract_id, c.title, c.kind, count(a.id)::int AS articles FROM contracts c LEFT JOIN contract_articles a ON a.contract_id = c.id
+      `SELECT c.id AS contract_id, c.title, c.kind, count(a.id)::int AS articles, c.owner FROM contracts c LEFT JOIN contract_articles a ON a.contract_id = c.id
         WHERE c.tenant_id = $1 AND ($2::text IS NULL OR c.kind = $2) GROUP BY c.id ORDER BY c.created_at DESC`,
       [tenantId, kind ?? null],
     );
   }
 
-  /** Whether a contract of the tenant was deleted (articles and exhibits go with it). */
-  async delete(id: string, tenantId: string): Promise<boolean> {
-    return rowsOf(await this.db.query(`DELETE FROM contracts WHERE id = $1 AND tenant_id = $2 RETURNING id`, [id, tenantId])).length > 0;
+  /** The uploader of the tenant's contract (null: an API key's), or undefined when the tenant has no such contract. */
+  async ownerOf(id: string, tenantId: string): Promise<{ owner: string | null } | undefined> {
+    const [row] = rowsOf<{ owner: string | null }>(
+      await this.db.query(`SELECT owner FROM contracts WHERE id = $1 AND tenant_id = $2`, [id, tenantId]),
+    );
+    return row;
+  }
+
+  /** Whether a contract of the tenant, still with this uploader, was deleted (articles and exhibits go with it). */
+  async delete(id: string, tenantId: string, owner: string | null): Promise<boolean> {
+    const sql = `DELETE FROM contracts WHERE id = $1 AND tenant_id = $2 AND owner IS NOT DISTINCT FROM $3 RETURNING id`;
+    return rowsOf(await this.db.query(sql, [id, tenantId, owner])).length > 0;
   }
 
   /** Articles in document order; `indexes` null → all, else those with these main numbers. */

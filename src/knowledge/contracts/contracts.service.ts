@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
 
-import { isServerIssuedId } from '../../auth/tenant';
+import { type AuthFilters, matchesFilters } from '../../auth/auth-filters';
+import { currentUser, isServerIssuedId } from '../../auth/tenant';
 import { DomainException } from '../../core/errors';
 import { textQuery } from '../search/hybrid-search';
 import { VectorSearch } from '../vectors/vector-search.service';
@@ -40,7 +41,8 @@ export class ContractsService {
     if (input.content.length > maxChars) throw new ContractTooLargeException(maxChars);
     const parsed = parseContract(input.content); // ContractParseError → 422, nothing written
     const id = randomUUID();
-    await this.repo.insert({ id, tenantId, title: input.title, kind: input.kind ?? 'user', parsed });
+    // its uploader (a user's; an API key's has none) is who may delete it besides an admin
+    await this.repo.insert({ id, tenantId, title: input.title, kind: input.kind ?? 'user', parsed, owner: currentUser() ?? null });
     if (this.vectors.enabled) await this.vectors.index('contract_articles', await this.repo.articleTexts(id, tenantId), tenantId);
     return this.get(id, tenantId);
   }
@@ -57,12 +59,27 @@ export class ContractsService {
     return { contract_id: c.id, title: c.title, kind: c.kind, articles, exhibits };
   }
 
-  async list(kind: ContractKind | undefined, tenantId: string): Promise<ContractSummary[]> {
-    return this.repo.list(tenantId, kind);
+  /** The tenant's contracts the policy's filter (`contracts:search`, matched against `{ owner }`) lets through. */
+  async list(kind: ContractKind | undefined, tenantId: string, filters?: AuthFilters): Promise<ContractSummary[]> {
+    const rows = await this.repo.list(tenantId, kind);
+    return rows.filter((r) => matchesFilters({ owner: r.owner }, filters)).map(({ owner: _owner, ...summary }) => summary);
   }
 
-  async delete(id: string, tenantId: string): Promise<void> {
-    if (!isServerIssuedId(id) || !(await this.repo.delete(id, tenantId))) throw new ContractNotFoundException(id.slice(0, 128));
+  /** CONTRACT_NOT_FOUND unless the tenant has the contract and the policy's filter (`contracts:read`) lets it through. */
+  async visible(id: string, tenantId: string, filters: AuthFilters | undefined): Promise<ContractView> {
+    const row = isServerIssuedId(id) ? await this.repo.ownerOf(id, tenantId) : undefined;
+    if (!row || !matchesFilters({ owner: row.owner }, filters)) throw new ContractNotFoundException(id.slice(0, 128));
+    return this.get(id, tenantId);
+  }
+
+  /**
+   * Deletes the tenant's contract when the policy's filter (auth/resource-access.ts `contracts:delete`, matched
+   * against `{ owner }`) lets it through; else, as for another tenant's, CONTRACT_NOT_FOUND and nothing deleted.
+   */
+  async delete(id: string, tenantId: string, filters?: AuthFilters): Promise<void> {
+    const row = isServerIssuedId(id) ? await this.repo.ownerOf(id, tenantId) : undefined;
+    const allowed = row !== undefined && matchesFilters({ owner: row.owner }, filters);
+    if (!allowed || !(await this.repo.delete(id, tenantId, row.owner))) throw new ContractNotFoundException(id.slice(0, 128));
   }
 
   /**

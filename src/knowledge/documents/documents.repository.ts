@@ -37,10 +37,18 @@ export class DocumentsRepository {
   constructor(@InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly db: DataSource) {}
 
   /** The document and all its chunks in one statement, or nothing. */
-  async insert(d: { id: string; tenantId: string; title: string; source: string | null; chars: number; chunks: Chunk[] }): Promise<void> {
+  async insert(d: {
+    id: string;
+    tenantId: string;
+    title: string;
+    source: string | null;
+    chars: number;
+    chunks: Chunk[];
+    owner?: string | null;
+  }): Promise<void> {
     await this.db.query(
       `WITH d AS (
-         INSERT INTO documents (id, tenant_id, title, source, chars) VALUES ($1, $2, $3, $4, $5) RETURNING id)
+         INSERT INTO documents (id, tenant_id, title, source, chars, owner) VALUES ($1, $2, $3, $4, $5, $7) RETURNING id)
        INSERT INTO document_chunks (document_id, idx, heading, content)
        SELECT d.id, c.idx, c.heading, c.content FROM d,
               jsonb_to_recordset($6::jsonb) AS c(idx int, heading text, content text)`,
@@ -51,13 +59,15 @@ export class DocumentsRepository {
         d.source,
         d.chars,
         JSON.stringify(d.chunks.map((c) => ({ idx: c.index, heading: c.heading, content: c.content }))),
+        d.owner ?? null,
       ],
     );
   }
 
-  async list(tenantId: string): Promise<DocumentRow[]> {
+  /** The tenant's documents, newest first, each with its uploader. */
+  async list(tenantId: string): Promise<Array<DocumentRow & { owner: string | null }>> {
     return this.db.query(
-      `SELECT d.id, d.title, d.source, d.created_at, count(c.id)::int AS chunks
+      `SELECT d.id, d.title, d.source, d.created_at, count(c.id)::int AS chunks, d.owner
          FROM documents d LEFT JOIN document_chunks c ON c.document_id = d.id
         WHERE d.tenant_id = $1 GROUP BY d.id ORDER BY d.created_at DESC`,
       [tenantId],
@@ -84,9 +94,18 @@ export class DocumentsRepository {
     return row.any;
   }
 
-  /** Whether a document of the tenant was deleted (its chunks go with it). */
-  async delete(id: string, tenantId: string): Promise<boolean> {
-    return rowsOf(await this.db.query(`DELETE FROM documents WHERE id = $1 AND tenant_id = $2 RETURNING id`, [id, tenantId])).length > 0;
+  /** The uploader of the tenant's document (null: an API key's), or undefined when the tenant has no such document. */
+  async ownerOf(id: string, tenantId: string): Promise<{ owner: string | null } | undefined> {
+    const [row] = rowsOf<{ owner: string | null }>(
+      await this.db.query(`SELECT owner FROM documents WHERE id = $1 AND tenant_id = $2`, [id, tenantId]),
+    );
+    return row;
+  }
+
+  /** Whether a document of the tenant, still with this uploader, was deleted (its chunks go with it). */
+  async delete(id: string, tenantId: string, owner: string | null): Promise<boolean> {
+    const sql = `DELETE FROM documents WHERE id = $1 AND tenant_id = $2 AND owner IS NOT DISTINCT FROM $3 RETURNING id`;
+    return rowsOf(await this.db.query(sql, [id, tenantId, owner])).length > 0;
   }
 
   /** Row id → heading and content of each chunk, for embedding. */

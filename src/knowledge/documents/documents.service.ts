@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import { Injectable } from '@nestjs/common';
 
-import { currentTenant, DEFAULT_TENANT, isServerIssuedId } from '../../auth/tenant';
+import { type AuthFilters, matchesFilters } from '../../auth/auth-filters';
+import { currentTenant, currentUser, DEFAULT_TENANT, isServerIssuedId } from '../../auth/tenant';
 import { DomainException } from '../../core/errors';
 import { chunkText } from './chunker';
 import { DocumentsRepository } from './documents.repository';
@@ -45,13 +46,17 @@ export class DocumentsService {
     const chunks = chunkText(doc.content);
     if (chunks.length === 0) throw new DomainException('EMPTY_DOCUMENT', 'document has no text', 422);
     const id = randomUUID();
-    await this.repo.insert({ id, tenantId, title: doc.title, source: doc.source ?? null, chars: doc.content.length, chunks });
+    // its uploader (a user's; an API key's has none) is who may delete it besides an admin
+    const owner = currentUser() ?? null;
+    await this.repo.insert({ id, tenantId, title: doc.title, source: doc.source ?? null, chars: doc.content.length, chunks, owner });
     await this.backend.index({ document_id: id, title: doc.title, source: doc.source ?? null, chunks }, tenantId);
     return { document_id: id, title: doc.title, source: doc.source ?? null, chunks: chunks.length };
   }
 
-  async list(tenantId: string): Promise<DocumentView[]> {
-    return (await this.repo.list(tenantId)).map((r) => ({
+  /** The tenant's documents the policy's filter (`documents:search`, matched against `{ owner }`) lets through. */
+  async list(tenantId: string, filters?: AuthFilters): Promise<DocumentView[]> {
+    const rows = (await this.repo.list(tenantId)).filter((r) => matchesFilters({ owner: r.owner }, filters));
+    return rows.map((r) => ({
       document_id: r.id,
       title: r.title,
       source: r.source,
@@ -61,8 +66,10 @@ export class DocumentsService {
   }
 
   /** A document with its parsed chunks (heading and text, in order); another tenant's id is DOCUMENT_NOT_FOUND. */
-  async get(id: string, tenantId: string) {
-    const doc = isServerIssuedId(id) ? await this.repo.get(id, tenantId) : null;
+  async get(id: string, tenantId: string, filters?: AuthFilters) {
+    const owner = filters && isServerIssuedId(id) ? await this.repo.ownerOf(id, tenantId) : undefined;
+    const hidden = filters !== undefined && (!owner || !matchesFilters({ owner: owner.owner }, filters));
+    const doc = isServerIssuedId(id) && !hidden ? await this.repo.get(id, tenantId) : null;
     if (!doc) throw new DocumentNotFoundException(id.slice(0, 128));
     return { document_id: doc.id, title: doc.title, source: doc.source, created_at: doc.created_at.toISOString(), chunks: doc.chunks };
   }
@@ -72,8 +79,14 @@ export class DocumentsService {
     return this.repo.hasAny(tenantId);
   }
 
-  async delete(id: string, tenantId: string): Promise<void> {
-    if (!isServerIssuedId(id) || !(await this.repo.delete(id, tenantId))) throw new DocumentNotFoundException(id.slice(0, 128));
+  /**
+   * Deletes the tenant's document when the policy's filter (auth/resource-access.ts `documents:delete`, matched
+   * against `{ owner }`) lets it through; else, as for another tenant's, DOCUMENT_NOT_FOUND and nothing deleted.
+   */
+  async delete(id: string, tenantId: string, filters?: AuthFilters): Promise<void> {
+    const row = isServerIssuedId(id) ? await this.repo.ownerOf(id, tenantId) : undefined;
+    const allowed = row !== undefined && matchesFilters({ owner: row.owner }, filters);
+    if (!allowed || !(await this.repo.delete(id, tenantId, row.owner))) throw new DocumentNotFoundException(id.slice(0, 128));
     await this.backend.remove(id, tenantId);
   }
 

@@ -109,7 +109,7 @@ export class AssistantsService {
     this.graph(body.graph_id);
     const id = body.assistant_id ?? randomUUID();
     const value: Record<string, unknown> = { ...body, assistant_id: id, metadata: { ...(body.metadata ?? {}) } };
-    await this.auth.authorize('assistants', 'create', value);
+    const filters = await this.auth.authorize('assistants', 'create', value);
     const existing = this.system(id);
     if (existing) {
       if (body.if_exists === 'do_nothing') return existing;
@@ -124,7 +124,9 @@ export class AssistantsService {
       description: body.description ?? null,
     });
     if (created) return created;
-    if (body.if_exists === 'do_nothing') return this.get(tenantId, id);
+    // an existing assistant the caller may not see is "already exists" (as LangGraph Server), never touched
+    const found = body.if_exists === 'do_nothing' ? await this.repo.get(tenantId, id) : null;
+    if (found && passes(found, filters)) return found;
     throw new AssistantExistsException(id);
   }
 
@@ -244,9 +246,11 @@ export class AssistantsService {
   }
 
   /** The assistant's graph's schemas; the context schema is the config schema (one and the same in LangGraph.js, as the reference serves it). */
-  async schemas(tenantId: string, id: string): Promise<Record<string, unknown>> {
+  async schemas(tenantId: string, id: string, waitMs?: number): Promise<Record<string, unknown>> {
     const { assistant, graph } = await this.graphOfAssistant(tenantId, id);
-    const schema = await this.graphSchemas.of(this.graph(assistant.graph_id), graph);
+    const agent = this.graph(assistant.graph_id);
+    // `waitMs`: answer by then, with the state channels' schemas while a source parse goes on (GraphSchemas.within)
+    const schema = await (waitMs === undefined ? this.graphSchemas.of(agent, graph) : this.graphSchemas.within(agent, graph, waitMs));
     return {
       graph_id: assistant.graph_id,
       input_schema: schema.input,

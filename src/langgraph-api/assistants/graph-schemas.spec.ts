@@ -87,3 +87,26 @@ describe('GraphSchemas', () => {
     expect(props(schema.state)).toEqual({ messages: { type: 'array', items: { type: 'object' } }, step: {} });
   }, 30_000);
 });
+
+describe('GraphSchemas.within', () => {
+  const graph = compiled(new StateGraph(Annotation.Root({ topic: Annotation<string> })));
+  const agent = { name: 'g', source: { file: '/nowhere/graph.ts', exportName: 'graph' } } as unknown as AgentDefinition;
+  /** GraphSchemas whose source parse answers when `parsed` resolves */
+  function schemasParsing(parsed: Promise<unknown>): GraphSchemas {
+    const schemas = new GraphSchemas({ schemaResolveTimeoutMs: 60_000 } as AppConfig);
+    const stub = { of: () => parsed, close: () => undefined };
+    Object.assign(schemas, { statics: stub });
+    return schemas;
+  }
+
+  it('answers with the state channels when the parse outlasts the wait, and with the parse once it is done', async () => {
+    let finish!: (v: unknown) => void;
+    const schemas = schemasParsing(new Promise((resolve) => (finish = resolve)));
+    const started = Date.now();
+    expect(await schemas.within(agent, graph, 50)).toEqual(channelSchemaOf(graph));
+    expect(Date.now() - started).toBeLessThan(1000);
+    const parsedSchema = { state: {}, input: { type: 'object', title: 'parsed' }, output: {}, config: {} };
+    finish({ graph: parsedSchema });
+    expect(await schemas.within(agent, graph, 50)).toEqual(parsedSchema);
+  });
+});

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 
 import type { AgentDefinition } from '../../agents/agent-definition';
 import { AppConfig } from '../../config/app-config';
@@ -15,12 +15,33 @@ import { moduleGraphSchema, StaticSchemas } from './static-schema';
  * took longer than LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS — said in a warning naming why).
  */
 @Injectable()
-export class GraphSchemas {
+export class GraphSchemas implements OnModuleDestroy {
   private readonly logger = new Logger(GraphSchemas.name);
   private readonly statics: StaticSchemas;
 
   constructor(config: AppConfig) {
     this.statics = new StaticSchemas({ timeoutMs: config.schemaResolveTimeoutMs, log: (line) => this.logger.log(line) });
+  }
+
+  onModuleDestroy(): void {
+    this.statics.close();
+  }
+
+  /**
+   * The schemas of `graph` if they are known within `waitMs`; else, at once, what its state channels show, while
+   * the parse goes on (its result serves the next call). For callers that must answer now (`/mcp`'s tool list):
+   * a first parse takes seconds (4 s on a quiet machine, 15–40 s under load).
+   */
+  async within(agent: AgentDefinition, graph: LangGraphGraph, waitMs: number): Promise<GraphSchema> {
+    let timer: NodeJS.Timeout | undefined;
+    const fallback = new Promise<GraphSchema>((resolve) => {
+      timer = setTimeout(() => resolve(channelSchemaOf(graph)), waitMs);
+    });
+    try {
+      return await Promise.race([this.of(agent, graph), fallback]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The schemas of `graph` (the agent's root graph, or its subgraph at `namespace`). */

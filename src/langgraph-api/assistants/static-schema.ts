@@ -58,9 +58,17 @@ export interface StaticSchemaOptions {
  */
 export class StaticSchemas {
   private readonly cache = new Map<string, Promise<ModuleSchemas>>();
+  private readonly running = new Set<Worker>();
   private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
 
   constructor(private readonly options: StaticSchemaOptions) {}
+
+  /** Ends the parse under way and refuses the queued ones: at shutdown, a parse no request waits for is not finished. */
+  close(): void {
+    this.closed = true;
+    for (const worker of this.running) void worker.terminate();
+  }
 
   /** The schemas of the graphs in `file`'s export `exportName`; rejects when the source cannot be parsed in time. */
   of(file: string, exportName: string): Promise<ModuleSchemas> {
@@ -69,9 +77,10 @@ export class StaticSchemas {
     if (!found) {
       const { log, timeoutMs } = this.options;
       found = this.enqueue(async () => {
+        if (this.closed) throw new Error('the service is shutting down');
         const started = Date.now();
         log?.(`graph schemas: reading the TypeScript types of ${file} (once per module; a first parse takes seconds)`);
-        const schemas = await parseInWorker(file, exportName, timeoutMs);
+        const schemas = await parseInWorker(file, exportName, timeoutMs, this.running);
         log?.(`graph schemas: the types of ${file} read in ${Date.now() - started} ms`);
         return schemas;
       });
@@ -114,7 +123,7 @@ function inferredNothing(schemas: ModuleSchemas): boolean {
   return Object.values(schemas).every((s) => Object.keys((s.state as { properties?: object } | undefined)?.properties ?? {}).length === 0);
 }
 
-function parseInWorker(file: string, exportName: string, timeoutMs: number): Promise<ModuleSchemas> {
+function parseInWorker(file: string, exportName: string, timeoutMs: number, running: Set<Worker>): Promise<ModuleSchemas> {
   const entry = require.resolve('@langchain/langgraph-api/schema');
   // the compiler the parser imports (its own install's), whose file system the overlay patches before the parser loads
   const typescript = createRequire(entry).resolve('typescript');
@@ -128,12 +137,14 @@ function parseInWorker(file: string, exportName: string, timeoutMs: number): Pro
     });
     // a parse under way does not hold the process open at shutdown (the request that waits for it does, while it is served)
     worker.unref();
+    running.add(worker);
     const timer = setTimeout(() => {
       void worker.terminate();
       reject(new Error(`schema extraction of ${file} timed out after ${timeoutMs} ms`));
     }, timeoutMs);
     timer.unref();
     const settle = (fn: () => void) => {
+      running.delete(worker);
       clearTimeout(timer);
       void worker.terminate();
       fn();

@@ -16,6 +16,16 @@ export class InvalidAuthResultException extends DomainException {
   }
 }
 
+/**
+ * A resource handler's filter the service cannot apply exactly: a 500 that says nothing of the handler or its
+ * filter (both are logged), as any internal error answers.
+ */
+export class AuthFilterRefusedException extends DomainException {
+  constructor() {
+    super('INTERNAL_ERROR', 'internal error', 500);
+  }
+}
+
 const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
 
 /** An error the custom auth threw with a `status` (the SDK's `HTTPException`) as the refusal it means; others as they are. */

@@ -1,30 +1,23 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { NextFunction, Request as ExpressRequest, Response as ExpressResponse } from 'express';
+import type { Request as ExpressRequest } from 'express';
 
 import { AgentRegistry } from '../../agents/agent-registry.service';
 import { type AuthHandlerArgs, type CustomAuthHandlers, loadCustomAuth } from '../../agents/custom-graphs/auth-loader';
 import { readLanggraphConfig } from '../../agents/custom-graphs/langgraph-config';
-import { ApiKeyAuth } from '../../auth/api-key-auth.service';
-import type { AuthedRequest, Refuse } from '../../auth/auth.middleware';
-import type { AuthFilters } from '../../auth/auth-filters';
-import { type Permission } from '../../auth/principal';
+import { AuthFilterError, type AuthFilters, parseAuthFilters } from '../../auth/auth-filters';
+import type { CustomAuthenticator, CustomIdentity } from '../../auth/credentials';
+import { customAuthGuards } from '../../auth/open-paths';
+import { type Permission, type RequestPrincipal } from '../../auth/principal';
+import { requestUrl } from '../../auth/request-edge';
 import { NOT_HANDLED, ResourceAccess } from '../../auth/resource-access';
 import { DEFAULT_TENANT, TENANT_ID_PATTERN } from '../../auth/tenant';
 import { AppConfig } from '../../config/app-config';
 import { DomainException } from '../../core/errors';
 import { type CustomAuthUser, customAuthUser, withCustomAuthUser } from './auth-context';
-import { asRefusal, CustomAuthException, InvalidAuthResultException } from './custom-auth-errors';
+import { asRefusal, AuthFilterRefusedException, CustomAuthException, InvalidAuthResultException } from './custom-auth-errors';
 
 /** what a custom-auth user may do in the service's terms: the LangGraph API's reads and writes, never key management */
 const CUSTOM_USER_PERMISSIONS: readonly Permission[] = ['read', 'write'];
-
-/** Paths the custom auth does not guard: liveness, the console, the docs and metrics, `/info` (as the platform). */
-const NOT_GUARDED = /^\/(health|ok|console|docs|docs-[^/]*|metrics|info|favicon\.ico)(\/|$)/;
-
-/** Whether the custom auth guards a request: not the paths above, nor GETs of the graphs' UI files (as the platform). */
-function guarded(method: string, path: string): boolean {
-  return !NOT_GUARDED.test(path) && !(method === 'GET' && /^\/ui(\/|$)/.test(path));
-}
 
 /**
  * The custom auth of langgraph.json (`"auth": {"path": "./auth.mts:auth"}`), as LangGraph Platform runs it:
@@ -32,23 +25,25 @@ function guarded(method: string, path: string): boolean {
  * their status and headers), and the resource handlers (`on("threads:create")`, `on("*")`, …) may refuse an
  * action or return a filter on the resource's metadata, which the resource's service applies.
  *
- * Order: a valid API key of the service (`x-api-key`, when keys are configured) is the tenant's operator and is
- * checked first — no handler runs for it; every other request to the LangGraph API and REST v1 goes through
- * `authenticate`, which replaces the service's bearer tokens there (as the platform replaces its own auth). The
- * user's tenant is its `tenant_id` field when it returns one, else `default`. On REST v1 a session is a `threads`
- * resource (its reads `threads:read`, a chat turn `threads:create_run`, its deletion `threads:delete`).
+ * Who a request is, is decided in one place (auth/credentials.ts `resolvePrincipal`), which calls this class as
+ * its CustomAuthenticator: a service API key in `x-api-key` (when keys are configured) must verify and is then the
+ * tenant's operator — no handler runs for it; every other request to the LangGraph API and REST v1 that
+ * open-paths.ts does not leave open goes through `authenticate` alone, which replaces the service's bearer tokens
+ * there (as the platform replaces its own auth). The user's tenant is its `tenant_id` field when it returns one,
+ * else `default`. On REST v1 a session is a `threads` resource (its reads `threads:read`, a chat turn
+ * `threads:create_run`, its deletion `threads:delete`). An error `authenticate` throws is logged and answered as
+ * a bare 401 (its message may hold secrets); an `HTTPException` keeps its status, message and headers.
  *
  * Where no handler applies, the built-in owner rule decides (auth/resource-access.ts, which has the precedence).
  */
 @Injectable()
-export class LanggraphCustomAuth implements OnModuleInit {
+export class LanggraphCustomAuth implements OnModuleInit, CustomAuthenticator {
   private readonly logger = new Logger(LanggraphCustomAuth.name);
   private handlers?: CustomAuthHandlers;
 
   // the registry loads the graphs first (and applies langgraph.json's env) before the auth module loads
   constructor(
     private readonly config: AppConfig,
-    private readonly keys: ApiKeyAuth,
     _graphsFirst: AgentRegistry,
     private readonly access: ResourceAccess,
   ) {}
@@ -66,27 +61,21 @@ export class LanggraphCustomAuth implements OnModuleInit {
     return this.handlers !== undefined;
   }
 
-  /**
-   * The Express middleware, before the service's own authentication (app.factory.ts; the embeddable module's HTTP
-   * API, whose routes sit under `prefix`).
-   */
-  middleware(refuse: Refuse, prefix = '') {
-    const base = prefix ? `/${prefix}` : '';
-    return (req: AuthedRequest, res: ExpressResponse, next: NextFunction): void => {
-      const path = base && req.path.startsWith(`${base}/`) ? req.path.slice(base.length) : req.path;
-      if (!this.handlers?.authenticate || !guarded(req.method, path)) return next();
-      this.serviceKeyFirst(req)
-        .then(async (byKey) => {
-          if (byKey) return next();
-          const user = await this.authenticate(req);
-          admit(req, user);
-          withCustomAuthUser(user, next);
-        })
-        .catch((err: unknown) => {
-          const refusal = asRefusal(err);
-          refuse(refusal instanceof DomainException ? refusal : new InvalidAuthResultException((err as Error).message), req, res);
-        });
+  /** Whether `authenticate` decides who sends this request (`path`: below the service's mount point). */
+  decides(method: string, path: string): boolean {
+    return this.handlers?.authenticate !== undefined && customAuthGuards(method, path);
+  }
+
+  /** The request's identity from `authenticate`, as the one credential resolution admits it; throws the refusal. */
+  async identify(req: ExpressRequest): Promise<CustomIdentity> {
+    const user = await this.authenticate(req);
+    const principal: RequestPrincipal = {
+      tenantId: user.tenantId,
+      userId: user.identity,
+      permissions: CUSTOM_USER_PERMISSIONS,
+      claims: user.fields,
     };
+    return { principal, enter: (fn) => withCustomAuthUser(user, fn) };
   }
 
   /**
@@ -128,38 +117,60 @@ export class LanggraphCustomAuth implements OnModuleInit {
     }
     if (result === undefined || result === null || result === true) return undefined;
     if (result === false) throw new CustomAuthException(403, `the auth handler of "${key}" refused`, undefined, '');
-    if (typeof result !== 'object') throw new InvalidAuthResultException(`the auth handler of "${key}" returned a ${typeof result}`);
-    return result as AuthFilters;
+    return this.filterOf(key, result);
   }
 
   /**
-   * What a run's graph reads of its caller (as the platform puts it in the configurable): `langgraph_auth_user`,
-   * `langgraph_auth_user_id`, `langgraph_auth_permissions`; nothing for the service's own credentials.
+   * A handler's result as the filter the services apply, read once (auth-filters.ts `parseAuthFilters`). One the
+   * service cannot apply exactly — a reserved key, an unknown operator, a nested object, a Date — is logged with
+   * the handler's key and answered as a 500 without details: never as a wider view, never with the reason.
    */
-  runConfigurable(): Record<string, unknown> {
-    const user = customAuthUser();
-    if (!user) return {};
-    return { langgraph_auth_user: user.fields, langgraph_auth_user_id: user.identity, langgraph_auth_permissions: user.permissions };
-  }
-
-  private async serviceKeyFirst(req: ExpressRequest): Promise<boolean> {
-    return typeof req.headers['x-api-key'] === 'string' && (await this.keys.required());
+  private filterOf(key: string, result: unknown): AuthFilters {
+    try {
+      return parseAuthFilters(result);
+    } catch (err) {
+      const reason = err instanceof AuthFilterError ? err.message : 'the filter could not be read';
+      this.logger.error({
+        msg: 'custom auth: a handler returned a filter the service cannot apply; request refused',
+        handler: key,
+        reason,
+      });
+      throw new AuthFilterRefusedException();
+    }
   }
 
   private async authenticate(req: ExpressRequest): Promise<CustomAuthUser & { tenantId: string }> {
-    const result = await this.handlers!.authenticate!(requestOf(req));
+    const request = requestOf(req);
+    let result: unknown;
+    try {
+      result = await this.handlers!.authenticate!(request);
+    } catch (err) {
+      throw this.refusalOf(err);
+    }
     return normalized(result);
   }
-}
 
-function admit(req: AuthedRequest, user: CustomAuthUser & { tenantId: string }): void {
-  req.principal = { tenantId: user.tenantId, userId: user.identity, permissions: CUSTOM_USER_PERMISSIONS };
-  req.tenantId = user.tenantId;
+  /**
+   * What the client gets when `authenticate` throws: a deliberate refusal (`HTTPException`: its status, message and
+   * headers, as the platform answers it) as it is; anything else is logged here and answered as a bare 401 — its
+   * message may hold secrets (a token, a key, an upstream's answer).
+   */
+  private refusalOf(err: unknown): DomainException {
+    const refusal = asRefusal(err);
+    if (refusal instanceof DomainException) return refusal;
+    const e = err as { name?: unknown; message?: unknown } | null;
+    this.logger.warn({
+      msg: 'the custom auth authenticate threw: answered 401',
+      error: typeof e?.name === 'string' ? e.name : typeof err,
+      reason: typeof e?.message === 'string' ? e.message.slice(0, 500) : String(err).slice(0, 500),
+    });
+    return new CustomAuthException(401, 'Unauthorized');
+  }
 }
 
 /** the request as the handler reads it (a fetch Request: method, URL, headers; the body stays the API's) */
 function requestOf(req: ExpressRequest): Request {
-  const url = new URL(req.originalUrl, `${req.protocol}://${req.headers.host ?? 'localhost'}`);
+  const url = requestUrl(req);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);

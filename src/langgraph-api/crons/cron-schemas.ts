@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { boundedFilter } from '../filter-bounds';
 import { webhookUrl } from '../runs/run-schemas';
 import { RunnableConfigSchema } from '../schemas';
 
@@ -52,7 +53,7 @@ export type CronPatchBody = z.infer<typeof CronPatch>;
 const filter = {
   assistant_id: z.string().nullish(),
   thread_id: z.string().nullish(),
-  metadata: record.nullish(),
+  metadata: boundedFilter.nullish(),
 };
 
 export const CronSearch = z.object({

@@ -4,13 +4,16 @@ import type { Readable } from 'node:stream';
 
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 
+import { requestUrl } from '../../auth/request-edge';
+
 /**
  * Express ⇄ fetch: an Express request as a fetch `Request` for a fetch handler (the user's Hono app), and a
  * fetch `Response` written back. The request body is read from the socket only if the handler reads it, so a
- * request handed on to Nest untouched is parsed there as usual.
+ * request handed on to Nest untouched is parsed there as usual. Its URL is the one the request edge made
+ * canonical (auth/request-edge.ts `requestUrl`): the app's router reads the path authentication read.
  */
 export function toFetchRequest(req: ExpressRequest, limit: { bytes: number; error: () => Error }): Request {
-  const url = new URL(req.originalUrl, `${req.protocol}://${req.headers.host ?? 'localhost'}`);
+  const url = requestUrl(req);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);

@@ -12,6 +12,12 @@ import { RunCreate } from '../runs/run-schemas';
 import { assistantTools, MESSAGES_INPUT, runOutputText } from './assistant-tools';
 
 /**
+ * How long a tool list waits for a graph's schemas before it lists the tool with the schema its state channels
+ * show (a first parse of a graph's TypeScript source takes seconds; an MCP client's first call must not).
+ */
+const MCP_SCHEMA_WAIT_MS = 250;
+
+/**
  * `/mcp`: the tenant's assistants as MCP tools, over streamable HTTP without sessions (as LangGraph Platform
  * offers them): `tools/list` names one tool per assistant, `tools/call` is a stateless run of it — created and
  * awaited through the LangGraph runs service (`POST /runs/wait`'s path: recorded, budgeted, cancelled when the
@@ -64,8 +70,9 @@ export class McpController {
     return assistantTools(all, (a) => schemas[all.indexOf(a)]);
   }
 
+  /** The tool's input schema: the graph's, or — while its source is still being parsed — what its state channels show. */
   private async inputSchemaOf(tenantId: string, a: AssistantWire): Promise<Tool['inputSchema']> {
-    const s = await this.assistants.schemas(tenantId, a.assistant_id).catch(() => null);
+    const s = await this.assistants.schemas(tenantId, a.assistant_id, MCP_SCHEMA_WAIT_MS).catch(() => null);
     const input = s?.input_schema as Tool['inputSchema'] | undefined;
     return input && input.type === 'object' ? input : MESSAGES_INPUT;
   }

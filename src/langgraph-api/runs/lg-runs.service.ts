@@ -3,16 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 
 import { threadIdOf } from '../../auth/tenant';
-import { RunAlreadyFinishedException, RunNotFoundException } from '../../core/errors';
+import { RunAlreadyFinishedException, RunNotFoundException, SessionBusyException, SessionNotFoundException } from '../../core/errors';
 import type { RunEntity } from '../../database/entities';
 import { RunEventBus } from '../../events/run-event-bus';
-import { RunAdmission } from '../../orchestrator/run-admission.service';
+import { type KnownSession, RunAdmission, type TurnRequest } from '../../orchestrator/run-admission.service';
 import { RunsService } from '../../orchestrator/runs.service';
 import { RunEndNotSeen, RunEnds } from '../../runs/run-ends.service';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';
-import { LanggraphCustomAuth } from '../auth/custom-auth';
 import { InvalidRequestException, ThreadBusyException, ThreadNotFoundException } from '../errors';
 import { ThreadsRepository } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
@@ -103,7 +102,6 @@ export class LangGraphRunsService {
     private readonly delivery: WebhookDelivery,
     private readonly ends: RunEnds,
     private readonly checks: RunRequestChecks,
-    private readonly customAuth: LanggraphCustomAuth,
   ) {}
 
   /**
@@ -126,19 +124,20 @@ export class LangGraphRunsService {
     if (threadId !== null && !known && body.if_not_exists !== 'create') throw new ThreadNotFoundException(id);
     const thread = threadId === null ? null : { id, hasCheckpoint: !!known?.hasCheckpoint, inflight: known?.inflight ?? [] };
     await this.checks.check(tenantId, body, assistant.graph_id, thread);
-    let inflight = known?.inflight ?? [];
+    const inflight = known?.inflight ?? [];
     // a new thread takes what the custom auth added to the run's metadata (its owner), so its runs can read it
     const newThreadMetadata = filters ? { ...(runMetadata ?? {}) } : {};
     if (threadId === null) await this.sessions.insert(tenantId, id, newThreadMetadata);
     else if (!known) {
-      // created by another request meanwhile (its runs count): the custom auth's filter must hold for it
+      // created by another request meanwhile (its runs count: the multitask strategy is decided with the insert):
+      // the custom auth's filter must hold for it
       if (!(await this.sessions.insert(tenantId, id, newThreadMetadata))) {
         if (filters && !(await this.threads.get(tenantId, id, filters))) throw new ThreadNotFoundException(id);
-        inflight = await this.sessions.inflight(tenantId, id);
       }
     }
     const strategy = body.multitask_strategy ?? 'reject';
-    if (threadId !== null) await this.applyMultitask(tenantId, id, strategy, inflight);
+    // interrupt / rollback stop the thread's runs: what the caller may do to the thread's runs (as a cancel)
+    if (known && (strategy === 'interrupt' || strategy === 'rollback')) await this.thread(tenantId, id, 'update');
 
     const requested = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
     const modes: ApiStreamMode[] = requested.length ? [...new Set(requested)] : ['values'];
@@ -161,8 +160,9 @@ export class LangGraphRunsService {
     // a thread just read with no unfinished run is not read again, and its metadata goes with the run's lease
     const session =
       known && !inflight.length ? { id, agent: known.row.agent, metadata: assistantMeta, noCheckpoint: !known.hasCheckpoint } : undefined;
-    const run = await this.runs.submit(
+    const run = await this.submit(
       {
+        multitask: threadId === null ? undefined : strategy,
         message,
         session_id: id,
         agent: assistant.graph_id,
@@ -176,7 +176,7 @@ export class LangGraphRunsService {
         checkpoint_id: checkpointId,
         continue: proceed || undefined,
         start_at: body.after_seconds ? new Date(Date.now() + body.after_seconds * 1000).toISOString() : undefined,
-        configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config), ...this.customAuth.runConfigurable() },
+        configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config) },
         context: { ...objectOf(assistant.context), ...objectOf(body.context) },
         lg: {
           assistant_id: assistant.assistant_id,
@@ -197,11 +197,19 @@ export class LangGraphRunsService {
     return { run, threadId: id, temporary, modes };
   }
 
-  /** reject → 409 while the thread has an unfinished run; interrupt / rollback stop it (rollback deletes it); enqueue waits. */
-  private async applyMultitask(tenantId: string, threadId: string, strategy: string, inflight: string[]): Promise<void> {
-    if (!inflight.length || strategy === 'enqueue') return;
-    if (strategy === 'reject') throw new ThreadBusyException(threadId);
-    for (const runId of inflight) await this.stop(tenantId, threadId, runId, strategy === 'rollback' ? 'rollback' : 'interrupt', true);
+  /**
+   * The run service's submit, which decides the multitask strategy where the run is written (both dialects alike);
+   * its refusal of a `reject` run on a busy session is this dialect's THREAD_BUSY (409), a thread deleted meanwhile
+   * its 404.
+   */
+  private async submit(req: TurnRequest, opts: { here?: boolean; session?: KnownSession }): Promise<RunEntity> {
+    try {
+      return await this.runs.submit(req, opts);
+    } catch (e) {
+      if (e instanceof SessionBusyException && req.session_id) throw new ThreadBusyException(req.session_id);
+      if (e instanceof SessionNotFoundException && req.session_id) throw new ThreadNotFoundException(req.session_id);
+      throw e;
+    }
   }
 
   async get(tenantId: string, threadId: string, runId: string): Promise<Record<string, unknown>> {

@@ -1,4 +1,4 @@
-import { comparesNumbers, storeFilterProblem } from './store-filter';
+import { checkStoreFilter, comparesNumbers, storeFilterProblem } from './store-filter';
 
 describe('store search filters', () => {
   it('accepts what PostgresStore applies as asked', () => {
@@ -26,6 +26,20 @@ describe('store search filters', () => {
     [{ a: { $gt: 1, other: 2 } }, /filter\.a\.other: unknown operator/],
   ])('refuses %j', (filter, problem) => {
     expect(storeFilterProblem(filter as Record<string, unknown>)).toMatch(problem);
+  });
+
+  it('refuses a filter past the search filter bounds in the service too (422 naming the limit)', () => {
+    const huge = { a: { $in: Array.from({ length: 70_000 }, (_, i) => i) } };
+    expect(() => checkStoreFilter(huge)).toThrow('filter: over the limit of 1000 values per filter');
+    const refusal = (() => {
+      try {
+        checkStoreFilter(huge);
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(refusal).toMatchObject({ status: 422, code: 'VALIDATION_FAILED' });
+    expect(() => checkStoreFilter({ a: { $in: [1, 2] } })).not.toThrow();
   });
 
   it('tells a numeric comparison apart', () => {

@@ -1,4 +1,5 @@
 import { InvalidRequestException } from '../errors';
+import { filterBoundsProblem } from '../filter-bounds';
 
 /** Operators PostgresStore's search applies to a `{field: {$op: operand}}` filter; it ignores any other. */
 const NUMERIC = new Set(['$gt', '$gte', '$lt', '$lte']);
@@ -29,9 +30,13 @@ export function storeFilterProblem(filter: Record<string, unknown>): string | nu
   return null;
 }
 
-/** Refuses (422) what storeFilterProblem finds. */
+/**
+ * Refuses (422) what storeFilterProblem finds, and a filter past FILTER_LIMITS (the body's schema refuses it
+ * first; checked here too for the service's callers inside the process).
+ */
 export function checkStoreFilter(filter: Record<string, unknown> | null | undefined): void {
-  const problem = filter ? storeFilterProblem(filter) : null;
+  const bounds = filter ? filterBoundsProblem(filter) : null;
+  const problem = bounds ? `filter: ${bounds}` : filter ? storeFilterProblem(filter) : null;
   if (problem) throw new InvalidRequestException(problem);
 }
 

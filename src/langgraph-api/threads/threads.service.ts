@@ -66,23 +66,35 @@ export class ThreadsService {
     return this.auth.authorize('threads', action, value);
   }
 
+  /**
+   * A new thread, or (`if_exists: do_nothing`) the existing one the caller may see. Every decision is taken before
+   * any effect: the insert never changes an existing thread, an existing one the caller may not see is 409 "already
+   * exists" with nothing written (as LangGraph Server answers it), and `supersteps` are a `threads:update` of the
+   * thread, authorized as one before they are applied (on the new thread, or on the caller's existing one).
+   */
   async create(tenantId: string, body: ThreadCreateBody): Promise<Record<string, unknown>> {
     const id = body.thread_id ?? randomUUID();
     const value: Record<string, unknown> = { thread_id: id, metadata: { ...(body.metadata ?? {}) }, if_exists: body.if_exists };
     const filters = await this.authorize('create', value);
     const metadata = (value.metadata as Record<string, unknown> | undefined) ?? {};
     const created = await this.sessions.insert(tenantId, id, metadata);
-    if (!created && body.if_exists !== 'do_nothing') throw new ThreadExistsException(id);
+    if (!created) await this.checkExisting(tenantId, id, filters, body.if_exists);
     if (body.supersteps?.length) await this.applySupersteps(tenantId, id, body.supersteps);
     return this.wire(tenantId, await this.row(tenantId, id, created ? undefined : filters));
   }
 
+  /** A create naming an existing thread: 409 unless `do_nothing` and the create's filter lets the caller see it. */
+  private async checkExisting(tenantId: string, id: string, filters: AuthFilters | undefined, ifExists: ThreadCreateBody['if_exists']) {
+    if (ifExists !== 'do_nothing' || !(await this.repo.get(tenantId, id, filters))) throw new ThreadExistsException(id);
+  }
+
   /**
    * Supersteps of state updates (`threads.create({ supersteps })`): each superstep's updates (values, or a command,
-   * as a node) applied together as one checkpoint, through the graph of the thread's `metadata.graph_id`.
+   * as a node) applied together as one checkpoint, through the graph of the thread's `metadata.graph_id`. They are
+   * an update of the thread: the `threads:update` filter must let the caller see it (404 otherwise, nothing applied).
    */
   private async applySupersteps(tenantId: string, id: string, supersteps: NonNullable<ThreadCreateBody['supersteps']>): Promise<void> {
-    const row = await this.row(tenantId, id);
+    const row = await this.row(tenantId, id, await this.authorize('update', { thread_id: id }));
     const name = this.graphName(row);
     const def = name ? this.registry.get(name) : undefined;
     if (!name || !def) throw new ThreadWithoutGraphException(id);
@@ -138,6 +150,7 @@ export class ThreadsService {
     const value: Record<string, unknown> = { thread_id: newId, metadata: { ...from.metadata, thread_id: newId } };
     await this.authorize('create', value);
     await this.sessions.insert(tenantId, newId, (value.metadata as Record<string, unknown> | undefined) ?? {}, from.agent);
+    await this.sessions.copyTaint(tenantId, id, newId); // taint belongs to the thread: its copy inherits it
     await this.repo.copyCheckpoints(threadIdOf(tenantId, id), threadIdOf(tenantId, newId));
     return this.get(tenantId, newId);
   }

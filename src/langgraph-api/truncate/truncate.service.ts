@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { AgentRegistry } from '../../agents/agent-registry.service';
+import { ResourceAccess, TENANT_RESOURCE } from '../../auth/resource-access';
 import { threadIdOf } from '../../auth/tenant';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
@@ -20,7 +21,8 @@ export interface TruncateFlags {
 /**
  * The reference server's test reset, for one tenant: each table emptied by the module that owns it. System
  * assistants are not stored, so they stay. Checkpoints are those of the tenant's threads (a thread's checkpoints
- * go with it when threads are emptied).
+ * go with it when threads are emptied). It empties what every user of the tenant owns, so it is an operator's
+ * action: the policy (auth/resource-access.ts `tenant:truncate`) lets only `admin` (an API key, an admin token) do it.
  */
 @Injectable()
 export class TruncateService {
@@ -30,9 +32,11 @@ export class TruncateService {
     private readonly assistants: AssistantsRepository,
     private readonly store: StoreService,
     private readonly registry: AgentRegistry,
+    private readonly access: ResourceAccess,
   ) {}
 
   async truncate(tenantId: string, flags: TruncateFlags): Promise<void> {
+    await this.access.authorize(TENANT_RESOURCE, 'truncate', { ...flags });
     if (flags.checkpoint || flags.checkpointer || flags.threads) await this.deleteCheckpoints(tenantId);
     if (flags.runs) await this.runs.deleteAllOfTenant(tenantId);
     if (flags.threads) await this.sessions.deleteAllOfTenant(tenantId);

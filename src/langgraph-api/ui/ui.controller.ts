@@ -6,6 +6,7 @@ import { z } from 'zod';
 
 import { DomainException } from '../../core/errors';
 import { ZodPipe } from '../zod-body.pipe';
+import { escapeHtml, jsStringInAttribute } from './html-escape';
 import { UiBundles, type UiFiles } from './ui-bundles';
 
 const UiRequest = z.object({ name: z.string() });
@@ -16,9 +17,10 @@ class UiNotFoundException extends DomainException {
   }
 }
 
+/** The bundler's error (paths, source excerpts) is logged when the bundle fails at start; the client learns only that. */
 class UiBundleFailedException extends DomainException {
-  constructor(message: string) {
-    super('UI_BUNDLE_FAILED', message, 500);
+  constructor(graph: string) {
+    super('UI_BUNDLE_FAILED', `the UI of graph "${graph.slice(0, 128)}" could not be built; see the service log`, 500);
   }
 }
 
@@ -40,15 +42,17 @@ export class UiController {
     @Res() res: Response,
   ): Promise<void> {
     const files = await bundleOf(this.bundles, graph);
-    const base = `${clientOrigin(req)}/ui/${encodeURIComponent(graph)}`;
+    // everything interpolated is escaped: the host is the client's (Host, X-Forwarded-Host), the name its body's
+    const base = escapeHtml(`${clientOrigin(req)}/ui/${encodeURIComponent(graph)}`);
     const html: string[] = [];
     for (const name of files.keys()) {
-      if (path.extname(name) === '.css') html.push(`<link rel="stylesheet" href="${base}/${name}" />`);
+      if (path.extname(name) === '.css') html.push(`<link rel="stylesheet" href="${base}/${escapeHtml(name)}" />`);
     }
     const js = [...files.keys()].find((name) => path.extname(name) === '.js');
     if (js) {
       const global = `__LGUI_${graph.replace(/[^a-zA-Z0-9]/g, '_')}`;
-      html.push(`<script src="${base}/${js}" onload='${global}.render(${JSON.stringify(body.name)}, "{{shadowRootId}}")'></script>`);
+      const render = `${global}.render(${jsStringInAttribute(body.name)}, "{{shadowRootId}}")`;
+      html.push(`<script src="${base}/${escapeHtml(js)}" onload='${render}'></script>`);
     }
     res.type('text/html').send(html.join('\n'));
   }
@@ -59,8 +63,8 @@ async function bundleOf(bundles: UiBundles, graph: string): Promise<UiFiles> {
   if (!pending) throw new UiNotFoundException(graph);
   try {
     return await pending;
-  } catch (err) {
-    throw new UiBundleFailedException((err as Error).message);
+  } catch {
+    throw new UiBundleFailedException(graph);
   }
 }
 
@@ -107,6 +111,9 @@ export function uiAssets(bundles: UiBundles) {
           .set('Cross-Origin-Resource-Policy', 'cross-origin')
           .send(Buffer.from(file));
       })
-      .catch((err: DomainException) => void res.status(err.status ?? 500).json({ error: { code: err.code, message: err.message } }));
+      .catch((err: unknown) => {
+        const known = err instanceof DomainException ? err : new UiBundleFailedException(graph);
+        res.status(known.status).json({ error: { code: known.code, message: known.message } });
+      });
   };
 }

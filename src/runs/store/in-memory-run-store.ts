@@ -2,8 +2,9 @@ import { type AuthFilters, matchesFilters } from '../../auth/auth-filters';
 import { RunNotFoundException, SessionNotFoundException } from '../../core/errors';
 import type { RecordedToolCall, ToolLedger } from '../../core/tool-ledger';
 import { FINAL_STATUSES, type PendingApproval, RunEntity, type RunStatus, SessionEntity } from '../../database/entities';
+import type { ThreadTaint } from '../../tools/thread-taint';
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
-import { RunLedger } from './run-ledger';
+import { type IdempotencyKey, RunLedger } from './run-ledger';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore } from './run-store';
 import { SessionStore, type TurnSession } from './session-store';
 
@@ -27,6 +28,8 @@ export class InMemoryRunState {
   readonly usage = new Map<string, RunUsage>();
   readonly ledgers = new Map<string, Map<string, RecordedToolCall>>();
   readonly keys = new Map<string, { runId: string; hash: string }>();
+  /** thread taint by `tenant\0session` */
+  readonly taints = new Map<string, ThreadTaint>();
   private clock = 0;
   /** added to the wall clock: a test moves time forward to let a lease lapse */
   skewMs = 0;
@@ -169,6 +172,13 @@ class InMemoryRunStore extends RunStore {
       session.agent ??= run.agent;
     }
     return this.s.copy(this.s.newRun(run, free ? 'running' : 'queued'));
+  }
+
+  async createExclusive(run: NewRun, start?: { leaseMs: number; sessionMetadata?: Record<string, unknown> }): Promise<RunEntity | null> {
+    const session = this.s.session(run.tenantId, run.sessionId);
+    if (!session) throw new SessionNotFoundException(run.sessionId);
+    if (!this.s.firstInLine(session)) return null;
+    return start ? this.createStarted(run, start.leaseMs, false, start.sessionMetadata) : this.create(run);
   }
 
   async leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<{ run: RunEntity; hasCheckpoint: boolean } | null> {
@@ -415,6 +425,7 @@ class InMemorySessionStore extends SessionStore {
 
   async delete(id: string, tenantId: string): Promise<void> {
     this.s.sessions.delete(`${tenantId}:${id}`);
+    this.s.taints.delete(`${tenantId}\0${id}`);
     for (const r of [...this.s.runs.values()]) if (r.sessionId === id && r.tenantId === tenantId) this.s.runs.delete(r.id);
   }
 
@@ -456,6 +467,31 @@ class InMemorySessionStore extends SessionStore {
     const session = [...this.s.sessions.values()].find((s) => s.id === sessionId && s.activeRunId === runId);
     if (session) this.s.release(session, runId);
   }
+
+  async taintOf(tenantId: string, id: string, opts: { digest?: boolean } = {}): Promise<ThreadTaint | null> {
+    const t = this.s.taints.get(`${tenantId}\0${id}`);
+    return t ? { ...t, sources: [...t.sources], digest: opts.digest === false ? null : (t.digest?.slice() ?? null) } : null;
+  }
+
+  async recordTaint(tenantId: string, id: string, runId: string, taint: ThreadTaint): Promise<void> {
+    if (!this.s.session(tenantId, id)) return;
+    const key = `${tenantId}\0${id}`;
+    const known = this.s.taints.get(key);
+    const digest =
+      known?.digest && taint.digest ? known.digest.map((b, i) => b | (taint.digest?.[i] ?? 0)) : (taint.digest ?? known?.digest);
+    this.s.taints.set(key, {
+      sources: [...new Set([...(known?.sources ?? []), ...taint.sources])],
+      digest: digest?.slice() ?? null,
+      opaque: Boolean(known?.opaque || taint.opaque),
+      since: known?.since ?? this.s.now(),
+      runId: known ? (known.runId ?? null) : runId,
+    });
+  }
+
+  async copyTaint(tenantId: string, fromId: string, toId: string): Promise<void> {
+    const known = this.s.taints.get(`${tenantId}\0${fromId}`);
+    if (known) this.s.taints.set(`${tenantId}\0${toId}`, { ...known, sources: [...known.sources], digest: known.digest?.slice() ?? null });
+  }
 }
 
 class InMemoryRunLedger extends RunLedger {
@@ -483,15 +519,15 @@ class InMemoryRunLedger extends RunLedger {
     return this.s.usage.get(runId)?.calls ?? [];
   }
 
-  async findByIdempotencyKey(tenantId: string, key: string): Promise<{ id: string; requestHash: string | null } | null> {
-    const k = this.s.keys.get(`${tenantId}:${key}`);
+  async findByIdempotencyKey(key: IdempotencyKey): Promise<{ id: string; requestHash: string | null } | null> {
+    const k = this.s.keys.get(keyId(key));
     return k && this.s.runs.has(k.runId) ? { id: k.runId, requestHash: k.hash } : null;
   }
 
-  async claimIdempotencyKey(runId: string, key: string, requestHash: string): Promise<boolean> {
+  async claimIdempotencyKey(runId: string, key: IdempotencyKey, requestHash: string): Promise<boolean> {
     const r = this.s.runs.get(runId);
     if (!r) return false;
-    const id = `${r.tenantId}:${key}`;
+    const id = keyId({ ...key, tenantId: r.tenantId });
     const held = this.s.keys.get(id);
     if (held && this.s.runs.has(held.runId)) return false;
     this.s.keys.set(id, { runId, hash: requestHash });
@@ -513,4 +549,9 @@ class InMemoryRunLedger extends RunLedger {
   async settleWebhook(): Promise<'sent' | 'gave_up' | null> {
     return null;
   }
+}
+
+/** One map key per (tenant, principal, key), as the unique index of the Postgres store. */
+function keyId(k: IdempotencyKey): string {
+  return JSON.stringify([k.tenantId, k.principal, k.key]);
 }

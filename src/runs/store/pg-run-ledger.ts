@@ -7,7 +7,7 @@ import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
 import { PgToolLedger } from './pg-tool-ledger';
-import { RunLedger } from './run-ledger';
+import { type IdempotencyKey, RunLedger } from './run-ledger';
 
 /** Attempts per webhook, the n-th retry `WEBHOOK_BACKOFF_MS × 2^(n-1)` after the previous failure. */
 export const WEBHOOK_MAX_ATTEMPTS = 5;
@@ -46,17 +46,28 @@ export class PgRunLedger extends RunLedger {
     return rows[0]?.model_calls ?? [];
   }
 
-  async findByIdempotencyKey(tenantId: string, key: string): Promise<{ id: string; requestHash: string | null } | null> {
+  /** The run that holds the key in its tenant and principal's scope. */
+  async findByIdempotencyKey(k: IdempotencyKey): Promise<{ id: string; requestHash: string | null } | null> {
     const rows = rowsOf<{ id: string; request_hash: string | null }>(
-      await this.db.query(`SELECT id, request_hash FROM runs WHERE tenant_id = $1 AND idempotency_key = $2`, [tenantId, key]),
+      await this.db.query(`SELECT id, request_hash FROM runs WHERE tenant_id = $1 AND idempotency_scope = $2 AND idempotency_key = $3`, [
+        k.tenantId,
+        k.principal,
+        k.key,
+      ]),
     );
     return rows[0] ? { id: rows[0].id, requestHash: rows[0].request_hash } : null;
   }
 
-  /** False when another run of the tenant took the key first (unique index). */
-  async claimIdempotencyKey(runId: string, key: string, requestHash: string): Promise<boolean> {
+  /** False when another run of the same tenant and principal took the key first (unique index). */
+  async claimIdempotencyKey(runId: string, k: IdempotencyKey, requestHash: string): Promise<boolean> {
     try {
-      await this.db.query(`UPDATE runs SET idempotency_key = $2, request_hash = $3 WHERE id = $1`, [runId, key, requestHash]);
+      // the run was accepted in k.tenantId: its row's tenant_id completes the key's scope
+      await this.db.query(`UPDATE runs SET idempotency_key = $3, idempotency_scope = $2, request_hash = $4 WHERE id = $1`, [
+        runId,
+        k.principal,
+        k.key,
+        requestHash,
+      ]);
       return true;
     } catch (err) {
       if ((err as { code?: string; driverError?: { code?: string } }).code === '23505') return false;

@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
-import { RunNotFoundException } from '../../core/errors';
+import { RunNotFoundException, SessionNotFoundException } from '../../core/errors';
 import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { PendingApproval, RunEntity, RunStatus } from '../../database/entities';
 import { GroupCommit } from '../../database/group-commit';
 import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
 import { insertable, rowsOf } from '../../database/query-rows';
+import { LOCK_SESSION_SQL, QUEUED_IF_IDLE_SQL, startedInSessionSql } from './run-accept-sql';
 import { due, firstInLine, holdsLease, leaseFree, startable, takeLease } from './run-rules';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore } from './run-store';
 
@@ -84,41 +85,39 @@ export class PgRunStore extends RunStore {
    * lease is taken (the caller writes it itself otherwise), and a session without agent adopts the run's.
    */
   async createStarted(run: NewRun, leaseMs: number, newSession = false, sessionMetadata?: Record<string, unknown>): Promise<RunEntity> {
-    // $8: the session's metadata (a new session's, or what is merged into the existing one's); $9: the run's owner
-    const insertRun = (status: string) =>
-      `INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, owner, status, attempts, started_at)
-       SELECT $1, $2, $3, $4, $5, $6, $9::text, ${status}`;
     const sql = newSession
       ? `WITH s AS (
            INSERT INTO sessions (id, tenant_id, agent, metadata, active_run_id, lease_expires_at)
-           VALUES ($2, $3, $4, COALESCE($8::jsonb, '{}'::jsonb), $1, now() + ($7 || ' milliseconds')::interval)
+           VALUES ($2, $3, $4, COALESCE($9::jsonb, '{}'::jsonb), $1, now() + ($8 || ' milliseconds')::interval)
          )
-         ${insertRun(`'running', 1, now()`)}
+         INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, owner, status, attempts, started_at)
+         SELECT $1, $2, $3, $4, $5, $6, $7::text, 'running', 1, now()
          RETURNING *`
-      : `WITH lease AS (
-           UPDATE sessions s SET ${takeLease('$1', '$7')},
-                  metadata = CASE WHEN $8::jsonb IS NULL THEN s.metadata ELSE COALESCE(s.metadata, '{}'::jsonb) || $8::jsonb END,
-                  agent = COALESCE(s.agent, $4)
-            WHERE s.id = $2 AND s.tenant_id = $3 AND ${leaseFree('s')} AND ${firstInLine({ id: '$2', tenant: '$3' })}
-           RETURNING s.id
-         )
-         ${insertRun(`CASE WHEN l.id IS NULL THEN 'queued' ELSE 'running' END, CASE WHEN l.id IS NULL THEN 0 ELSE 1 END, CASE WHEN l.id IS NULL THEN NULL ELSE now() END`)}
-           FROM (SELECT 1) AS one LEFT JOIN lease l ON true
-         RETURNING *`;
+      : startedInSessionSql(false);
     const rows = rowsOf<Record<string, unknown>>(
-      await this.dataSource.query(sql, [
-        run.id,
-        run.sessionId,
-        run.tenantId,
-        run.agent,
-        run.mode,
-        pgSafeJson(run.input),
-        String(leaseMs),
-        jsonOrNull(newSession ? run.sessionMetadata : sessionMetadata),
-        run.owner ?? null,
-      ]),
+      await this.dataSource.query(sql, startedParams(run, leaseMs, newSession ? run.sessionMetadata : sessionMetadata)),
     );
     return this.runs.create(fromRow(rows[0]));
+  }
+
+  /**
+   * A run accepted only when no run of its session is unfinished (multitask `reject`), decided where it is written:
+   * the session's row is locked first (FOR UPDATE), so concurrent exclusive acceptances on one session take turns,
+   * and the insert after the lock — a new statement, hence a new snapshot under READ COMMITTED — sees every run
+   * committed meanwhile (a NOT EXISTS in the locking statement itself would not). Three short statements in one
+   * transaction that awaits nothing else, so the embedded Postgres (one statement at a time) is never held up.
+   */
+  async createExclusive(run: NewRun, start?: { leaseMs: number; sessionMetadata?: Record<string, unknown> }): Promise<RunEntity | null> {
+    return this.dataSource.transaction(async (tx) => {
+      const locked = rowsOf(await tx.query(LOCK_SESSION_SQL, [run.sessionId, run.tenantId]));
+      if (!locked.length) throw new SessionNotFoundException(run.sessionId);
+      const rows = rowsOf<Record<string, unknown>>(
+        start
+          ? await tx.query(startedInSessionSql(true), startedParams(run, start.leaseMs, start.sessionMetadata))
+          : await tx.query(QUEUED_IF_IDLE_SQL, insertParams(run)),
+      );
+      return rows.length ? this.runs.create(fromRow(rows[0])) : null;
+    });
   }
 
   /**
@@ -388,6 +387,16 @@ export class PgRunStore extends RunStore {
       .limit(500)
       .getMany();
   }
+}
+
+/** $1–$7 of the acceptance statements (run-accept-sql.ts). */
+function insertParams(run: NewRun): unknown[] {
+  return [run.id, run.sessionId, run.tenantId, run.agent, run.mode, pgSafeJson(run.input), run.owner ?? null];
+}
+
+/** $1–$9 of the started acceptance: the run's, the lease's length, the metadata merged into the session with it. */
+function startedParams(run: NewRun, leaseMs: number, sessionMetadata: Record<string, unknown> | undefined): unknown[] {
+  return [...insertParams(run), String(leaseMs), jsonOrNull(sessionMetadata)];
 }
 
 /** jsonb parameters: what a model or tool produced may hold NUL or lone surrogates, which Postgres rejects. */

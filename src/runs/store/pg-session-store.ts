@@ -7,6 +7,7 @@ import { SessionNotFoundException } from '../../core/errors';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { SessionEntity } from '../../database/entities';
 import { rowsOf } from '../../database/query-rows';
+import type { ThreadTaint } from '../../tools/thread-taint';
 import { due, firstInLine, leaseFree, startable, takeLease, unfinished } from './run-rules';
 import { SessionStore, type TurnSession } from './session-store';
 
@@ -201,4 +202,80 @@ export class PgSessionStore extends SessionStore {
       runId,
     ]);
   }
+
+  // --- the thread's taint ---
+
+  async taintOf(tenantId: string, id: string, opts: { digest?: boolean } = {}): Promise<ThreadTaint | null> {
+    const digest = opts.digest === false ? 'NULL::bytea' : 'digest';
+    const rows = rowsOf<TaintRow>(
+      await this.db.query(
+        `SELECT sources, ${digest} AS digest, opaque, tainted_at, run_id FROM thread_taint WHERE tenant_id = $1 AND session_id = $2`,
+        [tenantId, id],
+      ),
+    );
+    return rows[0] ? taintOfRow(rows[0]) : null;
+  }
+
+  /**
+   * Merges into the thread's record: the row is created when missing, then locked while its digest is OR-ed with
+   * this one (Postgres has no OR for bytea), so two writers never lose each other's bits. Nothing for a thread that
+   * no longer exists (the foreign key: a deleted session takes its record with it).
+   */
+  async recordTaint(tenantId: string, id: string, runId: string, taint: ThreadTaint): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const created = rowsOf(
+        await tx.query(
+          `INSERT INTO thread_taint (tenant_id, session_id, sources, digest, opaque, run_id)
+           SELECT $1, $2, $3::text[], $4::bytea, $5, $6 FROM sessions WHERE tenant_id = $1 AND id = $2
+           ON CONFLICT (tenant_id, session_id) DO NOTHING RETURNING session_id`,
+          [tenantId, id, taint.sources, taint.digest ? Buffer.from(taint.digest) : null, taint.opaque, runId],
+        ),
+      );
+      if (created.length) return;
+      const known = rowsOf<TaintRow>(
+        await tx.query(`SELECT digest FROM thread_taint WHERE tenant_id = $1 AND session_id = $2 FOR UPDATE`, [tenantId, id]),
+      );
+      if (!known[0]) return;
+      await tx.query(
+        `UPDATE thread_taint SET sources = ARRAY(SELECT DISTINCT unnest(sources || $3::text[])), digest = $4::bytea,
+                opaque = opaque OR $5, updated_at = now()
+          WHERE tenant_id = $1 AND session_id = $2`,
+        [tenantId, id, taint.sources, mergedDigest(known[0].digest, taint.digest), taint.opaque],
+      );
+    });
+  }
+
+  async copyTaint(tenantId: string, fromId: string, toId: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO thread_taint (tenant_id, session_id, sources, digest, opaque, run_id, tainted_at)
+       SELECT tenant_id, $3, sources, digest, opaque, run_id, tainted_at FROM thread_taint WHERE tenant_id = $1 AND session_id = $2
+       ON CONFLICT (tenant_id, session_id) DO NOTHING`,
+      [tenantId, fromId, toId],
+    );
+  }
+}
+
+interface TaintRow {
+  sources: string[];
+  digest: Buffer | null;
+  opaque: boolean;
+  tainted_at: Date;
+  run_id: string | null;
+}
+
+function taintOfRow(r: TaintRow): ThreadTaint {
+  return {
+    sources: r.sources ?? [],
+    digest: r.digest ? new Uint8Array(r.digest) : null,
+    opaque: r.opaque,
+    since: new Date(r.tainted_at),
+    runId: r.run_id,
+  };
+}
+
+function mergedDigest(known: Buffer | null, added: Uint8Array | null): Buffer | null {
+  if (!known || !added) return known ?? (added ? Buffer.from(added) : null);
+  const out = Buffer.from(known);
+  for (let i = 0; i < out.length && i < added.length; i++) out[i] |= added[i];
+  return out;
 }

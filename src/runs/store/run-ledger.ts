@@ -8,6 +8,17 @@ export interface UsageTotals {
 }
 
 /**
+ * An `Idempotency-Key` as it is unique: per tenant and per principal, so another user or API key of the tenant
+ * sending the same key gets a run of its own, never the first caller's. `principal`: `user:<id>` (a token's user or
+ * a custom-auth identity), `key:<id>` (an API key's id), '' when the request had neither (open mode, embedding).
+ */
+export interface IdempotencyKey {
+  tenantId: string;
+  principal: string;
+  key: string;
+}
+
+/**
  * What hangs on a run besides its state, in raw SQL: usage written as it accrues (so a crashed attempt's calls
  * still count), idempotency keys, the tool ledger, and the delivery of its webhook. Part of the run store.
  */
@@ -21,10 +32,11 @@ export abstract class RunLedger {
   /** The model calls earlier attempts of a run recorded. */
   abstract modelCalls(runId: string): Promise<AttemptCallRecord[]>;
 
-  abstract findByIdempotencyKey(tenantId: string, key: string): Promise<{ id: string; requestHash: string | null } | null>;
+  /** The run that holds the key in its tenant and principal's scope. */
+  abstract findByIdempotencyKey(key: IdempotencyKey): Promise<{ id: string; requestHash: string | null } | null>;
 
-  /** False when another run of the tenant took the key first (unique index). */
-  abstract claimIdempotencyKey(runId: string, key: string, requestHash: string): Promise<boolean>;
+  /** False when another run of the same tenant and principal took the key first (unique index). */
+  abstract claimIdempotencyKey(runId: string, key: IdempotencyKey, requestHash: string): Promise<boolean>;
 
   abstract releaseIdempotencyKey(runId: string): Promise<void>;
 

@@ -58,6 +58,15 @@ export abstract class RunStore {
   abstract createStarted(run: NewRun, leaseMs: number, newSession?: boolean, sessionMetadata?: Record<string, unknown>): Promise<RunEntity>;
 
   /**
+   * A run accepted only when no run of its session is unfinished (multitask `reject`), decided where it is written:
+   * the session's row is locked first, so concurrent exclusive acceptances on one session take turns, and the check
+   * and insert after the lock see every run committed meanwhile. `start`: inserted `running` holding the lease when
+   * the lease is free (as createStarted, `sessionMetadata` merged with it), `queued` otherwise. Null when the
+   * session has an unfinished run; SESSION_NOT_FOUND when the session is gone.
+   */
+  abstract createExclusive(run: NewRun, start?: { leaseMs: number; sessionMetadata?: Record<string, unknown> }): Promise<RunEntity | null>;
+
+  /**
    * A queued run, leased and started in one statement (instead of read, lease, start): when its session's lease
    * is free and no earlier-accepted run of the session is unfinished (run-rules.ts), it is not
    * cancelled, not due later (`start_at`) and has attempts left. Null otherwise — the caller then takes the

@@ -1,5 +1,6 @@
 import type { AuthFilters } from '../../auth/auth-filters';
 import type { SessionEntity } from '../../database/entities';
+import type { ThreadTaint } from '../../tools/thread-taint';
 
 /**
  * The run store's side of sessions: the only writer of the `sessions` table — a session's rows (opened by a
@@ -80,4 +81,15 @@ export abstract class SessionStore {
   abstract renewLease(sessionId: string, runId: string, attempt: number, leaseMs: number): Promise<boolean>;
 
   abstract releaseLease(sessionId: string, runId: string): Promise<void>;
+
+  // --- the thread's taint (tools/thread-taint.ts): untrusted text entered it; kept for its later turns and copies ---
+
+  /** The thread's taint, null while no untrusted text entered it; `digest: false` leaves the digest out (a view). */
+  abstract taintOf(tenantId: string, id: string, opts?: { digest?: boolean }): Promise<ThreadTaint | null>;
+
+  /** Merges `taint` into the thread's (sources united, digests OR-ed, opaque kept): a record only ever grows. */
+  abstract recordTaint(tenantId: string, id: string, runId: string, taint: ThreadTaint): Promise<void>;
+
+  /** A copy of a thread starts with its taint (before its checkpoints are copied). */
+  abstract copyTaint(tenantId: string, fromId: string, toId: string): Promise<void>;
 }

@@ -10,7 +10,7 @@ export function createRagNode(documents: DocumentsService, limit = 4) {
   return async function rag(state: AssistantStateType, config?: RunnableConfig): Promise<AssistantUpdate> {
     const hits = await documents.search(state.user_message, limit);
     const passages = hits.map((h) => `[${h.title}${h.heading ? ` › ${h.heading}` : ''}]\n${h.content}`).join('\n\n');
-    if (passages) markTainted(config, 'knowledge base', passages);
+    if (passages) await markTainted(config, 'knowledge base', passages);
     const context = passages ? asUntrustedData(passages, { source: 'knowledge base' }) : '';
     const seen = new Set<string>();
     const sources = hits
