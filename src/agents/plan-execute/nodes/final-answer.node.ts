@@ -5,7 +5,7 @@ import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import { answerLanguageInstruction, localize, turnLanguage } from '../../../core/language';
 import { askModel } from '../../shared/model-call';
 import { fill } from '../../shared/text';
-import { toolAnswer,type ToolResult } from '../../shared/tool-answer';
+import { toolAnswer, type ToolResult } from '../../shared/tool-answer';
 import { FINAL_ANSWER_PROMPT, GENERAL_CONVERSATION_PROMPT, PLAN_EXECUTE_TEXTS } from '../prompts';
 import type { PastStep, PlanExecuteStateType, PlanExecuteUpdate } from '../state';
 
