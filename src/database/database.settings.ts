@@ -36,7 +36,7 @@ export const databaseSettings = defineSettings({
     REDIS_URL: variable(
       optionalUrl(['redis', 'rediss']),
       'Redis for the BullMQ run queue, the run event bus, the crons, the LLM cache and rate limits; with `REDIS_SENTINELS` only its user, password, database and `rediss://` are used (its host is not)',
-      'unset (and no `REDIS_SENTINELS`) → queued runs execute in-process',
+      'unset (and no `REDIS_SENTINELS`) → the inline queue: queued runs execute in this process',
     ),
     REDIS_SENTINELS: variable(
       sentinelList,
