@@ -62,7 +62,11 @@ describe('idempotency-per-principal migration', () => {
     await expect(run('k-owned', 'alice', 'user:alice')).rejects.toThrow(/duplicate key/);
 
     // down: the tenant-wide index is back, the later holder of a shared key keeps its run without the key
-    await withDataSource(MIGRATIONS, (ds) => ds.undoLastMigration());
+    // every migration from this one on is undone, the later ones first (they are the last executed)
+    const later = MIGRATIONS.slice(MIGRATIONS.indexOf(IdempotencyPerPrincipal1764030000003));
+    await withDataSource(MIGRATIONS, async (ds) => {
+      for (let i = 0; i < later.length; i++) await ds.undoLastMigration();
+    });
     const after = await pool.query(`SELECT id, idempotency_key FROM runs WHERE id = ANY($1) ORDER BY id`, [[owned, bobs]]);
     expect(after.rows).toEqual(
       [

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -36,7 +37,7 @@ console.log = (...args) => diagnostics.push(args.join(' ').trim());
 import(pathToFileURL(workerData.entry).href)
   .then((parser) => parser.getStaticGraphSchema(workerData.spec, { mainThread: true }))
   .then(
-    (schemas) => parentPort.postMessage({ schemas, diagnostics: diagnostics.filter(Boolean).slice(0, 5) }),
+    (schemas) => parentPort.postMessage({ schemas, diagnostics: diagnostics.filter(Boolean).slice(0, 50) }),
     (err) => parentPort.postMessage({ error: String((err && err.stack) || err) }),
   );
 `;
@@ -118,6 +119,41 @@ export function modulesOverlay(file: string): { from: string; to: string } | nul
   }
 }
 
+/**
+ * The first package the graph's module imports that resolves neither from its folder nor from the service (what the
+ * overlay would give it): the reason a user can act on when its types resolve nowhere, whatever order the compiler
+ * reports its diagnostics in.
+ */
+export function unresolvedImport(file: string): string | undefined {
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const specifiers = [...source.matchAll(/\b(?:from|import)\s*\(?\s*['"]([^'"./][^'"]*)['"]/g)].map((m) => m[1]);
+  const fromFolder = createRequire(path.join(path.dirname(file), 'graph.js'));
+  const fromService = createRequire(path.join(SERVICE_MODULES, 'graph.js'));
+  return specifiers.find((spec) => !resolves(fromFolder, spec) && !resolves(fromService, spec));
+}
+
+function resolves(req: NodeJS.Require, specifier: string): boolean {
+  if (specifier.startsWith('node:')) return true;
+  try {
+    req.resolve(specifier);
+    return true;
+  } catch {
+    try {
+      // a package with only an `exports` map for `import` (ES modules): its package.json still resolves
+      const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
+      req.resolve(`${name}/package.json`);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
 /** Schemas without a single property: the compiler resolved none of the state's types (the diagnostics say why). */
 function inferredNothing(schemas: ModuleSchemas): boolean {
   return Object.values(schemas).every((s) => Object.keys((s.state as { properties?: object } | undefined)?.properties ?? {}).length === 0);
@@ -153,7 +189,13 @@ function parseInWorker(file: string, exportName: string, timeoutMs: number, runn
       settle(() => {
         if (!msg.schemas) return reject(new Error(msg.error ?? 'schema extraction failed'));
         if (!inferredNothing(msg.schemas)) return resolve(msg.schemas);
-        const why = msg.diagnostics?.[0] ?? 'no diagnostics';
+        // the reason a user can act on first (a module or name that does not resolve), else the compiler's first
+        const missing = unresolvedImport(file);
+        const why =
+          (missing ? `Cannot find module '${missing}'` : undefined) ??
+          msg.diagnostics?.find((d) => /Cannot find (module|name)/.test(d)) ??
+          msg.diagnostics?.[0] ??
+          'no diagnostics';
         reject(new Error(`the types of ${file} did not resolve, so no schema could be inferred (${why})`));
       }),
     );
