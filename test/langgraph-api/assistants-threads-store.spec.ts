@@ -126,6 +126,13 @@ describe('LangGraph API: assistants, threads, store (official SDK)', () => {
   });
 
   describe('threads', () => {
+    it('a create refused over its supersteps (no graph to apply them through) leaves no thread behind', async () => {
+      const threadId = '7d7b1c5e-0a4e-4c1b-9d7f-3a0f5e2b9c11';
+      const supersteps = [{ updates: [{ values: { messages: [{ role: 'ai', content: 'planted' }] }, asNode: 'agent' }] }];
+      expect(await statusOf(c1.threads.create({ threadId, supersteps }))).toBe(400);
+      expect(await statusOf(c1.threads.get(threadId))).toBe(404);
+    });
+
     it('creates (client id, if_exists), gets, patches metadata, searches by metadata and status, counts, deletes', async () => {
       const t = await c1.threads.create({ threadId: 'conv-1', metadata: { user: 'u1' } });
       expect(t).toMatchObject({ thread_id: 'conv-1', status: 'idle', metadata: { user: 'u1' }, values: {} });

@@ -79,7 +79,13 @@ export class ThreadsService {
     const metadata = (value.metadata as Record<string, unknown> | undefined) ?? {};
     const created = await this.sessions.insert(tenantId, id, metadata);
     if (!created) await this.checkExisting(tenantId, id, filters, body.if_exists);
-    if (body.supersteps?.length) await this.applySupersteps(tenantId, id, body.supersteps);
+    if (body.supersteps?.length) {
+      // a create refused over its supersteps (no graph, a bad update) leaves no thread behind
+      await this.applySupersteps(tenantId, id, body.supersteps).catch(async (e: unknown) => {
+        if (created) await this.admission.deleteSession(id, tenantId);
+        throw e;
+      });
+    }
     return this.wire(tenantId, await this.row(tenantId, id, created ? undefined : filters));
   }
 
