@@ -23,7 +23,7 @@ export const layers = [
   ['orchestrator'], // the run service and driver
   ['agents', 'runs'], // the graphs; the run store and queue port
   ['tools', 'memory', 'scope', 'knowledge'],
-  ['llm', 'events', 'auth'],
+  ['llm', 'events', 'auth', 'http'], // http: what every HTTP dialect shares (the one SSE writer, the one error mapping)
   ['database'], // persistence: data source, migrations, checkpoint writer, LangGraph store (database/store/)
   ['config', 'platform', 'observability'], // observability imports no feature module: features hand it their health indicators
   ['core'], // the run types and domain errors every layer shares; imports nothing

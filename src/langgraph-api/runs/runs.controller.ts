@@ -2,7 +2,9 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, R
 import type { Request, Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
+import { lastEventIdOf, SseWriter } from '../../http/sse-writer';
 import { ThreadNotFoundException } from '../errors';
+import { LANGGRAPH_SSE } from '../sse-profile';
 import { ZodPipe } from '../zod-body.pipe';
 import { LangGraphRunsService } from './lg-runs.service';
 import { RunBody } from './run-body';
@@ -111,11 +113,10 @@ export class RunsController {
     @Tenant() tenantId: string,
     @Param('thread_id') threadId: string,
     @RunBody(new ZodPipe(RunCreate)) body: RunCreateBody,
-    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
     const { run, modes } = await this.runs.create(tenantId, known(threadId), body, { waited: true });
-    await this.sse(req, res, `/threads/${threadId}/runs/${run.id}`, run.id, body.on_disconnect === 'cancel', (signal) =>
+    await this.sse(res, `/threads/${threadId}/runs/${run.id}`, run.id, body.on_disconnect === 'cancel', (signal) =>
       this.runs.stream(run.id, modes, { signal, tenantId, threadId }),
     );
   }
@@ -124,11 +125,10 @@ export class RunsController {
   async streamStateless(
     @Tenant() tenantId: string,
     @RunBody(new ZodPipe(RunCreate)) body: RunCreateBody,
-    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
     const { run, modes, threadId } = await this.runs.create(tenantId, null, body, { waited: true });
-    await this.sse(req, res, `/runs/${run.id}`, run.id, body.on_disconnect === 'cancel', (signal) =>
+    await this.sse(res, `/runs/${run.id}`, run.id, body.on_disconnect === 'cancel', (signal) =>
       this.runs.stream(run.id, modes, { signal, tenantId, threadId }),
     );
   }
@@ -162,20 +162,19 @@ export class RunsController {
     @Query('cancel_on_disconnect') cancelOnDisconnect: string | undefined,
     @Query('stream_mode') streamMode: string | string[] | undefined,
     @Headers('last-event-id') lastEventId: string | undefined,
-    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
     if (await this.runs.hiddenByAuth(tenantId, known(threadId))) {
       // as the platform: a thread the auth handler's filter hides is one error event, not a 404 before the stream
       const hidden = { event: 'error', data: { error: 'Error', message: '404: Thread not found' } };
-      return this.sse(req, res, `/threads/${threadId}/runs/${runId}`, runId, false, () => oneEvent(hidden));
+      return this.sse(res, `/threads/${threadId}/runs/${runId}`, runId, false, () => oneEvent(hidden));
     }
     const run = await this.runs.get(tenantId, known(threadId), runId); // 404 before the stream starts
     // the events the run streams for its own request (the same ones, with the same ids, as the stream that created it)
     const modes = ((run.kwargs as { stream_mode?: ApiStreamMode[] } | undefined)?.stream_mode ?? null) || null;
     const cancel = cancelOnDisconnect === '1' || cancelOnDisconnect === 'true';
-    await this.sse(req, res, `/threads/${threadId}/runs/${runId}`, runId, cancel, (signal) =>
-      this.runs.stream(runId, modes, { signal, lastEventId: lastEventId || undefined, tenantId, threadId, only: listOf(streamMode) }),
+    await this.sse(res, `/threads/${threadId}/runs/${runId}`, runId, cancel, (signal) =>
+      this.runs.stream(runId, modes, { signal, lastEventId: lastEventIdOf(lastEventId), tenantId, threadId, only: listOf(streamMode) }),
     );
   }
 
@@ -194,35 +193,22 @@ export class RunsController {
 
   /** Writes the events as Server-Sent Events; the client going away stops the stream (and cancels the run when asked). */
   private async sse(
-    req: Request,
     res: Response,
     location: string,
     runId: string,
     cancelOnDisconnect: boolean,
     events: (signal: AbortSignal) => AsyncIterable<SseEvent>,
   ): Promise<void> {
-    const gone = new AbortController();
     let finished = false;
     res.on('close', () => {
-      gone.abort();
       if (!finished && cancelOnDisconnect) void this.runs.cancelQuietly(runId);
     });
-    res.status(200);
-    res.setHeader('Content-Type', 'text/event-stream');
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('Connection', 'keep-alive');
-    res.setHeader('Content-Location', location);
-    res.flushHeaders();
+    const sse = new SseWriter(res, { ...LANGGRAPH_SSE, headers: { 'Content-Location': location } });
     try {
-      for await (const e of events(gone.signal)) {
-        const id = e.id ? `id: ${e.id}\n` : '';
-        res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data ?? null)}\n${id}\n`);
-      }
+      await sse.pipe(events(sse.signal));
     } finally {
       finished = true;
-      res.end();
     }
-    void req;
   }
 
   /** A signal that aborts when the client disconnects (and cancels `runId` then, when given). */
