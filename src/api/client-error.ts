@@ -1,8 +1,11 @@
 import { maxHeaderSize, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 
+import type { HttpError } from '../http/error-mapping';
+import { renderError } from '../http/error-rendering';
+
 /** Node's parser errors a client can cause, as the service's error body (anything else: 400 BAD_REQUEST). */
-const KNOWN: Record<string, { status: number; code: string; message: string }> = {
+const KNOWN: Record<string, HttpError> = {
   HPE_HEADER_OVERFLOW: {
     status: 431,
     code: 'HEADERS_TOO_LARGE',
@@ -14,7 +17,7 @@ const KNOWN: Record<string, { status: number; code: string; message: string }> =
 /**
  * Requests Node's HTTP parser refuses (oversized headers, malformed request lines) never reach Express: Node answers
  * them itself with a bare status line. This answers them with the service's JSON error body instead. The path is
- * not known here, so the body carries both the REST v1 `error` and the LangGraph API's `detail`.
+ * not known here, so the body is the LangGraph API's shape, which carries both REST v1's `error` and its `detail`.
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } | null }) => {
@@ -23,15 +26,12 @@ export function answerClientErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    const { status, code, message } = KNOWN[err.code ?? ''] ?? {
-      status: 400,
-      code: 'BAD_REQUEST',
-      message: 'the request is not valid HTTP',
-    };
-    const body = JSON.stringify({ error: { code, message }, detail: message });
+    const error = KNOWN[err.code ?? ''] ?? { status: 400, code: 'BAD_REQUEST', message: 'the request is not valid HTTP' };
+    const { status, headers, contentType, body } = renderError(error, 'langgraph');
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n' +
+        `Content-Type: ${contentType}\r\nX-Content-Type-Options: nosniff\r\n${lines.join('')}` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });

@@ -1,13 +1,17 @@
 import type { NextFunction, Request, Response } from 'express';
 
+import { dialectOf } from '../http/dialect';
+import { sendError as send } from '../http/error-rendering';
+
 /** Keys that would reach an object's prototype machinery; never valid in our bodies. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Which paths take multipart uploads besides JSON. */
 const MULTIPART_PATHS = /^\/v1\/contracts\/?$/;
 
-function sendError(res: Response, status: number, code: string, message: string): void {
-  res.status(status).json({ error: { code, message } });
+/** The refusal in the dialect of the request's path (a LangGraph route gets the LangGraph API's shape). */
+function refuse(req: Request, res: Response, status: number, code: string, message: string): void {
+  send(res, { status, code, message }, dialectOf(req.path));
 }
 
 function hasBody(req: Request): boolean {
@@ -21,7 +25,8 @@ export function contentTypeGuard(req: Request, res: Response, next: NextFunction
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   const json = type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
   if (json || (type === 'multipart/form-data' && MULTIPART_PATHS.test(req.path))) return next();
-  sendError(
+  refuse(
+    req,
     res,
     415,
     'UNSUPPORTED_MEDIA_TYPE',
@@ -72,7 +77,7 @@ function badString(s: string): string | null {
 export function inputGuard(maxDepth: number) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const problem = findBadInput(req.body, maxDepth) ?? findBadInput(req.query, maxDepth);
-    if (problem) return sendError(res, 400, 'INVALID_INPUT', problem);
+    if (problem) return refuse(req, res, 400, 'INVALID_INPUT', problem);
     next();
   };
 }

@@ -6,14 +6,13 @@ import { AllExceptionsFilter } from './all-exceptions.filter';
 
 /** What the filter sent: status, headers, content type and body. */
 function answer(path: string, exception: unknown) {
-  const sent = { status: 0, headers: {} as Record<string, string>, type: 'application/json', body: undefined as unknown };
+  const sent = { status: 0, headers: {} as Record<string, string>, type: '', body: undefined as unknown };
   const res = {
     headersSent: false,
-    setHeader: (k: string, v: string) => void (sent.headers[k.toLowerCase()] = v),
+    set: (headers: Record<string, string>) => (Object.entries(headers).forEach(([k, v]) => (sent.headers[k.toLowerCase()] = v)), res),
     status: (s: number) => ((sent.status = s), res),
     type: (t: string) => ((sent.type = t), res),
-    json: (b: unknown) => ((sent.body = b), res),
-    send: (b: unknown) => ((sent.type = sent.type === 'application/json' ? 'text/html' : sent.type), (sent.body = b), res),
+    send: (b: string) => ((sent.body = sent.type.startsWith('application/json') ? JSON.parse(b) : b), res),
   };
   const req = { path, method: 'GET', app: {} };
   const host = { switchToHttp: () => ({ getResponse: () => res, getRequest: () => req }) } as unknown as ArgumentsHost;
@@ -40,11 +39,24 @@ describe('AllExceptionsFilter: LangGraph Server error texts', () => {
       detail: 'graph_id: required',
     });
     const v1 = answer('/v1/sessions/x', notFound);
-    expect(v1).toMatchObject({
+    expect(v1).toEqual({
       status: 404,
       headers: {},
+      type: 'application/json; charset=utf-8',
       body: { error: { code: 'ASSISTANT_NOT_FOUND', message: 'Assistant "x" not found' } },
     });
+  });
+});
+
+describe('AllExceptionsFilter: never a stack trace', () => {
+  it('answers an unexpected error 500 INTERNAL_ERROR with nothing of its cause, in each dialect', () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'x')");
+    for (const path of ['/v1/chat', '/threads/t/runs']) {
+      const sent = answer(path, bug);
+      expect(sent.status).toBe(500);
+      expect(JSON.stringify(sent.body)).not.toMatch(/reading 'x'|TypeError|\.ts:\d+|\bat \w+ \(/);
+      expect(sent.body).toMatchObject({ error: { code: 'INTERNAL_ERROR', message: 'internal error' } });
+    }
   });
 });
 

@@ -5,6 +5,9 @@ import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
 
 import { DomainException } from '../../core/errors';
+import { dialectOf } from '../../http/dialect';
+import { httpErrorOf } from '../../http/error-mapping';
+import { sendError } from '../../http/error-rendering';
 import { ZodPipe } from '../zod-body.pipe';
 import { escapeHtml, jsStringInAttribute } from './html-escape';
 import { UiBundles, type UiFiles } from './ui-bundles';
@@ -21,6 +24,20 @@ class UiNotFoundException extends DomainException {
 class UiBundleFailedException extends DomainException {
   constructor(graph: string) {
     super('UI_BUNDLE_FAILED', `the UI of graph "${graph.slice(0, 128)}" could not be built; see the service log`, 500);
+  }
+}
+
+/** A bundle file the graph's UI has not (LangGraph Platform's text). */
+class UiFileNotFoundException extends DomainException {
+  constructor(name: string) {
+    super('UI_FILE_NOT_FOUND', `the UI bundle has no file "${name.slice(0, 128)}"`, 404, undefined, 'File not found');
+  }
+}
+
+/** A bundle file's path whose escapes do not decode (LangGraph Platform's text). */
+class MalformedUiPathException extends DomainException {
+  constructor() {
+    super('INVALID_PATH', 'the UI file path holds a malformed percent escape', 400, undefined, 'Malformed path');
   }
 }
 
@@ -99,12 +116,12 @@ export function uiAssets(bundles: UiBundles) {
     try {
       [graph, name] = [decodeURIComponent(match[1]), decodeURIComponent(match[2])];
     } catch {
-      return void res.status(400).type('text/plain').send('Malformed path');
+      return sendError(res, httpErrorOf(new MalformedUiPathException()), dialectOf(req.path));
     }
     bundleOf(bundles, graph)
       .then((files) => {
         const file = files.get(name);
-        if (!file) return void res.status(404).type('text/plain').send('File not found');
+        if (!file) return sendError(res, httpErrorOf(new UiFileNotFoundException(name)), dialectOf(req.path));
         res
           .status(200)
           .set('Content-Type', TYPES[path.extname(name)] ?? 'application/octet-stream')
@@ -113,7 +130,7 @@ export function uiAssets(bundles: UiBundles) {
       })
       .catch((err: unknown) => {
         const known = err instanceof DomainException ? err : new UiBundleFailedException(graph);
-        res.status(known.status).json({ error: { code: known.code, message: known.message } });
+        sendError(res, httpErrorOf(known), dialectOf(req.path));
       });
   };
 }

@@ -1,0 +1,13 @@
+/**
+ * Which dialect answers a request, from its path — decided here only, for every error answer (the exception filter,
+ * the body guards, the authentication edge through the filter, the UI bundles): REST v1 under `/v1/` (also below an
+ * embedding host's prefix, `/agents/v1/...`); the LangGraph API's shape everywhere else (its routes, and the
+ * service's own: health, metrics, docs — the LangGraph shape carries REST v1's `error` too).
+ */
+export type Dialect = 'rest' | 'langgraph';
+
+const REST_V1 = /^(\/[\w.-]+)*\/v1\//;
+
+export function dialectOf(path: string | undefined): Dialect {
+  return REST_V1.test(path ?? '') ? 'rest' : 'langgraph';
+}

@@ -1,0 +1,46 @@
+import type { Response } from 'express';
+
+import type { Dialect } from './dialect';
+import type { HttpError } from './error-mapping';
+
+/** An error answer as a dialect renders it: status, headers, content type and body text. */
+export interface RenderedError {
+  status: number;
+  headers: Record<string, string>;
+  contentType: string;
+  body: string;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** REST v1's envelope, which the LangGraph shape carries too */
+function envelope(e: HttpError): { error: { code: string; message: string; details?: unknown } } {
+  return { error: { code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } };
+}
+
+/**
+ * Each dialect's body for one mapped error. REST v1: `{ error: { code, message, details? } }`. The LangGraph API:
+ * LangGraph Server's own text (text/plain) where it answers with text, otherwise JSON with its `detail` beside
+ * our `error`; our code in `X-Error-Code` either way.
+ */
+const RENDERERS: Record<Dialect, (e: HttpError) => RenderedError> = {
+  rest: (e) => ({ status: e.status, headers: { ...e.headers }, contentType: JSON_TYPE, body: JSON.stringify(envelope(e)) }),
+  langgraph: (e) => {
+    const headers = { ...e.headers, 'X-Error-Code': e.code };
+    if (e.platformText !== undefined) {
+      return { status: e.status, headers, contentType: 'text/plain;charset=UTF-8', body: e.platformText };
+    }
+    return { status: e.status, headers, contentType: JSON_TYPE, body: JSON.stringify({ ...envelope(e), detail: e.message }) };
+  },
+};
+
+export function renderError(e: HttpError, dialect: Dialect): RenderedError {
+  return RENDERERS[dialect](e);
+}
+
+/** Answers `e` on an Express response in the dialect's shape (nothing when the answer has already begun). */
+export function sendError(res: Response, e: HttpError, dialect: Dialect): void {
+  if (res.headersSent) return;
+  const answer = renderError(e, dialect);
+  res.set(answer.headers).status(answer.status).type(answer.contentType).send(answer.body);
+}
