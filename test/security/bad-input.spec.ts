@@ -167,6 +167,47 @@ describe('bad input answers 4xx', () => {
       expect(body.detail).toBe(body.error.message);
     });
 
+    describe('an error answers in the dialect of its route, from one mapping', () => {
+      const threadCount = async (): Promise<number> => (await svc.http('POST', '/threads/search', { limit: 1000 })).body.length;
+      const lgOnly = (res: { body: any; headers: Headers }, code: string) => {
+        expect(res.body.detail).toBe(res.body.error.message);
+        expect(res.headers.get('x-error-code')).toBe(code);
+      };
+      const v1Only = (res: { body: any; headers: Headers }) => {
+        expect(Object.keys(res.body)).toEqual(['error']);
+        expect(res.headers.get('x-error-code')).toBeNull();
+      };
+
+      it.each([
+        ['an oversized body', 413, 'PAYLOAD_TOO_LARGE', (field: string) => JSON.stringify({ [field]: 'x'.repeat(1_100_000) })],
+        ['a NUL character (the input guard)', 400, 'INVALID_INPUT', (field: string) => `{"${field}": "a\\u0000b"}`],
+      ])('%s: LangGraph shape on /threads, REST v1 shape on /v1/chat, nothing written', async (_, status, code, raw) => {
+        const before = await threadCount();
+        const lg = await svc.http('POST', '/threads', undefined, raw('thread_id'));
+        refused(lg, status, code);
+        lgOnly(lg, code);
+        const v1 = await svc.http('POST', '/v1/chat', undefined, raw('message'));
+        refused(v1, status, code);
+        v1Only(v1);
+        expect(await threadCount()).toBe(before); // neither a thread nor a v1 session (a thread too) was made
+      });
+
+      it('a body that is not JSON (415) in each dialect', async () => {
+        const post = (path: string) =>
+          fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }).then(async (r) => ({
+            status: r.status,
+            body: (await r.json()) as any,
+            headers: r.headers,
+          }));
+        const lg = await post('/threads');
+        refused(lg, 415, 'UNSUPPORTED_MEDIA_TYPE');
+        lgOnly(lg, 'UNSUPPORTED_MEDIA_TYPE');
+        const v1 = await post('/v1/chat');
+        refused(v1, 415, 'UNSUPPORTED_MEDIA_TYPE');
+        v1Only(v1);
+      });
+    });
+
     it('an unsupported method on an existing path is 405 with Allow; an unknown path stays 404', async () => {
       const patch = await svc.http('PATCH', '/v1/chat', { message: 'hi' });
       refused(patch, 405, 'METHOD_NOT_ALLOWED', /PATCH is not allowed on \/v1\/chat/);
