@@ -1,6 +1,6 @@
 /**
- * Domain errors carry a stable code and the HTTP status they map to; services throw them and one filter
- * (api/filters/all-exceptions.filter.ts) turns them into `{ error: { code, message } }` bodies.
+ * Domain errors carry a stable code and the HTTP status they map to; services throw them and the one error
+ * mapping (http/error-mapping.ts) answers them, in the body shape of the request's dialect (http/error-rendering.ts).
  */
 export class DomainException extends Error {
   /** response headers that go with the answer (e.g. `WWW-Authenticate` of a 401) */
