@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { JSDOM } from 'jsdom';
 
-import { UiController } from './ui.controller';
+import { uiAssets, UiController } from './ui.controller';
 import type { UiBundles } from './ui-bundles';
 
 const FILES = new Map([
@@ -73,5 +73,44 @@ describe('POST /ui/{graph}: the HTML escapes what it interpolates', () => {
     expect(page.attr('link', 'href')).toBe(`http://${host}/ui/chat/entrypoint.css`);
     expect(page.attr('script', 'onload')).toBe(`__LGUI_chat.render("card", "{{shadowRootId}}")`);
     expect(html.split('{{shadowRootId}}').length).toBe(2);
+  });
+});
+
+describe('GET /ui/{graph}/{file}: errors in the LangGraph API shape, from the one mapping', () => {
+  /** what uiAssets answered: status, headers, content type and body */
+  async function asset(route: string, files: () => Promise<Map<string, Uint8Array>> | undefined) {
+    const sent = { status: 0, headers: {} as Record<string, string>, type: '', body: '' as unknown };
+    let done!: () => void;
+    const answered = new Promise<void>((r) => (done = r));
+    const res = {
+      headersSent: false,
+      set: (h: Record<string, string>) => (Object.assign(sent.headers, h), res),
+      status: (s: number) => ((sent.status = s), res),
+      type: (t: string) => ((sent.type = t), res),
+      send: (b: unknown) => ((sent.body = b), done(), res),
+    } as unknown as Response;
+    const req = { path: route, method: 'GET' } as unknown as Request;
+    uiAssets({ files } as unknown as UiBundles)(req, res, () => done());
+    await answered;
+    return sent;
+  }
+
+  it("a file the bundle has not: LangGraph Platform's text, our code in X-Error-Code", async () => {
+    expect(await asset('/ui/chat/nope.js', () => Promise.resolve(FILES))).toEqual({
+      status: 404,
+      headers: { 'X-Error-Code': 'UI_FILE_NOT_FOUND' },
+      type: 'text/plain;charset=UTF-8',
+      body: 'File not found',
+    });
+  });
+
+  it('a bundle that failed to build: the `detail` beside the error, nothing of the bundler', async () => {
+    const sent = await asset('/ui/chat/entrypoint.js', () => Promise.reject(new Error('/home/me/src/ui.tsx:3 unexpected token')));
+    expect(sent.status).toBe(500);
+    expect(sent.headers).toEqual({ 'X-Error-Code': 'UI_BUNDLE_FAILED' });
+    const body = JSON.parse(String(sent.body)) as { error: { code: string; message: string }; detail: string };
+    expect(body.error.code).toBe('UI_BUNDLE_FAILED');
+    expect(body.detail).toBe(body.error.message);
+    expect(String(sent.body)).not.toMatch(/ui\.tsx|unexpected token/);
   });
 });
