@@ -132,6 +132,22 @@ describe('SseWriter', () => {
     expect(res.writes).toEqual(['event: a\ndata: 1\n\n', 'event: b\ndata: 2\n\nevent: c\ndata: 3\n\n']);
   });
 
+  it('keeps its heartbeat through a full socket, and sends none while it is full', () => {
+    jest.useFakeTimers();
+    const res = fakeResponse();
+    const sse = new SseWriter(res, FIRST, { heartbeatMs: 1000 });
+    res.full = true;
+    sse.send('a', 1);
+    jest.runOnlyPendingTimers(); // the write: the socket is full now
+    jest.advanceTimersByTime(2500);
+    expect(res.writes).toEqual(['event: a\ndata: 1\n\n']);
+    res.full = false;
+    res.emit('drain');
+    jest.advanceTimersByTime(1000);
+    expect(res.writes).toEqual(['event: a\ndata: 1\n\n', SSE_HEARTBEAT]);
+    sse.end();
+  });
+
   it('pipe waits for a drain before it takes the next event, and ends the stream', async () => {
     const res = fakeResponse();
     const sse = new SseWriter(res, LAST, { heartbeatMs: 0 });

@@ -130,13 +130,14 @@ export class SseWriter {
     clearTimeout(this.heartbeat);
     if (this.heartbeatMs <= 0 || this.closed) return;
     this.heartbeat = setTimeout(() => {
-      if (!this.blocked && !this.closed) this.write(SSE_HEARTBEAT);
+      if (this.blocked) return this.armHeartbeat(); // the socket is full: nothing idles yet, look again later
+      this.write(SSE_HEARTBEAT);
     }, this.heartbeatMs);
     this.heartbeat.unref();
   }
 
   private close(): void {
-    if (this.closed && this.gone.signal.aborted) return;
+    if (this.closed) return;
     this.closed = true;
     clearImmediate(this.flushing);
     clearTimeout(this.heartbeat);

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { RunNotFoundException } from '../../core/errors';
+import { lastEventIdOf } from '../../http/sse-writer';
 import { JobView, RunsService } from '../../orchestrator/runs.service';
 import { ApiAcceptedResponse, ApiHeader, ApiOkResponse } from '../../platform/openapi-decorators';
 import { idempotencyKey } from '../../runs/idempotency-key';
@@ -63,7 +64,7 @@ export class JobsController {
     const stop = new AbortController();
     res.on('close', () => stop.abort());
     try {
-      for await (const e of this.runs.follow(id, { lastEventId: lastEventId?.trim() || undefined, signal: stop.signal })) {
+      for await (const e of this.runs.follow(id, { lastEventId: lastEventIdOf(lastEventId), signal: stop.signal })) {
         sse.send(e.event, e.data, e.id);
       }
     } finally {
