@@ -192,6 +192,15 @@ describe('bad input answers 4xx', () => {
         expect(await threadCount()).toBe(before); // neither a thread nor a v1 session (a thread too) was made
       });
 
+      it('a path refused at the edge, before authentication (400 INVALID_PATH), in the dialect of its path', async () => {
+        const lg = await svc.http('GET', '/threads/a%2Fb');
+        refused(lg, 400, 'INVALID_PATH');
+        lgOnly(lg, 'INVALID_PATH');
+        const v1 = await svc.http('GET', '/v1/jobs/a%2Fb');
+        refused(v1, 400, 'INVALID_PATH');
+        v1Only(v1);
+      });
+
       it('a body that is not JSON (415) in each dialect', async () => {
         const post = (path: string) =>
           fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }).then(async (r) => ({
