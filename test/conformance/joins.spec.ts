@@ -133,6 +133,19 @@ describe('conformance: joins', () => {
       expect(resumed.events.every((e) => e.id!.startsWith(`${run2.run_id}:`))).toBe(true);
     });
 
+    it('GET /threads/{id}/stream: a client leaving mid-run does not cancel the run', async () => {
+      const c = ours().client;
+      const thread = await c.threads.create({ graphId: 'slow' });
+      const run = await c.runs.create(thread.thread_id, 'slow', { input: slowInput('stay', 1500) });
+      const gone = new AbortController();
+      const joined = collect(c.threads.joinStream(thread.thread_id, { signal: gone.signal }) as AsyncIterable<StreamEvent>);
+      await new Promise((r) => setTimeout(r, 500));
+      gone.abort();
+      await joined.catch(() => undefined);
+      await c.runs.join(thread.thread_id, run.run_id);
+      expect((await c.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+    });
+
     it('GET /threads/{id}/stream: 404 for an unknown thread, 422 for an unknown stream_mode, an empty stream when nothing runs', async () => {
       const missing = await ours().request('GET', '/threads/00000000-0000-4000-8000-000000000000/stream');
       expect(missing.status).toBe(404);
