@@ -19,6 +19,7 @@ import { McpController } from './mcp/mcp.controller';
 import { InfoController } from './meta/info.controller';
 import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
+import { RunJoins } from './runs/run-joins';
 import { RunRequestChecks } from './runs/run-request-checks';
 import { RunWebhooks } from './runs/run-webhook';
 import { RunsController } from './runs/runs.controller';
@@ -71,6 +72,7 @@ export class LangGraphApiModule {
         StoreService,
         LgRunsRepository,
         LangGraphRunsService,
+        RunJoins,
         RunRequestChecks,
         RunWebhooks,
         WebhookDelivery,

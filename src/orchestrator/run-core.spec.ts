@@ -8,6 +8,7 @@ import { z } from 'zod';
 
 import type { AgentDefinition, TurnContext } from '../agents/agent-definition';
 import { AgentRegistry } from '../agents/agent-registry.service';
+import { agentTexts } from '../agents/shared/messages';
 import { executeTool } from '../agents/shared/tool-executor';
 import { runAsPrincipal } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
@@ -223,6 +224,44 @@ describe('run core (in-memory run store, in-process queue driver)', () => {
     expect(ended!.error).toMatchObject({ code: 'CANCELLED' });
     expect(script.started).not.toContain('later');
     await expect(runs.cancel(running.id)).rejects.toMatchObject({ code: 'JOB_ALREADY_FINISHED' });
+  });
+
+  it('answers a run cancelled before it started with the user-facing text in its language, not the text’s key', async () => {
+    const { runs, module, script } = await core({ WORKER_CONCURRENCY: '1' });
+    script.gate('long');
+    await runs.submit({ message: 'long' });
+    await until(() => script.started.includes('long'));
+    const korean = await runs.submit({ message: '나중에 날씨 알려줘' });
+    const english = await runs.submit({ message: 'tell me the weather later' });
+    await runs.cancel(korean.id);
+    await runs.cancel(english.id);
+    const outcomes = module.get(RunOutcomes);
+    expect((await outcomes.storedResult(korean.id)).response).toBe(agentTexts('ko').cancelled);
+    expect((await outcomes.storedResult(english.id)).response).toBe(agentTexts('en').cancelled);
+    expect((await outcomes.storedResult(english.id)).error).toMatchObject({ code: 'CANCELLED' });
+  });
+
+  it('ends a run the queue refused through the end path: a follower sees its result and end at once', async () => {
+    const { runs, module, state } = await core();
+    let refuse!: (err: Error) => void;
+    jest.spyOn(module.get(InlineRunQueue), 'enqueue').mockImplementationOnce(() => new Promise<void>((_, reject) => (refuse = reject)));
+    const submitted = runs.submit({ message: 'refused by the queue' }).catch((e: Error) => e);
+    const run = await until(() => [...state.runs.values()].find((r) => r.input.message === 'refused by the queue'));
+    await until(() => refuse);
+    const seen: string[] = [];
+    let result: { response?: string; error?: { code?: string } } | undefined;
+    const followed = (async () => {
+      for await (const e of module.get(RunEventBus).subscribe(run.id)) {
+        seen.push(e.event);
+        if (e.event === 'result') result = e.data as typeof result;
+      }
+    })();
+    refuse(new Error('redis did not answer'));
+    expect(await submitted).toMatchObject({ message: 'redis did not answer' });
+    await Promise.race([followed, new Promise((_, reject) => setTimeout(() => reject(new Error('the follower was not woken')), 500))]);
+    expect(seen).toContain('result');
+    expect(result).toMatchObject({ response: agentTexts('en').internalError, error: { code: 'QUEUE_UNAVAILABLE' } });
+    expect(state.runs.get(run.id)).toMatchObject({ status: 'failed', error: { code: 'QUEUE_UNAVAILABLE' } });
   });
 
   it('hands a running queued run back at shutdown: queued again, its attempt not counted', async () => {

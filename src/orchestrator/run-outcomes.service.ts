@@ -75,6 +75,17 @@ export class RunOutcomes {
     await this.end(run, Date.now(), usage, this.failure('RUN_ATTEMPTS_EXHAUSTED', `failed on every attempt: ${message}`, run), { log });
   }
 
+  /**
+   * Ends a run that was refused before it could run (the queue would not take it) as `failed` with `code`, through
+   * the one end path: stored with its user-facing text, then `result` and `end` published, so joiners and waiters
+   * wake at once.
+   */
+  async refuse(run: RunEntity, code: string, message: string): Promise<ChatResult> {
+    const usage = PersistentUsageCollector.unwritten(await this.usageOf(run), run.attempts);
+    const log = { run_id: run.id, session_id: run.sessionId, agent: run.agent };
+    return this.end(run, Date.now(), usage, this.failure(code, message, run), { log });
+  }
+
   /** What earlier attempts of the run recorded (nothing to read for a first attempt). */
   async usageOf(run: RunEntity): Promise<RunUsage> {
     const totals = { calls: run.llmCalls ?? 0, promptTokens: run.promptTokens ?? 0, completionTokens: run.completionTokens ?? 0 };
@@ -184,7 +195,9 @@ export class RunOutcomes {
     if (run.result) return run.result;
     // ended without a result (cancelled while queued): answer in the same shape
     return {
-      response: FAILURE_TEXT[run.error?.code ?? 'CANCELLED'] ?? FAILURE_TEXT.CANCELLED,
+      response: agentTexts(detectLanguage(run.input?.message, this.config.defaultLanguage))[
+        FAILURE_TEXT[run.error?.code ?? 'CANCELLED'] ?? FAILURE_TEXT.CANCELLED
+      ],
       session_id: run.sessionId,
       run_id: run.id,
       agent: run.agent,

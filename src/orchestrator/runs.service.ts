@@ -110,16 +110,9 @@ export class RunsService {
       const delayMs = run.input.start_at ? Date.parse(run.input.start_at) - Date.now() : 0;
       await this.queue.enqueue(run.id, delayMs > 0 ? { delayMs } : undefined);
     } catch (err) {
-      const error = { code: 'QUEUE_UNAVAILABLE', message: (err as Error).message };
-      await this.records
-        .finish(run, {
-          status: 'failed',
-          result: null,
-          error,
-          trace: null,
-          usage: { calls: 0, promptTokens: 0, completionTokens: 0 },
-          messages: null,
-        })
+      // ended through the one end path (stored, then `result` and `end` published): its followers wake at once
+      await this.outcomes
+        .refuse(run, 'QUEUE_UNAVAILABLE', (err as Error).message)
         .catch((e: Error) => this.logger.error({ msg: 'could not record the refused run', run_id: run.id, err: e.message }));
       // a retry with the same Idempotency-Key gets a new chance instead of this refusal
       await this.ledger.releaseIdempotencyKey(run.id).catch(() => undefined);

@@ -8,6 +8,7 @@ import { QueueUnavailableException } from '../core/errors';
 import { GroupCommit } from '../database/group-commit';
 import { MetricsService, type QueueState } from '../observability/metrics.service';
 import { inQueuedRunContext, queuedRunContext } from '../observability/queued-run-context';
+import { CLOSE_MARGIN_MS, closeWithin } from './bounded-close';
 import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData, RUNS_QUEUE } from './run.job';
 import { type JobState, type RunHandler, RunQueue } from './run-queue';
 
@@ -37,26 +38,6 @@ interface RedisPipelining {
     zscore(key: string, member: string): unknown;
     exec(): Promise<Array<[Error | null, unknown]> | null>;
   };
-}
-
-/** past RUN_SHUTDOWN_GRACE_MS, how long the worker's close may still take */
-const CLOSE_MARGIN_MS = 5000;
-
-/** Whether `promise` settles (either way) within `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => true,
-      ),
-      late,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -153,10 +134,9 @@ export class BullRunQueue extends RunQueue {
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    const waitMs = this.config.durability.shutdownGraceMs + CLOSE_MARGIN_MS;
-    if (await settlesWithin(worker.close(), waitMs)) return;
-    this.logger.warn({ msg: 'queue worker not closed in time: its Redis clients are disconnected', waited_ms: waitMs });
-    await settlesWithin(worker.disconnect(), CLOSE_MARGIN_MS);
+    await closeWithin(worker, this.config.durability.shutdownGraceMs + CLOSE_MARGIN_MS, (waitedMs) =>
+      this.logger.warn({ msg: 'queue worker not closed in time: its Redis clients are disconnected', waited_ms: waitedMs }),
+    );
   }
 
   private async process(handler: RunHandler, job: Job<RunJobData>, token?: string): Promise<{ status: string }> {

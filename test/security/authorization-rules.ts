@@ -37,6 +37,8 @@ const status =
   (...codes: number[]) =>
   (r: Res) =>
     codes.includes(r.status);
+/** a join of a run the caller may not see, by its id alone: a stream without events, as of an unknown run */
+const noEvents = (r: Res) => r.status === 200 && !/^event:/m.test(r.text);
 /** a run's join stream of a hidden thread: one error event, as LangGraph Server streams it */
 const errorEvent = (r: Res) => r.status === 200 && /not found/i.test(r.text) && !/"run_id"/.test(r.text);
 const NEVER = '0 0 1 1 *';
@@ -538,6 +540,16 @@ export function rules(w: World): Rule[] {
           path: T(t),
           body: { metadata: { owner: who, planted: true } },
         })),
+        onThread(
+          'update metadata, answered minimally',
+          (t, who) => ({
+            method: 'PATCH',
+            path: T(t),
+            body: { metadata: { owner: who, planted: true } },
+            headers: { Prefer: 'return=minimal' },
+          }),
+          { ok: status(204) },
+        ),
       ],
     },
     {
@@ -667,7 +679,10 @@ export function rules(w: World): Rule[] {
       route: 'GET /threads/:thread_id/runs',
       resource: 'threads',
       action: 'read',
-      cases: [onThread('list runs', (t) => ({ path: `${T(t)}/runs` }))],
+      cases: [
+        onThread('list runs', (t) => ({ path: `${T(t)}/runs` })),
+        onThread('list runs, some fields', (t) => ({ path: `${T(t)}/runs?select=run_id&select=kwargs` })),
+      ],
     },
     {
       route: 'GET /threads/:thread_id/runs/:run_id',
@@ -692,6 +707,28 @@ export function rules(w: World): Rule[] {
       resource: 'threads',
       action: 'read',
       cases: [onThread('stream a run', (t) => ({ path: `${R(t)}/stream` }), { deniedOk: errorEvent })],
+    },
+    {
+      route: 'GET /runs/:run_id/stream',
+      resource: 'threads',
+      action: 'read',
+      cases: [
+        onThread('stream a run by its id alone', (t) => ({ path: `/runs/${t.run}/stream` }), { ok: status(200), deniedOk: noEvents }),
+        onThread(
+          'stream a run by its id alone, cancelling on disconnect',
+          (t) => ({ path: `/runs/${t.run}/stream?cancel_on_disconnect=1` }),
+          {
+            ok: status(200),
+            deniedOk: noEvents,
+          },
+        ),
+      ],
+    },
+    {
+      route: 'GET /threads/:thread_id/stream',
+      resource: 'threads',
+      action: 'read',
+      cases: [onThread('stream the thread', (t) => ({ path: `${T(t)}/stream` }), { ok: status(200) })],
     },
     {
       route: 'POST /threads/:thread_id/runs/:run_id/cancel',

@@ -3,6 +3,7 @@ import { type Job, Queue, Worker } from 'bullmq';
 
 import { AppConfig } from '../../config/app-config';
 import { redisOptions } from '../../config/redis-options';
+import { CLOSE_MARGIN_MS, closeWithin } from '../../runs/bounded-close';
 import { CronRunner } from './cron-runner.service';
 import { CronScheduler } from './cron-scheduler';
 import { type CronRow, CronsRepository } from './crons.repository';
@@ -51,9 +52,16 @@ export class BullCronScheduler extends CronScheduler implements OnApplicationBoo
     }
   }
 
+  /**
+   * Closes the worker (its ticks only accept and queue a run) and the queue, each bounded like the run worker's
+   * close (BullRunQueue.close): a Redis that stops answering cannot hang a shutdown.
+   */
   async onApplicationShutdown(): Promise<void> {
-    await this.worker?.close();
-    await this.queue.close();
+    const waitMs = this.config.durability.shutdownGraceMs + CLOSE_MARGIN_MS;
+    const late = (what: string) => (waitedMs: number) =>
+      this.logger.warn({ msg: `cron ${what} not closed in time: its Redis clients are disconnected`, waited_ms: waitedMs });
+    if (this.worker) await closeWithin(this.worker, waitMs, late('worker'));
+    await closeWithin(this.queue, CLOSE_MARGIN_MS, late('queue'));
   }
 
   async schedule(cron: CronRow): Promise<void> {

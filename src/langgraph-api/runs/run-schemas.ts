@@ -75,12 +75,33 @@ export function graphOptionsOf(body: RunCreateBody, assistantConfig: unknown): R
 
 export const RunBatchCreate = z.array(RunCreate).min(1).max(100);
 
+/** The fields of a Run a listing may be narrowed to (the SDK's `RunSelectField`). */
+export const RUN_FIELDS = [
+  'run_id',
+  'thread_id',
+  'assistant_id',
+  'created_at',
+  'updated_at',
+  'status',
+  'metadata',
+  'kwargs',
+  'multitask_strategy',
+  'cancel_reason',
+] as const;
+
 export const RunListQuery = z.object({
   limit: z.coerce.number().int().gte(1).lte(1000).default(10),
   offset: z.coerce.number().int().gte(0).default(0),
   status: z.enum(['pending', 'running', 'error', 'success', 'timeout', 'interrupted']).nullish(),
+  // `select=run_id&select=status` (or once): only those fields of each run
+  select: z.preprocess((v) => (v === undefined || Array.isArray(v) ? v : [v]), z.array(z.enum(RUN_FIELDS)).optional()),
 });
 export type RunListQueryValue = z.infer<typeof RunListQuery>;
+
+/** Only the `select`ed fields of each item (all of them without `select`). */
+export function selected(items: Array<Record<string, unknown>>, select: readonly string[] | undefined): Array<Record<string, unknown>> {
+  return select?.length ? items.map((i) => Object.fromEntries(Object.entries(i).filter(([k]) => select.includes(k)))) : items;
+}
 
 /** `POST /runs/cancel` (the SDK's `cancelMany`): runs of a thread by id, or every run of a status. */
 export const RunCancelMany = z

@@ -8,6 +8,7 @@ import { LANGGRAPH_SSE } from '../sse-profile';
 import { ZodPipe } from '../zod-body.pipe';
 import { LangGraphRunsService } from './lg-runs.service';
 import { RunBody } from './run-body';
+import { RunJoins, ThreadStreamQuery } from './run-joins';
 import {
   type ApiStreamMode,
   CancelManyQuery,
@@ -18,6 +19,7 @@ import {
   RunCreate,
   type RunCreateBody,
   RunListQuery,
+  selected,
 } from './run-schemas';
 import { type SseEvent, toApiRun } from './run-wire';
 
@@ -35,7 +37,10 @@ function known(id: string): string {
  */
 @Controller()
 export class RunsController {
-  constructor(private readonly runs: LangGraphRunsService) {}
+  constructor(
+    private readonly runs: LangGraphRunsService,
+    private readonly joins: RunJoins,
+  ) {}
 
   @Post('threads/:thread_id/runs')
   @HttpCode(200)
@@ -134,8 +139,51 @@ export class RunsController {
   }
 
   @Get('threads/:thread_id/runs')
-  list(@Tenant() tenantId: string, @Param('thread_id') threadId: string, @Query() query: Record<string, unknown>) {
-    return this.runs.list(tenantId, known(threadId), new ZodPipe(RunListQuery).transform(query));
+  async list(@Tenant() tenantId: string, @Param('thread_id') threadId: string, @Query() query: Record<string, unknown>) {
+    const q = new ZodPipe(RunListQuery).transform(query);
+    return selected(await this.runs.list(tenantId, known(threadId), q), q.select);
+  }
+
+  /**
+   * Joins a run by its id alone (a stateless run's): its events as its own stream has them, after `Last-Event-ID`.
+   * An unknown run, or one on a thread the caller may not read, is a stream without events (as LangGraph Server
+   * answers an unknown one); `cancel_on_disconnect` cancels a run the caller may see when the client goes away.
+   */
+  @Get('runs/:run_id/stream')
+  async joinStatelessStream(
+    @Tenant() tenantId: string,
+    @Param('run_id') runId: string,
+    @Query('cancel_on_disconnect') cancelOnDisconnect: string | undefined,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const run = ID.test(runId) ? await this.joins.visibleRun(tenantId, runId) : null;
+    const cancel = !!run && (cancelOnDisconnect === '1' || cancelOnDisconnect === 'true');
+    await this.sse(req, res, `/runs/${runId}`, runId, cancel, (signal) =>
+      run ? this.joins.runStream(run, { tenantId, lastEventId: lastEventId || undefined, signal }) : noEvents(),
+    );
+  }
+
+  /**
+   * Joins a thread's stream (the SDK's `threads.joinStream`): its running and queued runs' events, one run after the
+   * other, until none is left (RunJoins.threadStream). 404 before the stream when the caller may not read the thread.
+   * Closing it never cancels a run.
+   */
+  @Get('threads/:thread_id/stream')
+  async joinThreadStream(
+    @Tenant() tenantId: string,
+    @Param('thread_id') threadId: string,
+    @Query() query: Record<string, unknown>,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const { stream_mode: modes } = new ZodPipe(ThreadStreamQuery).transform(query);
+    await this.joins.checkThread(tenantId, known(threadId));
+    await this.sse(req, res, `/threads/${threadId}/stream`, threadId, false, (signal) =>
+      this.joins.threadStream(tenantId, threadId, modes, { lastEventId: lastEventId || undefined, signal }),
+    );
   }
 
   @Get('threads/:thread_id/runs/:run_id')
@@ -225,6 +273,11 @@ export class RunsController {
 
 async function* oneEvent(e: SseEvent): AsyncIterable<SseEvent> {
   yield e;
+}
+
+// eslint-disable-next-line require-yield -- a stream with no events
+async function* noEvents(): AsyncIterable<SseEvent> {
+  return;
 }
 
 /** A query parameter given once or repeated. */

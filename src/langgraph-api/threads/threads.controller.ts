@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 
 import { Tenant } from '../../auth/tenant.guard';
 import { ThreadNotFoundException } from '../errors';
@@ -55,9 +56,19 @@ export class ThreadsController {
     return this.threads.get(tenantId, known(id));
   }
 
+  /** `Prefer: return=minimal`: 204 without a body once patched (the SDK's `update` with `returnMinimal`). */
   @Patch(':id')
-  patch(@Tenant() tenantId: string, @Param('id') id: string, @Body(new ZodPipe(ThreadPatch)) body: ThreadPatchBody) {
-    return this.threads.patch(tenantId, known(id), body.metadata);
+  async patch(
+    @Tenant() tenantId: string,
+    @Param('id') id: string,
+    @Body(new ZodPipe(ThreadPatch)) body: ThreadPatchBody,
+    @Headers('prefer') prefer: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const thread = await this.threads.patch(tenantId, known(id), body.metadata);
+    if (!/(^|[\s,;])return=minimal\b/i.test(prefer ?? '')) return thread;
+    res.status(204);
+    return undefined;
   }
 
   @Delete(':id')
