@@ -19,7 +19,7 @@ import { type RunEntity, type RunInput, type RunMode, type SessionEntity } from 
 import type { RunStreamRequest } from '../events/graph-stream';
 import { phase } from '../observability/phases';
 import { RunLedger } from '../runs/store/run-ledger';
-import { RunStore } from '../runs/store/run-store';
+import { RunStore, type StoppedRun } from '../runs/store/run-store';
 import { SessionStore } from '../runs/store/session-store';
 import { withDbRetry } from './db-retry';
 import { handleOf, type RunHandle } from './run-handle';
@@ -53,8 +53,9 @@ export interface TurnRequest {
   lg?: Record<string, unknown>;
   /**
    * What the run does to its session's unfinished runs: `reject` is refused (SESSION_BUSY) while there is one,
-   * decided atomically where the run is written (RunStore.createExclusive); `interrupt` / `rollback` stop them
-   * first (rollback also deletes them: RunsService.submit); `enqueue`, the default, waits its turn.
+   * decided atomically where the run is written (RunStore.createExclusive); `interrupt` / `rollback` stop them in
+   * the transaction that writes the run (RunStore.createSuperseding; rollback then deletes them: RunsService.submit);
+   * `enqueue`, the default, waits its turn.
    */
   multitask?: MultitaskStrategy;
 }
@@ -77,6 +78,8 @@ export type AcceptedTurn = { handle: RunHandle; repeat?: undefined } | { repeat:
 export interface AcceptOptions {
   start?: boolean;
   session?: KnownSession;
+  /** multitask `interrupt` / `rollback`: the session's runs the acceptance stopped are added here (RunsService settles them) */
+  stopped?: StoppedRun[];
 }
 
 /**
@@ -131,14 +134,14 @@ export class RunAdmission {
 
   private async acceptOnce(req: TurnRequest, mode: RunMode, opts: AcceptOptions): Promise<RunEntity> {
     const key = req.idempotency_key;
-    if (!key) return this.acceptNew(req, mode, opts.start, opts.session);
+    if (!key) return this.acceptNew(req, mode, opts.start, opts.session, opts.stopped);
     // a repeat by the same principal returns the first run; a different request under the same key is refused;
     // another principal's key is another key
     const scoped = { tenantId: req.tenant_id ?? DEFAULT_TENANT, principal: idempotencyPrincipal(), key };
     const hash = requestHash(req, mode);
     const first = await this.ledger.findByIdempotencyKey(scoped);
     if (first) return this.repeatOf(first, hash, key);
-    const run = await this.acceptNew(req, mode);
+    const run = await this.acceptNew(req, mode, false, undefined, opts.stopped);
     if (await this.ledger.claimIdempotencyKey(run.id, scoped, hash)) return run;
     await this.runs.discard(run.id, req.session_id ? null : { id: run.sessionId, tenantId: run.tenantId });
     const winner = await this.ledger.findByIdempotencyKey(scoped);
@@ -152,7 +155,13 @@ export class RunAdmission {
   }
 
   /** `start`: inserted already running when its session is free (RunStore.createStarted) */
-  private async acceptNew(req: TurnRequest, mode: RunMode, start = false, known?: KnownSession): Promise<RunEntity> {
+  private async acceptNew(
+    req: TurnRequest,
+    mode: RunMode,
+    start = false,
+    known?: KnownSession,
+    stopped?: StoppedRun[],
+  ): Promise<RunEntity> {
     if (req.message.length > this.config.maxMessageChars) {
       throw new MessageTooLargeException(this.config.maxMessageChars, req.message.length);
     }
@@ -201,6 +210,12 @@ export class RunAdmission {
       const accepted = await this.runs.createExclusive(inSession, leased);
       if (!accepted) throw new SessionBusyException(session.id);
       return accepted;
+    }
+    if (req.multitask === 'interrupt' || req.multitask === 'rollback') {
+      // the session's unfinished runs stopped and this one written in one transaction; it starts after they end
+      const superseding = await this.runs.createSuperseding(inSession);
+      stopped?.push(...superseding.stopped);
+      return superseding.run;
     }
     if (start) return this.runs.createStarted(inSession, this.config.runLockMs, false, known?.metadata);
     return this.runs.create(inSession);
