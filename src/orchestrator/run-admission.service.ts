@@ -73,7 +73,7 @@ export interface KnownSession {
 }
 
 /** A sync turn as accepted: what the driver gets, or `repeat` — the first run of an idempotent repeat, started already. */
-export type AcceptedTurn = { handle: RunHandle; repeat?: undefined } | { repeat: RunEntity };
+export type AcceptedTurn = { handle: Exclude<RunHandle, { runId: string }>; repeat?: undefined } | { repeat: RunEntity };
 
 export interface AcceptOptions {
   start?: boolean;

@@ -81,9 +81,20 @@ export class RunsService {
 
   /** A sync turn: accepted (and, when its session is free, started in the same statement), then run in the request. */
   async chat(req: TurnRequest): Promise<ChatResult> {
+    return (await this.startTurn(req)).done;
+  }
+
+  /**
+   * A sync turn, accepted and set going in the request (`chat`, and `POST /v1/chat/stream`, which follows its
+   * events meanwhile): `done` settles with its ChatResult. An idempotent repeat (`repeat`) is not executed
+   * again: `done` is the first run's result.
+   */
+  async startTurn(req: TurnRequest): Promise<{ run: RunEntity; done: Promise<ChatResult>; repeat: boolean }> {
     const accepted = await this.admission.acceptTurn(req);
-    if (accepted.repeat) return this.outcomes.resultOf(accepted.repeat.id); // an idempotent repeat of a started run
-    return this.driver.runInRequest(accepted.handle);
+    if (accepted.repeat) return { run: accepted.repeat, done: this.outcomes.resultOf(accepted.repeat.id), repeat: true };
+    const { handle } = accepted;
+    const run = 'accepted' in handle ? handle.accepted : handle.leased;
+    return { run, done: this.driver.runInRequest(handle), repeat: false };
   }
 
   /**
