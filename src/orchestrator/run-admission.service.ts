@@ -39,18 +39,10 @@ export interface TurnRequest {
   idempotency_key?: string;
   /** what the run's events carry besides metadata, progress and result (stored with the run's input) */
   stream?: RunStreamRequest;
-  /** LangGraph API runs: the raw graph input, a Command, interrupt points, a start checkpoint and the run's API view */
-  input?: RunInput['input'];
-  command?: RunInput['command'];
-  interrupt_before?: RunInput['interrupt_before'];
-  interrupt_after?: RunInput['interrupt_after'];
-  checkpoint_id?: string;
-  continue?: boolean;
-  configurable?: RunInput['configurable'];
+  /** what the run asks of its graph beyond a message (a dialect's graph fields), opaque to the run core */
+  graph?: GraphRequest;
   /** not started before this time (ISO 8601; `after_seconds`) */
   start_at?: string;
-  context?: RunInput['context'];
-  lg?: Record<string, unknown>;
   /**
    * What the run does to its session's unfinished runs: `reject` is refused (SESSION_BUSY) while there is one,
    * decided atomically where the run is written (RunStore.createExclusive); `interrupt` / `rollback` stop them in
@@ -58,6 +50,26 @@ export interface TurnRequest {
    * `enqueue`, the default, waits its turn.
    */
   multitask?: MultitaskStrategy;
+}
+
+/**
+ * What a run asks of its graph beyond a message: a raw graph input, a Command (resume), interrupt points, a start
+ * checkpoint (a fork), the graph's configurable and context, and what its dialect shows of the run (`view`). The
+ * run core stores it with the run and hands it to the graph runner; it decides nothing on it.
+ */
+export interface GraphRequest {
+  input?: RunInput['input'];
+  command?: RunInput['command'];
+  interrupt_before?: RunInput['interrupt_before'];
+  interrupt_after?: RunInput['interrupt_after'];
+  /** fork: start from this checkpoint of the thread instead of its latest */
+  checkpoint_id?: string;
+  /** no input and no command: continue from the thread's checkpoint */
+  continue?: boolean;
+  configurable?: RunInput['configurable'];
+  context?: RunInput['context'];
+  /** what the dialect shows of the run (the LangGraph API: assistant_id, multitask_strategy, metadata, kwargs) */
+  view?: Record<string, unknown>;
 }
 
 /** LangGraph's `multitask_strategy`, decided by the run service for every dialect. */
@@ -194,7 +206,7 @@ export class RunAdmission {
         metadata: req.metadata,
         ...(req.allow_tools?.length ? { allow_tools: req.allow_tools } : {}),
         ...(req.stream ? { stream: req.stream } : {}),
-        ...lgInputOf(req),
+        ...graphInputOf(req),
       },
     };
     // a new server-issued session: inserted with its first run, in one statement
@@ -222,9 +234,10 @@ export class RunAdmission {
   }
 }
 
-/** The LangGraph API fields of a request, as stored in the run's input (absent ones left out). */
-function lgInputOf(req: TurnRequest): Partial<RunInput> {
+/** A request's graph fields, as stored in the run's input (absent ones left out). */
+function graphInputOf({ graph: req = {}, start_at }: TurnRequest): Partial<RunInput> {
   const out: Partial<RunInput> = {};
+  if (start_at) out.start_at = start_at;
   if (req.input) out.input = req.input;
   if (req.command) out.command = req.command;
   if (req.interrupt_before) out.interrupt_before = req.interrupt_before;
@@ -233,8 +246,7 @@ function lgInputOf(req: TurnRequest): Partial<RunInput> {
   if (req.continue) out.continue = true;
   if (req.configurable && Object.keys(req.configurable).length) out.configurable = req.configurable;
   if (req.context && Object.keys(req.context).length) out.context = req.context;
-  if (req.start_at) out.start_at = req.start_at;
-  if (req.lg) out.lg = req.lg;
+  if (req.view) out.lg = req.view;
   return out;
 }
 
