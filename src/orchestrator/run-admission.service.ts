@@ -19,7 +19,7 @@ import { type RunEntity, type RunInput, type RunMode, type SessionEntity } from 
 import type { RunStreamRequest } from '../events/graph-stream';
 import { phase } from '../observability/phases';
 import { RunLedger } from '../runs/store/run-ledger';
-import { RunStore } from '../runs/store/run-store';
+import { RunStore, type StoppedRun } from '../runs/store/run-store';
 import { SessionStore } from '../runs/store/session-store';
 import { withDbRetry } from './db-retry';
 import { handleOf, type RunHandle } from './run-handle';
@@ -39,24 +39,37 @@ export interface TurnRequest {
   idempotency_key?: string;
   /** what the run's events carry besides metadata, progress and result (stored with the run's input) */
   stream?: RunStreamRequest;
-  /** LangGraph API runs: the raw graph input, a Command, interrupt points, a start checkpoint and the run's API view */
+  /** what the run asks of its graph beyond a message (a dialect's graph fields), opaque to the run core */
+  graph?: GraphRequest;
+  /** not started before this time (ISO 8601; `after_seconds`) */
+  start_at?: string;
+  /**
+   * What the run does to its session's unfinished runs: `reject` is refused (SESSION_BUSY) while there is one,
+   * decided atomically where the run is written (RunStore.createExclusive); `interrupt` / `rollback` stop them in
+   * the transaction that writes the run (RunStore.createSuperseding; rollback then deletes them: RunsService.submit);
+   * `enqueue`, the default, waits its turn.
+   */
+  multitask?: MultitaskStrategy;
+}
+
+/**
+ * What a run asks of its graph beyond a message: a raw graph input, a Command (resume), interrupt points, a start
+ * checkpoint (a fork), the graph's configurable and context, and what its dialect shows of the run (`view`). The
+ * run core stores it with the run and hands it to the graph runner; it decides nothing on it.
+ */
+export interface GraphRequest {
   input?: RunInput['input'];
   command?: RunInput['command'];
   interrupt_before?: RunInput['interrupt_before'];
   interrupt_after?: RunInput['interrupt_after'];
+  /** fork: start from this checkpoint of the thread instead of its latest */
   checkpoint_id?: string;
+  /** no input and no command: continue from the thread's checkpoint */
   continue?: boolean;
   configurable?: RunInput['configurable'];
-  /** not started before this time (ISO 8601; `after_seconds`) */
-  start_at?: string;
   context?: RunInput['context'];
-  lg?: Record<string, unknown>;
-  /**
-   * What the run does to its session's unfinished runs: `reject` is refused (SESSION_BUSY) while there is one,
-   * decided atomically where the run is written (RunStore.createExclusive); `interrupt` / `rollback` stop them
-   * first (rollback also deletes them: RunsService.submit); `enqueue`, the default, waits its turn.
-   */
-  multitask?: MultitaskStrategy;
+  /** what the dialect shows of the run (the LangGraph API: assistant_id, multitask_strategy, metadata, kwargs) */
+  view?: Record<string, unknown>;
 }
 
 /** LangGraph's `multitask_strategy`, decided by the run service for every dialect. */
@@ -72,11 +85,13 @@ export interface KnownSession {
 }
 
 /** A sync turn as accepted: what the driver gets, or `repeat` — the first run of an idempotent repeat, started already. */
-export type AcceptedTurn = { handle: RunHandle; repeat?: undefined } | { repeat: RunEntity };
+export type AcceptedTurn = { handle: Exclude<RunHandle, { runId: string }>; repeat?: undefined } | { repeat: RunEntity };
 
 export interface AcceptOptions {
   start?: boolean;
   session?: KnownSession;
+  /** multitask `interrupt` / `rollback`: the session's runs the acceptance stopped are added here (RunsService settles them) */
+  stopped?: StoppedRun[];
 }
 
 /**
@@ -131,14 +146,14 @@ export class RunAdmission {
 
   private async acceptOnce(req: TurnRequest, mode: RunMode, opts: AcceptOptions): Promise<RunEntity> {
     const key = req.idempotency_key;
-    if (!key) return this.acceptNew(req, mode, opts.start, opts.session);
+    if (!key) return this.acceptNew(req, mode, opts.start, opts.session, opts.stopped);
     // a repeat by the same principal returns the first run; a different request under the same key is refused;
     // another principal's key is another key
     const scoped = { tenantId: req.tenant_id ?? DEFAULT_TENANT, principal: idempotencyPrincipal(), key };
     const hash = requestHash(req, mode);
     const first = await this.ledger.findByIdempotencyKey(scoped);
     if (first) return this.repeatOf(first, hash, key);
-    const run = await this.acceptNew(req, mode);
+    const run = await this.acceptNew(req, mode, false, undefined, opts.stopped);
     if (await this.ledger.claimIdempotencyKey(run.id, scoped, hash)) return run;
     await this.runs.discard(run.id, req.session_id ? null : { id: run.sessionId, tenantId: run.tenantId });
     const winner = await this.ledger.findByIdempotencyKey(scoped);
@@ -152,7 +167,13 @@ export class RunAdmission {
   }
 
   /** `start`: inserted already running when its session is free (RunStore.createStarted) */
-  private async acceptNew(req: TurnRequest, mode: RunMode, start = false, known?: KnownSession): Promise<RunEntity> {
+  private async acceptNew(
+    req: TurnRequest,
+    mode: RunMode,
+    start = false,
+    known?: KnownSession,
+    stopped?: StoppedRun[],
+  ): Promise<RunEntity> {
     if (req.message.length > this.config.maxMessageChars) {
       throw new MessageTooLargeException(this.config.maxMessageChars, req.message.length);
     }
@@ -185,7 +206,7 @@ export class RunAdmission {
         metadata: req.metadata,
         ...(req.allow_tools?.length ? { allow_tools: req.allow_tools } : {}),
         ...(req.stream ? { stream: req.stream } : {}),
-        ...lgInputOf(req),
+        ...graphInputOf(req),
       },
     };
     // a new server-issued session: inserted with its first run, in one statement
@@ -202,14 +223,21 @@ export class RunAdmission {
       if (!accepted) throw new SessionBusyException(session.id);
       return accepted;
     }
+    if (req.multitask === 'interrupt' || req.multitask === 'rollback') {
+      // the session's unfinished runs stopped and this one written in one transaction; it starts after they end
+      const superseding = await this.runs.createSuperseding(inSession);
+      stopped?.push(...superseding.stopped);
+      return superseding.run;
+    }
     if (start) return this.runs.createStarted(inSession, this.config.runLockMs, false, known?.metadata);
     return this.runs.create(inSession);
   }
 }
 
-/** The LangGraph API fields of a request, as stored in the run's input (absent ones left out). */
-function lgInputOf(req: TurnRequest): Partial<RunInput> {
+/** A request's graph fields, as stored in the run's input (absent ones left out). */
+function graphInputOf({ graph: req = {}, start_at }: TurnRequest): Partial<RunInput> {
   const out: Partial<RunInput> = {};
+  if (start_at) out.start_at = start_at;
   if (req.input) out.input = req.input;
   if (req.command) out.command = req.command;
   if (req.interrupt_before) out.interrupt_before = req.interrupt_before;
@@ -218,8 +246,7 @@ function lgInputOf(req: TurnRequest): Partial<RunInput> {
   if (req.continue) out.continue = true;
   if (req.configurable && Object.keys(req.configurable).length) out.configurable = req.configurable;
   if (req.context && Object.keys(req.context).length) out.context = req.context;
-  if (req.start_at) out.start_at = req.start_at;
-  if (req.lg) out.lg = req.lg;
+  if (req.view) out.lg = req.view;
   return out;
 }
 

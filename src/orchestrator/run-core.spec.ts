@@ -352,6 +352,65 @@ describe('run core (in-memory run store, in-process queue driver)', () => {
     expect([...state.runs.values()].filter((r) => r.sessionId === 'rb').map((r) => r.input.message)).toEqual(['after', 'again']);
   });
 
+  it('multitask interrupt under 20 concurrent acceptances on a busy session: one decision each, exactly one survives and runs', async () => {
+    const { runs, state, script } = await core();
+    script.gate('busy');
+    const busy = await runs.submit({ message: 'busy', session_id: 'mt-int' });
+    await until(() => script.started.includes('busy'));
+    const accepted = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => runs.submit({ message: `int-${i}`, session_id: 'mt-int', multitask: 'interrupt' })),
+    );
+    const rows = () => [...state.runs.values()].filter((r) => r.sessionId === 'mt-int');
+    await until(() => rows().every((r) => r.status === 'completed' || r.status === 'cancelled'));
+    const completed = rows().filter((r) => r.status === 'completed');
+    expect(completed).toHaveLength(1);
+    expect(rows().filter((r) => r.status === 'cancelled')).toHaveLength(20);
+    expect(state.runs.get(busy.id)!.status).toBe('cancelled');
+    // the survivor is one of the twenty, and it alone of them ever started
+    expect(accepted.map((r) => r.id)).toContain(completed[0].id);
+    expect(script.started.filter((m) => m.startsWith('int-'))).toEqual([completed[0].input.message]);
+  });
+
+  it('run-service operations: wait, join here, cancel with interrupt or rollback, delete only once ended', async () => {
+    const { runs, state, script } = await core();
+    // wait: woken by the run's end; join: a run the queue's worker executed is answered from the stored run
+    const quick = await runs.submit({ message: 'quick', session_id: 'ops' }, { here: true });
+    const waited = await runs.awaitEnd(quick.id);
+    expect(waited).toMatchObject({ status: 'completed', result: { response: 'echo quick' } });
+    expect(await runs.completedHere(quick.id)).toBeNull();
+    // wait with a timeout on a run that does not end: the row as it is
+    script.gate('held');
+    const held = await runs.submit({ message: 'held', session_id: 'ops' });
+    await until(() => script.started.includes('held'));
+    expect((await runs.awaitEnd(held.id, { timeoutMs: 20 })).status).toBe('running');
+    // delete is refused while it runs; interrupt with wait returns once it has ended
+    await expect(runs.deleteEnded(state.runs.get(held.id)!)).rejects.toMatchObject({ code: 'SESSION_BUSY' });
+    await runs.stop(state.runs.get(held.id)!, 'interrupt', true);
+    expect(state.runs.get(held.id)!.status).toBe('cancelled');
+    await runs.stop(state.runs.get(held.id)!, 'interrupt', true); // ended already: left as it is
+    expect(state.runs.get(held.id)!.status).toBe('cancelled');
+    // rollback: stopped, then deleted
+    script.gate('rolled');
+    const rolled = await runs.submit({ message: 'rolled', session_id: 'ops' });
+    await until(() => script.started.includes('rolled'));
+    await runs.stop(state.runs.get(rolled.id)!, 'rollback');
+    expect(state.runs.has(rolled.id)).toBe(false);
+    await runs.deleteEnded(state.runs.get(held.id)!);
+    expect([...state.runs.values()].filter((r) => r.sessionId === 'ops').map((r) => r.input.message)).toEqual(['quick']);
+  });
+
+  it('startTurn: a sync turn set going in the request; an idempotent repeat names the first run and is not executed again', async () => {
+    const { runs, state, script } = await core();
+    const first = await runs.startTurn({ message: 'turn', idempotency_key: 'st' });
+    expect(first.repeat).toBe(false);
+    const result = await first.done;
+    const again = await runs.startTurn({ message: 'turn', idempotency_key: 'st' });
+    expect(again).toMatchObject({ repeat: true, run: { id: first.run.id } });
+    expect((await again.done).response).toBe(result.response);
+    expect(script.started.filter((m) => m === 'turn')).toHaveLength(1);
+    expect(state.runs.size).toBe(1);
+  });
+
   it('ends a run that overspends its budget as failed with BUDGET_EXCEEDED', async () => {
     const { runs, state } = await core({ RUN_MAX_MODEL_CALLS: '3' });
     const result = await runs.chat({ message: 'spend:all' });

@@ -61,7 +61,7 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
         if (state === 'failed') {
           await this.outcomes.abandon(run.id, 'its job failed');
         } else {
-          if (state === 'completed') await this.queue.forget(run.id);
+          if (state === 'completed') await this.queue.cancel(run.id); // its finished job, so the run can be enqueued again
           await this.queue.enqueue(run.id);
         }
         this.metrics.runRecoveries.inc({ event: state === 'failed' ? 'exhausted' : 'reconciled' });

@@ -1,16 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 
-import { DEFAULT_TENANT, threadIdOf } from '../auth/tenant';
+import { threadIdOf } from '../auth/tenant';
 import type { ChatResult } from '../core/chat-result';
-import { RunAlreadyFinishedException, RunNotFoundException } from '../core/errors';
-import { FINAL_STATUSES as FINAL, type RunEntity } from '../database/entities';
-import { RunEventBus } from '../events/run-event-bus';
+import { RunAlreadyFinishedException, RunNotFoundException, SessionBusyException } from '../core/errors';
+import { FINAL_STATUSES as FINAL, hasEnded, type RunEntity } from '../database/entities';
+import { type RunEvent, RunEventBus } from '../events/run-event-bus';
 import { RunCancellation } from '../runs/run-cancellation.service';
 import { RunEndNotSeen, RunEnds } from '../runs/run-ends.service';
 import { RunQueue } from '../runs/run-queue';
 import { RunLedger } from '../runs/store/run-ledger';
-import { RunStore } from '../runs/store/run-store';
-import { SessionStore } from '../runs/store/session-store';
+import { RunStore, type StoppedRun } from '../runs/store/run-store';
 import { pendingCallView } from '../tools/tool-approval';
 import { type KnownSession, RunAdmission, type TurnRequest } from './run-admission.service';
 import { RunDriver } from './run-driver.service';
@@ -78,14 +77,24 @@ export class RunsService {
     private readonly events: RunEventBus,
     private readonly driver: RunDriver,
     private readonly ends: RunEnds,
-    private readonly sessions: SessionStore,
   ) {}
 
   /** A sync turn: accepted (and, when its session is free, started in the same statement), then run in the request. */
   async chat(req: TurnRequest): Promise<ChatResult> {
+    return (await this.startTurn(req)).done;
+  }
+
+  /**
+   * A sync turn, accepted and set going in the request (`chat`, and `POST /v1/chat/stream`, which follows its
+   * events meanwhile): `done` settles with its ChatResult. An idempotent repeat (`repeat`) is not executed
+   * again: `done` is the first run's result.
+   */
+  async startTurn(req: TurnRequest): Promise<{ run: RunEntity; done: Promise<ChatResult>; repeat: boolean }> {
     const accepted = await this.admission.acceptTurn(req);
-    if (accepted.repeat) return this.outcomes.resultOf(accepted.repeat.id); // an idempotent repeat of a started run
-    return this.driver.runInRequest(accepted.handle);
+    if (accepted.repeat) return { run: accepted.repeat, done: this.outcomes.resultOf(accepted.repeat.id), repeat: true };
+    const { handle } = accepted;
+    const run = 'accepted' in handle ? handle.accepted : handle.leased;
+    return { run, done: this.driver.runInRequest(handle), repeat: false };
   }
 
   /**
@@ -94,12 +103,12 @@ export class RunsService {
    * otherwise.
    */
   async submit(req: TurnRequest, opts: { here?: boolean; session?: KnownSession } = {}): Promise<RunEntity> {
-    if (req.session_id && (req.multitask === 'interrupt' || req.multitask === 'rollback')) {
-      await this.stopUnfinished(req.tenant_id ?? DEFAULT_TENANT, req.session_id, req.multitask);
-    }
+    const superseding = !!req.session_id && (req.multitask === 'interrupt' || req.multitask === 'rollback');
     // a run executed here at once is accepted already started (its row and its lease in one statement)
-    const start = !!opts.here && !req.idempotency_key && !req.start_at && this.driver.hasRoom();
-    const run = await this.admission.accept(req, 'async', { start, session: opts.session });
+    const start = !superseding && !!opts.here && !req.idempotency_key && !req.start_at && this.driver.hasRoom();
+    const stopped: StoppedRun[] = [];
+    const run = await this.admission.accept(req, 'async', { start, session: opts.session, stopped });
+    if (stopped.length) await this.settleStopped(run, stopped, req.multitask === 'rollback');
     if (start && run.status === 'running') {
       this.driver.startHere(handleOf(run, opts.session?.noCheckpoint));
       return run;
@@ -122,22 +131,105 @@ export class RunsService {
   }
 
   /**
-   * Multitask `interrupt` / `rollback`: the session's unfinished runs are cancelled and awaited, so the new run
-   * starts on a settled thread; `rollback` then deletes them with the checkpoints they wrote. A run that has ended
-   * or gone meanwhile is passed over. (`reject` is decided by the insert itself: RunAdmission.)
+   * Multitask `interrupt` / `rollback`, after the acceptance stopped the session's runs in the transaction that
+   * wrote the new one (RunStore.createSuperseding): their workers are told, their ends awaited (the new run would
+   * not start before anyway: it is behind them in line), and `rollback` deletes them with the checkpoints they
+   * wrote — before the new run is handed to a worker, so it starts on the rolled-back thread.
    */
-  private async stopUnfinished(tenantId: string, sessionId: string, strategy: 'interrupt' | 'rollback'): Promise<void> {
-    for (const runId of await this.sessions.inflight(tenantId, sessionId)) {
-      await this.cancel(runId).catch((e: unknown) => {
-        if (!(e instanceof RunAlreadyFinishedException) && !(e instanceof RunNotFoundException)) throw e;
+  private async settleStopped(run: RunEntity, stopped: StoppedRun[], rollback: boolean): Promise<void> {
+    for (const s of stopped) await this.tellStopped(s.id, s.outcome);
+    for (const s of stopped) {
+      const ended = await this.awaitEnd(s.id, { timeoutMs: STOP_TIMEOUT_MS }).catch((e: unknown) => {
+        if (e instanceof RunNotFoundException) return null;
+        throw e;
       });
-      await this.ends
-        .awaitEnd(runId, { timeoutMs: STOP_TIMEOUT_MS, here: this.driver.execution(runId) ?? undefined, what: 'run' })
-        .catch((e: unknown) => {
-          if (!(e instanceof RunEndNotSeen) && !(e instanceof RunNotFoundException)) throw e;
-        });
-      if (strategy === 'rollback') await this.records.deleteRun(tenantId, threadIdOf(tenantId, sessionId), runId);
+      if (rollback && ended && hasEnded(ended)) await this.records.deleteRun(run.tenantId, threadIdOf(run.tenantId, run.sessionId), s.id);
     }
+  }
+
+  /** What follows a cancel request: a run that never started is dropped from the queue and its followers told; a running one's worker is. */
+  private async tellStopped(id: string, outcome: 'cancelled' | 'flagged'): Promise<void> {
+    if (outcome === 'cancelled') {
+      await this.queue.cancel(id);
+      this.events.end(id); // it never started: its followers read the stored run
+    } else await this.cancellation.cancel(id);
+  }
+
+  /**
+   * Wait: the run's row once it has ended (RunEnds.awaitEnd: a run executed by this process is read when its
+   * execution is over, any other is woken by its `end` on the event bus, with a slow re-read as the safety net).
+   * When `signal` aborts or `timeoutMs` passes first, the row as it is then.
+   */
+  async awaitEnd(runId: string, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<RunEntity> {
+    const here = this.driver.execution(runId) ?? undefined;
+    try {
+      return await this.ends.awaitEnd(runId, { ...opts, here, what: 'run' });
+    } catch (err) {
+      if (err instanceof RunEndNotSeen) return err.run;
+      throw err;
+    }
+  }
+
+  /**
+   * Cancel with an action: `interrupt` — the run is stopped (it ends `cancelled`), `rollback` — once stopped it is
+   * deleted with the checkpoints it wrote. A run that has already ended is left as it is. `wait`: returns once the
+   * run has ended (rollback always waits, at most STOP_TIMEOUT_MS).
+   */
+  async stop(run: RunEntity, action: 'interrupt' | 'rollback', wait = false): Promise<void> {
+    if (!hasEnded(run)) {
+      await this.cancel(run.id).catch((e: unknown) => {
+        if (!(e instanceof RunAlreadyFinishedException)) throw e;
+      });
+    }
+    if (action === 'rollback') {
+      await this.awaitEnd(run.id, { signal: AbortSignal.timeout(STOP_TIMEOUT_MS) });
+      await this.deleteEnded(run, true);
+    } else if (wait) await this.awaitEnd(run.id);
+  }
+
+  /** Deletes an ended run and the checkpoints it wrote; SESSION_BUSY while it has not ended (unless `stopped`: it was just). */
+  async deleteEnded(run: RunEntity, stopped = false): Promise<void> {
+    if (!stopped && !hasEnded(run)) throw new SessionBusyException(run.sessionId);
+    await this.records.deleteRun(run.tenantId, threadIdOf(run.tenantId, run.sessionId), run.id);
+  }
+
+  /** Cancels a run whose follower went away (a stream's `on_disconnect: cancel`), unless it has ended; never throws. */
+  async cancelQuietly(runId: string): Promise<void> {
+    const run = await this.records.get(runId, 'run').catch(() => null);
+    if (run && !hasEnded(run)) await this.cancel(runId).catch(() => undefined);
+  }
+
+  /** A stateless run's session goes once the run has ended (its followers read it first: `graceMs`). */
+  async deleteSessionWhenEnded(tenantId: string, sessionId: string, runId: string, graceMs = 1000): Promise<void> {
+    try {
+      await this.awaitEnd(runId);
+      await new Promise((r) => setTimeout(r, graceMs));
+      await this.admission.deleteSession(sessionId, tenantId);
+    } catch (err) {
+      this.logger.warn({ msg: 'temporary session not deleted', session_id: sessionId, run_id: runId, err: (err as Error).message });
+    }
+  }
+
+  /**
+   * Join a run this process executes, followed to its end from its events: its final values when it completed
+   * (the last `values` chunk is the final state; its `result` tells how it ended), without reading the run and
+   * its thread back. Null when it did not run here, did not complete, or published no `values`.
+   */
+  async completedHere(runId: string, signal?: AbortSignal): Promise<{ values: unknown } | null> {
+    const here = this.driver.execution(runId);
+    if (!here) return null;
+    let values: unknown;
+    let result: { error?: unknown; metadata?: { interrupted?: unknown } } | undefined;
+    for await (const e of this.events.subscribe(runId, { signal, here })) {
+      if (e.event === 'values') values = e.data;
+      else if (e.event === 'result') result = (e.data ?? {}) as typeof result;
+    }
+    return result && !result.error && !result.metadata?.interrupted && values !== undefined && !signal?.aborted ? { values } : null;
+  }
+
+  /** The run's events from the run event bus (after `lastEventId`); a run executed here is followed from its publisher. */
+  runEvents(runId: string, opts: { signal?: AbortSignal; lastEventId?: string }): AsyncIterable<RunEvent> {
+    return this.events.subscribe(runId, { ...opts, here: this.driver.execution(runId) ?? undefined });
   }
 
   /** This process's execution of the run (started by `submit` with `here`), until it is over; null if none. */
@@ -222,11 +314,8 @@ export class RunsService {
 
   async cancel(id: string): Promise<JobView> {
     const { outcome, status } = await this.records.requestCancel(id);
-    if (outcome === 'cancelled') {
-      await this.queue.cancel(id);
-      this.events.end(id); // it never started: its followers read the stored run
-    } else if (outcome === 'flagged') await this.cancellation.cancel(id);
-    else throw new RunAlreadyFinishedException(id, status);
+    if (outcome === 'ended') throw new RunAlreadyFinishedException(id, status);
+    await this.tellStopped(id, outcome);
     return this.get(id);
   }
 }

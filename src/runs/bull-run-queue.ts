@@ -195,10 +195,6 @@ export class BullRunQueue extends RunQueue {
   }
 
   /** A finished job is removed the same way as an unstarted one. */
-  forget(runId: string): Promise<void> {
-    return this.cancel(runId);
-  }
-
   isLocal(): boolean {
     return false;
   }

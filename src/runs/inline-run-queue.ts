@@ -64,10 +64,6 @@ export class InlineRunQueue extends RunQueue {
     this.contexts.delete(runId);
   }
 
-  async forget(): Promise<void> {
-    /* no finished jobs are kept */
-  }
-
   isLocal(runId: string): boolean {
     return this.active.has(runId) || this.waiting.includes(runId) || this.parked.has(runId);
   }

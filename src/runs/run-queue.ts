@@ -26,7 +26,7 @@ export abstract class RunQueue {
   abstract readonly kind: 'bullmq' | 'inline';
   /** `delayMs`: the run's job is not taken before then (`after_seconds`, a parked run). */
   abstract enqueue(runId: string, opts?: { delayMs?: number }): Promise<void>;
-  /** Drop a run that has not started (after cancellation). */
+  /** Drop a run's job: one that has not started (after cancellation), or a finished one, so the run can be enqueued again under its id. */
   abstract cancel(runId: string): Promise<void>;
   /** Start this process's worker loop: runs taken from the queue go to `handler` (at most WORKER_CONCURRENCY at once). */
   abstract work(handler: RunHandler): void;
@@ -41,6 +41,4 @@ export abstract class RunQueue {
   abstract anyParked(): Promise<boolean>;
   /** The queue's view of runs' jobs, for the reconciler: `missing` when the queue has no job for a run. */
   abstract jobStates(runIds: string[]): Promise<Map<string, JobState>>;
-  /** Drop a finished job so the run can be enqueued again under its id. */
-  abstract forget(runId: string): Promise<void>;
 }

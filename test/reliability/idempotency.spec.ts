@@ -1,6 +1,6 @@
 import { Harness, historyOf, weatherResponder } from './support/harness';
 
-/** `Idempotency-Key` on POST /v1/jobs and POST /v1/chat: a repeat returns the first job or result, never a second run. */
+/** `Idempotency-Key` on POST /v1/jobs, /v1/chat and /v1/chat/stream: a repeat returns the first job or result, never a second run. */
 describe('Idempotency-Key', () => {
   const h = new Harness();
   const post = (path: string, body: unknown, key?: string) =>
@@ -49,6 +49,38 @@ describe('Idempotency-Key', () => {
     expect(asked('something else')).toBe(0);
     const bad = await post('/v1/jobs', { message: 'x' }, 'k'.repeat(300));
     expect(bad).toMatchObject({ status: 400, body: { error: { code: 'INVALID_IDEMPOTENCY_KEY' } } });
+  });
+
+  it('POST /v1/chat/stream: a repeat names the first run and gets its result; a different body under the same key is refused', async () => {
+    const stream = async (body: unknown, key: string) => {
+      const r = await fetch(`${h.api.url}/v1/chat/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      });
+      const text = await r.text();
+      const events = [...text.matchAll(/(?:id: [^\n]*\n)?event: (\w+)\ndata: ([^\n]*)/g)].map((m) => ({
+        event: m[1],
+        data: JSON.parse(m[2]),
+      }));
+      return { status: r.status, text, events };
+    };
+    const first = await stream({ message: 'stream once' }, 'stream-key-1');
+    const again = await stream({ message: 'stream once' }, 'stream-key-1');
+    expect([first.status, again.status]).toEqual([200, 200]);
+    const runOf = (s: typeof first) => s.events.find((e) => e.event === 'run')?.data.run_id;
+    const resultOf = (s: typeof first) => s.events.find((e) => e.event === 'result')?.data;
+    expect(runOf(first)).toEqual(expect.any(String));
+    expect(runOf(again)).toBe(runOf(first));
+    expect(resultOf(again)).toEqual(resultOf(first));
+    expect(resultOf(first).run_id).toBe(runOf(first));
+    expect(asked('stream once')).toBe(1);
+    expect((await h.query(`SELECT count(*)::int AS n FROM runs WHERE idempotency_key = 'stream-key-1'`))[0].n).toBe(1);
+
+    const other = await stream({ message: 'another stream' }, 'stream-key-1');
+    expect(other.status).toBe(422);
+    expect(JSON.parse(other.text)).toMatchObject({ error: { code: 'IDEMPOTENCY_KEY_REUSED' } });
+    expect(asked('another stream')).toBe(0);
   });
 
   it('10 parallel POST /v1/chat and 10 parallel POST /v1/jobs racing on one key: one run each, the same answer for all', async () => {

@@ -4,8 +4,6 @@ import type { Response } from 'express';
 import { Tenant } from '../../auth/tenant.guard';
 import type { ChatResult } from '../../core/chat-result';
 import { RunEventBus } from '../../events/run-event-bus';
-import { RunAdmission } from '../../orchestrator/run-admission.service';
-import { RunDriver } from '../../orchestrator/run-driver.service';
 import { RunsService } from '../../orchestrator/runs.service';
 import { ApiOkResponse } from '../../platform/openapi-decorators';
 import { idempotencyKey } from '../../runs/idempotency-key';
@@ -22,9 +20,7 @@ const RESULT_GRACE_MS = 5000;
 @Controller('v1/chat')
 export class ChatController {
   constructor(
-    private readonly admission: RunAdmission,
     private readonly runs: RunsService,
-    private readonly driver: RunDriver,
     private readonly gate: TurnGate,
     private readonly events: RunEventBus,
   ) {}
@@ -43,20 +39,35 @@ export class ChatController {
    * arrives), then `result` (the ChatResult). Validation and acceptance errors are plain JSON errors; once
    * streaming, the run always ends with `result` — it is recorded even if the client goes away.
    * Progress, tokens and the result are read from the run event bus, as any other follower of the run reads them.
+   * An idempotent repeat (`Idempotency-Key`) is not run again: `run` names the first run, `result` is its result.
    */
   @Post('stream')
   @HttpCode(200)
+  @ApiIdempotencyKey()
   @ApiSse('`run`, `progress`, `token`, then `result` (a ChatResult)')
-  async stream(@Body() body: ChatRequestDto, @Res() res: Response, @Tenant() tenantId: string): Promise<void> {
-    const turn = { ...(await this.gate.turn(body, tenantId)), stream: { modes: [], tokens: true } };
-    const run = await this.admission.accept(turn, 'sync');
+  async stream(
+    @Body() body: ChatRequestDto,
+    @Res() res: Response,
+    @Tenant() tenantId: string,
+    @Headers('idempotency-key') key?: string,
+  ): Promise<void> {
+    const turn = { ...(await this.gate.turn(body, tenantId)), stream: { modes: [], tokens: true }, idempotency_key: idempotencyKey(key) };
+    const { run, done: finished, repeat } = await this.runs.startTurn(turn);
     const sse = new SseStream(res);
     sse.send('run', { run_id: run.id, session_id: run.sessionId, agent: run.agent });
+    if (repeat) {
+      try {
+        sse.send('result', await finished);
+      } finally {
+        sse.end();
+      }
+      return;
+    }
     const stop = new AbortController();
     res.on('close', () => stop.abort());
     let grace: NodeJS.Timeout | undefined;
     // the run's `end` closes the subscription; should it never come (a run ended elsewhere), the result still goes out
-    const done = this.driver.runInRequest({ runId: run.id }).then(
+    const done = finished.then(
       (result) => {
         grace = setTimeout(() => stop.abort(), RESULT_GRACE_MS);
         return result;

@@ -5,10 +5,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { threadIdOf } from '../../auth/tenant';
 import { RunAlreadyFinishedException, RunNotFoundException, SessionBusyException, SessionNotFoundException } from '../../core/errors';
 import type { RunEntity } from '../../database/entities';
-import { RunEventBus } from '../../events/run-event-bus';
-import { type KnownSession, RunAdmission, type TurnRequest } from '../../orchestrator/run-admission.service';
+import { type KnownSession, type TurnRequest } from '../../orchestrator/run-admission.service';
 import { RunsService } from '../../orchestrator/runs.service';
-import { RunEndNotSeen, RunEnds } from '../../runs/run-ends.service';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';
@@ -32,9 +30,6 @@ import {
   waitErrorOf,
 } from './run-wire';
 import { WebhookDelivery } from './webhook-delivery';
-
-/** How long a cancelled run gets to stop before a rollback gives up. */
-const STOP_TIMEOUT_MS = 30_000;
 
 /** `config.configurable` of an assistant or a run (the orchestrator drops the keys the service sets itself). */
 function configurableOf(config: unknown): Record<string, unknown> {
@@ -96,11 +91,8 @@ export class LangGraphRunsService {
     private readonly sessions: SessionStore,
     private readonly threadsService: ThreadsService,
     private readonly assistants: AssistantsService,
-    private readonly admission: RunAdmission,
-    private readonly events: RunEventBus,
     private readonly webhooks: RunWebhooks,
     private readonly delivery: WebhookDelivery,
-    private readonly ends: RunEnds,
     private readonly checks: RunRequestChecks,
   ) {}
 
@@ -169,23 +161,25 @@ export class LangGraphRunsService {
         tenant_id: tenantId,
         metadata: runMetadata && Object.keys(runMetadata).length ? runMetadata : undefined,
         stream: { modes: graphModesOf(modes), subgraphs: body.stream_subgraphs ?? false, events: modes.includes('events') },
-        input,
-        command,
-        interrupt_before: body.interrupt_before ?? undefined,
-        interrupt_after: body.interrupt_after ?? undefined,
-        checkpoint_id: checkpointId,
-        continue: proceed || undefined,
         start_at: body.after_seconds ? new Date(Date.now() + body.after_seconds * 1000).toISOString() : undefined,
-        configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config) },
-        context: { ...objectOf(assistant.context), ...objectOf(body.context) },
-        lg: {
-          assistant_id: assistant.assistant_id,
-          multitask_strategy: strategy,
-          metadata: runMetadata ?? {},
-          stream_mode: modes,
-          temporary,
-          graph_options: graphOptionsOf(body, assistant.config),
-          ...(body.webhook ? { webhook: body.webhook } : {}),
+        graph: {
+          input,
+          command,
+          interrupt_before: body.interrupt_before ?? undefined,
+          interrupt_after: body.interrupt_after ?? undefined,
+          checkpoint_id: checkpointId,
+          continue: proceed || undefined,
+          configurable: { ...configurableOf(assistant.config), ...configurableOf(body.config) },
+          context: { ...objectOf(assistant.context), ...objectOf(body.context) },
+          view: {
+            assistant_id: assistant.assistant_id,
+            multitask_strategy: strategy,
+            metadata: runMetadata ?? {},
+            stream_mode: modes,
+            temporary,
+            graph_options: graphOptionsOf(body, assistant.config),
+            ...(body.webhook ? { webhook: body.webhook } : {}),
+          },
         },
       },
       { here: opts.waited, session },
@@ -193,7 +187,7 @@ export class LangGraphRunsService {
     const recordedWithLease = session && run.status === 'running' && run.attempts === 1;
     if (!same && !recordedWithLease) await this.sessions.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
     if (body.webhook) void this.webhookWhenEnded(id, run.id);
-    if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
+    if (temporary) void this.runs.deleteSessionWhenEnded(tenantId, id, run.id);
     return { run, threadId: id, temporary, modes };
   }
 
@@ -223,21 +217,9 @@ export class LangGraphRunsService {
     return rows.filter((r) => !q.status || q.status !== 'error' || r.error?.code !== 'RUN_TIMEOUT').map(toApiRun);
   }
 
-  /**
-   * Cancels a run (`interrupt`: it ends `interrupted`; `rollback`: it is deleted with its checkpoints once stopped).
-   * A run that has already ended is left as it is and the cancel succeeds, as LangGraph Server answers it.
-   */
+  /** Cancels a run (RunsService.stop); an ended run is left as it is and the cancel succeeds, as LangGraph Server answers it. */
   async stop(tenantId: string, threadId: string, runId: string, action: 'interrupt' | 'rollback', wait: boolean): Promise<void> {
-    const run = await this.row(tenantId, threadId, runId, 'update');
-    if (!hasEnded(run)) {
-      await this.runs.cancel(runId).catch((e: unknown) => {
-        if (!(e instanceof RunAlreadyFinishedException)) throw e;
-      });
-    }
-    if (action === 'rollback') {
-      await this.ended(runId, AbortSignal.timeout(STOP_TIMEOUT_MS));
-      await this.records.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
-    } else if (wait) await this.ended(runId);
+    await this.runs.stop(await this.row(tenantId, threadId, runId, 'update'), action, wait);
   }
 
   /**
@@ -266,14 +248,15 @@ export class LangGraphRunsService {
   /** Deletes an ended run and the checkpoints it wrote (409 while it has not ended). */
   async delete(tenantId: string, threadId: string, runId: string): Promise<void> {
     const run = await this.row(tenantId, threadId, runId, 'delete');
-    if (!hasEnded(run)) throw new ThreadBusyException(threadId);
-    await this.records.deleteRun(tenantId, threadIdOf(tenantId, threadId), runId);
+    await this.runs.deleteEnded(run).catch((e: unknown) => {
+      throw e instanceof SessionBusyException ? new ThreadBusyException(threadId) : e;
+    });
   }
 
   /** Waits for the run's end; the thread's final values (with `__interrupt__` when interrupted), or `{ __error__ }`. */
   async join(tenantId: string, threadId: string, runId: string, signal?: AbortSignal, justCreated = false): Promise<unknown> {
     if (!justCreated) await this.row(tenantId, threadId, runId);
-    const here = await this.completedHere(runId, signal);
+    const here = await this.runs.completedHere(runId, signal);
     if (here) return here.values;
     const run = await this.ended(runId, signal);
     if (run.status === 'failed') return { __error__: waitErrorOf(run.error) };
@@ -317,8 +300,7 @@ export class LangGraphRunsService {
     const accumulator = new MessagesAccumulator();
     const wanted = modes ? new Set<string>(modes) : null;
     const asTuple = !wanted || wanted.has('messages-tuple');
-    const here = this.runs.localExecution(runId) ?? undefined;
-    for await (const raw of this.events.subscribe(runId, { signal: opts.signal, here })) {
+    for await (const raw of this.runs.runEvents(runId, { signal: opts.signal })) {
       const [mode, ...ns] = raw.event.split('|');
       const e = THREAD_ID_MODES.has(mode) ? { ...raw, data: toApiThread(raw.data) } : raw;
       const suffix = ns.length ? `|${ns.join('|')}` : '';
@@ -345,43 +327,14 @@ export class LangGraphRunsService {
     }
   }
 
-  /**
-   * A run this process executes, followed to its end from its events: its final values when it completed (the
-   * last `values` chunk is the final state; its `result` tells how it ended), without reading the run and the
-   * thread back. Null when it did not run here, did not complete, or did not publish `values` (then the stored
-   * run and thread answer).
-   */
-  private async completedHere(runId: string, signal?: AbortSignal): Promise<{ values: unknown } | null> {
-    const here = this.runs.localExecution(runId);
-    if (!here) return null;
-    let values: unknown;
-    let result: { error?: unknown; metadata?: { interrupted?: unknown } } | undefined;
-    for await (const e of this.events.subscribe(runId, { signal, here })) {
-      if (e.event === 'values') values = e.data;
-      else if (e.event === 'result') result = (e.data ?? {}) as typeof result;
-    }
-    return result && !result.error && !result.metadata?.interrupted && values !== undefined && !signal?.aborted ? { values } : null;
-  }
-
   /** Cancels a run whose stream client went away (`on_disconnect: cancel`), unless it has ended. */
-  async cancelQuietly(runId: string): Promise<void> {
-    const run = await this.records.get(runId, 'run').catch(() => null);
-    if (run && !hasEnded(run)) await this.runs.cancel(runId).catch(() => undefined);
+  cancelQuietly(runId: string): Promise<void> {
+    return this.runs.cancelQuietly(runId);
   }
 
-  /**
-   * The run row once it has ended (RunEnds.awaitEnd: a run executed by this process is read when its execution
-   * is over, any other is woken by its `end` on the event bus, with a slow re-read as the safety net). When
-   * `signal` aborts first, the row as it is then.
-   */
-  async ended(runId: string, signal?: AbortSignal): Promise<RunEntity> {
-    const here = this.runs.localExecution(runId) ?? undefined;
-    try {
-      return await this.ends.awaitEnd(runId, { signal, here, what: 'run' });
-    } catch (err) {
-      if (err instanceof RunEndNotSeen) return err.run;
-      throw err;
-    }
+  /** The run row once it has ended (RunsService.awaitEnd); when `signal` aborts first, the row as it is then. */
+  ended(runId: string, signal?: AbortSignal): Promise<RunEntity> {
+    return this.runs.awaitEnd(runId, { signal });
   }
 
   /** The accepting process delivers the webhook as soon as the run ends (WebhookDelivery's sweep is the backstop). */
@@ -391,18 +344,6 @@ export class LangGraphRunsService {
       await this.delivery.deliver(runId);
     } catch (err) {
       this.logger.warn({ msg: 'webhook not sent', thread_id: threadId, run_id: runId, err: (err as Error).message });
-    }
-  }
-
-  /** A stateless run's thread (`on_completion: delete`) goes once the run has ended. */
-  private async deleteWhenEnded(tenantId: string, threadId: string, runId: string): Promise<void> {
-    try {
-      await this.ended(runId);
-      // the stream / wait of the request reads the thread first
-      await new Promise((r) => setTimeout(r, 1000));
-      await this.admission.deleteSession(threadId, tenantId);
-    } catch (err) {
-      this.logger.warn({ msg: 'temporary thread not deleted', thread_id: threadId, run_id: runId, err: (err as Error).message });
     }
   }
 

@@ -5,7 +5,7 @@ import { FINAL_STATUSES, type PendingApproval, RunEntity, type RunStatus, Sessio
 import type { ThreadTaint } from '../../tools/thread-taint';
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
 import { type IdempotencyKey, RunLedger } from './run-ledger';
-import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore } from './run-store';
+import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore, type StoppedRun } from './run-store';
 import { SessionStore, type TurnSession } from './session-store';
 
 interface Message {
@@ -179,6 +179,23 @@ class InMemoryRunStore extends RunStore {
     if (!session) throw new SessionNotFoundException(run.sessionId);
     if (!this.s.firstInLine(session)) return null;
     return start ? this.createStarted(run, start.leaseMs, false, start.sessionMetadata) : this.create(run);
+  }
+
+  async createSuperseding(run: NewRun): Promise<{ run: RunEntity; stopped: StoppedRun[] }> {
+    if (!this.s.session(run.tenantId, run.sessionId)) throw new SessionNotFoundException(run.sessionId);
+    const stopped: StoppedRun[] = [];
+    for (const r of this.s.runs.values()) {
+      if (r.tenantId !== run.tenantId || r.sessionId !== run.sessionId || !this.s.unfinished(r)) continue;
+      r.cancelRequested = true;
+      r.updatedAt = this.s.now();
+      if (r.status === 'running') stopped.push({ id: r.id, outcome: 'flagged' });
+      else {
+        Object.assign(r, { status: 'cancelled', finishedAt: this.s.now() });
+        r.error = { code: 'CANCELLED', message: 'cancelled by a newer run (multitask)' };
+        stopped.push({ id: r.id, outcome: 'cancelled' });
+      }
+    }
+    return { run: await this.create(run), stopped };
   }
 
   async leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<{ run: RunEntity; hasCheckpoint: boolean } | null> {

@@ -9,9 +9,9 @@ import { PendingApproval, RunEntity, RunStatus } from '../../database/entities';
 import { GroupCommit } from '../../database/group-commit';
 import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
 import { insertable, rowsOf } from '../../database/query-rows';
-import { LOCK_SESSION_SQL, QUEUED_IF_IDLE_SQL, startedInSessionSql } from './run-accept-sql';
+import { LOCK_SESSION_SQL, QUEUED_IF_IDLE_SQL, QUEUED_SQL, startedInSessionSql, STOP_UNFINISHED_SQL } from './run-accept-sql';
 import { due, firstInLine, holdsLease, leaseFree, startable, takeLease } from './run-rules';
-import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore } from './run-store';
+import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore, type StoppedRun } from './run-store';
 
 /** The run store in Postgres: each transition one statement (raw SQL, the rules from run-rules.ts). */
 @Injectable()
@@ -117,6 +117,17 @@ export class PgRunStore extends RunStore {
           : await tx.query(QUEUED_IF_IDLE_SQL, insertParams(run)),
       );
       return rows.length ? this.runs.create(fromRow(rows[0])) : null;
+    });
+  }
+
+  /** Multitask `interrupt` / `rollback`: lock the session, stop its unfinished runs, insert the new one — one transaction. */
+  async createSuperseding(run: NewRun): Promise<{ run: RunEntity; stopped: StoppedRun[] }> {
+    return this.dataSource.transaction(async (tx) => {
+      const locked = rowsOf(await tx.query(LOCK_SESSION_SQL, [run.sessionId, run.tenantId]));
+      if (!locked.length) throw new SessionNotFoundException(run.sessionId);
+      const stopped = rowsOf<StoppedRun>(await tx.query(STOP_UNFINISHED_SQL, [run.sessionId, run.tenantId]));
+      const rows = rowsOf<Record<string, unknown>>(await tx.query(QUEUED_SQL, insertParams(run)));
+      return { run: this.runs.create(fromRow(rows[0])), stopped: stopped.map((r) => ({ id: r.id, outcome: r.outcome })) };
     });
   }
 

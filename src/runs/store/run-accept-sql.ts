@@ -1,4 +1,4 @@
-import { firstInLine, leaseFree, takeLease } from './run-rules';
+import { firstInLine, leaseFree, takeLease, unfinished } from './run-rules';
 
 /**
  * The statements that write a new run into an existing session (PgRunStore), written once so the plain and the
@@ -40,3 +40,24 @@ export const QUEUED_IF_IDLE_SQL = `INSERT INTO runs (id, session_id, tenant_id, 
 
 /** Locks the session's row for the rest of the transaction; no row: the session is gone. */
 export const LOCK_SESSION_SQL = `SELECT id FROM sessions WHERE id = $1 AND tenant_id = $2 FOR UPDATE`;
+
+/** The run inserted `queued` unconditionally (the superseding acceptance's insert, after the stop below). */
+export const QUEUED_SQL = `INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, owner, status, attempts)
+     VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb, $7::text, 'queued', 0)
+     RETURNING *`;
+
+/**
+ * Multitask `interrupt` / `rollback`: every unfinished run of the session ($1, $2) stopped in one statement —
+ * a queued one or one paused for an approval is cancelled at once (it holds no lease), a running one is flagged
+ * for its worker to stop. Returns each run with what was done to it.
+ */
+export const STOP_UNFINISHED_SQL = `WITH victims AS (
+       SELECT r.id, r.status FROM runs r WHERE r.session_id = $1 AND r.tenant_id = $2 AND ${unfinished('r')} FOR UPDATE
+     ), cancelled AS (
+       UPDATE runs SET status = 'cancelled', cancel_requested = true, finished_at = now(), updated_at = now(),
+              error = '{"code":"CANCELLED","message":"cancelled by a newer run (multitask)"}'::jsonb
+        WHERE id IN (SELECT id FROM victims WHERE status <> 'running') RETURNING id
+     ), flagged AS (
+       UPDATE runs SET cancel_requested = true, updated_at = now() WHERE id IN (SELECT id FROM victims WHERE status = 'running') RETURNING id
+     )
+     SELECT id, 'cancelled' AS outcome FROM cancelled UNION ALL SELECT id, 'flagged' AS outcome FROM flagged`;

@@ -26,6 +26,12 @@ export interface RunEnd {
   summary?: string | null;
 }
 
+/** A run stopped by a superseding acceptance: `cancelled` at once (it had not started), or `flagged` for its worker. */
+export interface StoppedRun {
+  id: string;
+  outcome: 'cancelled' | 'flagged';
+}
+
 export interface ReconcileCandidate {
   id: string;
   status: 'queued' | 'running';
@@ -65,6 +71,15 @@ export abstract class RunStore {
    * session has an unfinished run; SESSION_NOT_FOUND when the session is gone.
    */
   abstract createExclusive(run: NewRun, start?: { leaseMs: number; sessionMetadata?: Record<string, unknown> }): Promise<RunEntity | null>;
+
+  /**
+   * Multitask `interrupt` / `rollback`, decided where the run is written: with the session's row locked (as
+   * createExclusive), every unfinished run of the session is stopped — cancelled at once when it has not started,
+   * flagged for its worker when it is running — and the new run inserted `queued`, all in one transaction. The new
+   * run starts only once the stopped ones have ended (run-rules.ts firstInLine). SESSION_NOT_FOUND when the
+   * session is gone.
+   */
+  abstract createSuperseding(run: NewRun): Promise<{ run: RunEntity; stopped: StoppedRun[] }>;
 
   /**
    * A queued run, leased and started in one statement (instead of read, lease, start): when its session's lease
