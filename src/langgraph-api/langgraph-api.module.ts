@@ -17,6 +17,8 @@ import { cronProviders } from './crons/crons.providers';
 import { CustomHttpApp } from './http-app/custom-http-app';
 import { McpController } from './mcp/mcp.controller';
 import { InfoController } from './meta/info.controller';
+import { ThreadProtocolController } from './protocol/thread-protocol.controller';
+import { ThreadProtocolService } from './protocol/thread-protocol.service';
 import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
 import { RunJoins } from './runs/run-joins';
@@ -48,6 +50,7 @@ export const LANGGRAPH_API_CONTROLLERS = [
   ThreadsController,
   StoreController,
   RunsController,
+  ThreadProtocolController,
   CronsController,
   McpController,
   UiController,
@@ -73,6 +76,7 @@ export class LangGraphApiModule {
         LgRunsRepository,
         LangGraphRunsService,
         RunJoins,
+        ThreadProtocolService,
         RunRequestChecks,
         RunWebhooks,
         WebhookDelivery,
@@ -82,7 +86,7 @@ export class LangGraphApiModule {
         ...cronProviders(config),
         ...(config.truncateEnabled ? [TruncateService] : []),
       ],
-      exports: [ThreadsRepository, AssistantsService, StoreService, CustomHttpApp, LanggraphCustomAuth, UiBundles],
+      exports: [ThreadsRepository, ThreadProtocolService, AssistantsService, StoreService, CustomHttpApp, LanggraphCustomAuth, UiBundles],
     };
   }
 }
