@@ -13,17 +13,37 @@ export interface RunStreamRequest {
   tokens?: boolean;
   /** publish LangChain `streamEvents` v2 events as `events` events (LangGraph Server's `events` mode; see graph-events.ts) */
   events?: boolean;
+  /**
+   * a thread event protocol run: LangGraph's protocol stream (`version: 'v3'`: messages as message-start /
+   * content-block-* / message-finish, tools, checkpoint envelopes) of every mode the protocol has a channel for,
+   * subgraphs included; its events go to the thread's log too (see protocol-run-event-bus.ts)
+   */
+  protocol?: boolean;
 }
 
-export const GRAPH_STREAM_MODES = ['values', 'updates', 'messages', 'custom', 'debug', 'checkpoints', 'tasks'] as const;
+export const GRAPH_STREAM_MODES = ['values', 'updates', 'messages', 'custom', 'debug', 'checkpoints', 'tasks', 'tools'] as const;
 export type GraphStreamMode = (typeof GRAPH_STREAM_MODES)[number];
 
 /** The run's stream request from its stored input, unknown modes dropped; null when it asked for nothing. */
 export function streamRequestOf(value: unknown): RunStreamRequest | null {
   if (!value || typeof value !== 'object') return null;
-  const { modes, subgraphs, tokens, events } = value as Record<string, unknown>;
+  const { modes, subgraphs, tokens, events, protocol } = value as Record<string, unknown>;
+  if (protocol === true) return { modes: [...PROTOCOL_MODES], subgraphs: true, tokens: false, events: false, protocol: true };
   const known = (Array.isArray(modes) ? modes : []).filter((m): m is GraphStreamMode => GRAPH_STREAM_MODES.includes(m as never));
   return { modes: [...new Set(known)], subgraphs: subgraphs === true, tokens: tokens === true, events: events === true };
+}
+
+/** What a protocol run streams (`@langchain/langgraph/stream`'s STREAM_EVENTS_V3_MODES). */
+const PROTOCOL_MODES: GraphStreamMode[] = ['values', 'updates', 'messages', 'tools', 'custom', 'tasks'];
+
+/** The modes whose chunks are published: the requested ones, and a protocol run's checkpoint envelopes. */
+export function publishedModesOf(request: RunStreamRequest | null): Set<string> {
+  return new Set([...(request?.modes ?? []), ...(request?.protocol ? ['checkpoints'] : [])]);
+}
+
+/** Extra `graph.stream` options of a run's stream request: a protocol run streams LangGraph's protocol events. */
+export function streamOptionsOf(request: RunStreamRequest | null): Record<string, unknown> {
+  return request?.protocol ? { version: 'v3' } : {};
 }
 
 /** The modes to give `graph.stream`: the ones the caller needs itself plus the requested ones. */

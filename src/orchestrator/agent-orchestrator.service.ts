@@ -8,6 +8,7 @@ import type { ChatResult } from '../core/chat-result';
 import { detectLanguage, localize } from '../core/language';
 import { withRunContext } from '../core/run-context';
 import { FINAL_STATUSES, type RunEntity } from '../database/entities';
+import { streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { isModelUnavailable } from '../llm/model-errors';
 import { RunBudget } from '../llm/run-budget';
@@ -228,7 +229,16 @@ export class AgentOrchestrator {
     const { signal } = opts;
     const { log, budget } = ctx;
     const agent = this.agents.get(run.agent);
-    this.events.publish(run.id, 'metadata', { run_id: run.id, session_id: run.sessionId, agent: run.agent, attempt: run.attempts });
+    this.events.publish(run.id, 'metadata', {
+      run_id: run.id,
+      session_id: run.sessionId,
+      agent: run.agent,
+      attempt: run.attempts,
+      // a thread event protocol run: its events go to the thread's log too (ProtocolRunEventBus)
+      ...(streamRequestOf(run.input.stream)?.protocol
+        ? { protocol: { tenant_id: run.tenantId, thread_id: run.sessionId, graph_id: run.agent } }
+        : {}),
+    });
     const turn: TurnContext = {
       runId: run.id,
       sessionId: run.sessionId,

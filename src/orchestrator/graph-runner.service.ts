@@ -16,7 +16,15 @@ import { LANGGRAPH_STORE } from '../database/store/store.module';
 import { StoreOwners } from '../database/store/store-owners';
 import { TenantStore } from '../database/store/tenant-store';
 import { streamWithEvents } from '../events/graph-events';
-import { eventNameOf, type GraphStreamMode, graphStreamModes, publishableChunkOf, streamRequestOf } from '../events/graph-stream';
+import {
+  eventNameOf,
+  type GraphStreamMode,
+  graphStreamModes,
+  publishableChunkOf,
+  publishedModesOf,
+  streamOptionsOf,
+  streamRequestOf,
+} from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
 import type { RunBudget } from '../llm/run-budget';
@@ -75,6 +83,9 @@ function isApprovalRequest(interrupts: unknown[]): boolean {
  * Runs an agent's graph for a leased run: the thread's checkpoint (resumed, approved or fresh), the per-run tool
  * guard, the stream modes the run publishes, and the final values — or the interrupt it stopped on.
  */
+/** The modes the runner reads itself (progress, state, interrupts, tokens). */
+const OWN_MODES = new Set(['updates', 'values', 'messages']);
+
 @Injectable()
 export class GraphRunner {
   constructor(
@@ -138,7 +149,7 @@ export class GraphRunner {
     // the run's events: its requested stream modes, and tokens (from `messages`) when asked for
     const request = streamRequestOf(run.input.stream);
     const tokens = Boolean(opts.onToken || request?.tokens);
-    const publishModes = new Set(request?.modes ?? []);
+    const publishModes = publishedModesOf(request);
     const subgraphs = Boolean(request?.subgraphs);
     const own: GraphStreamMode[] = tokens ? ['updates', 'values', 'messages'] : ['updates', 'values'];
     // a LangGraph API run's config.tags / recursion_limit and durability (validated by its API)
@@ -168,6 +179,7 @@ export class GraphRunner {
       // (a user's run puts items as theirs: StoreOwners, the owner rule of /store/items)
       store: new TenantStore(this.store, run.tenantId, run.owner ? { user: run.owner, owners: this.owners } : undefined),
       streamMode: graphStreamModes(own, request),
+      ...streamOptionsOf(request),
       subgraphs,
       durability,
       recursionLimit: lgOptions.recursion_limit ?? 100,
@@ -193,6 +205,7 @@ export class GraphRunner {
         const [namespace, mode, chunk] = (subgraphs ? part : [[], ...part]) as [string[], string, Record<string, unknown>];
         if (publishModes.has(mode)) this.events.publish(run.id, eventNameOf(mode, namespace), toWire(publishableChunkOf(mode, chunk)));
         if (namespace.length > 0 && mode !== 'messages') continue; // progress and state are the root graph's
+        if (!OWN_MODES.has(mode)) continue; // published above (custom, tasks, tools, …): not a step of the run
         if (mode === 'messages' && !tokens) continue;
         if (mode !== 'messages' && interruptsOf(chunk)) {
           interrupts = interruptsOf(chunk);
