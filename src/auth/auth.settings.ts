@@ -34,8 +34,8 @@ export const authSettings = defineSettings({
     ),
     STREAM_TICKET_SECRET: variable(
       optionalString,
-      'the HMAC secret (at least 32 characters) that signs stream tickets (`POST /threads/{id}/stream/ticket`, the credential of a browser\'s WebSocket); set the same value on every host so any API process accepts a ticket another issued',
-      'unset → a random secret per start (shared by one cluster\'s processes)',
+      "the HMAC secret (at least 32 characters) that signs stream tickets (`POST /threads/{id}/stream/ticket`, the credential of a browser's WebSocket); set the same value on every host so any API process accepts a ticket another issued",
+      "unset → a random secret per start (shared by one cluster's processes)",
     ),
     STREAM_TICKET_TTL_S: variable(
       z.coerce.number().int().min(5).max(3600).default(60),

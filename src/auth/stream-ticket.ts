@@ -112,7 +112,13 @@ function parseBody(payload: string): TicketBody {
     throw new TicketRejectedException('it is malformed');
   }
   const p = body.principal;
-  if (typeof body.exp !== 'number' || typeof body.thread !== 'string' || !p || typeof p.tenantId !== 'string' || !Array.isArray(p.permissions)) {
+  if (
+    typeof body.exp !== 'number' ||
+    typeof body.thread !== 'string' ||
+    !p ||
+    typeof p.tenantId !== 'string' ||
+    !Array.isArray(p.permissions)
+  ) {
     throw new TicketRejectedException('it is malformed');
   }
   return body as TicketBody;
