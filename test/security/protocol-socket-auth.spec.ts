@@ -29,8 +29,8 @@ async function effects(svc: ServiceHandle, thread: string): Promise<{ runs: numb
   await c.connect();
   try {
     const runs = (await c.query('SELECT count(*)::int AS n FROM runs WHERE session_id = $1', [thread])).rows[0].n as number;
-    const checkpoints = (await c.query(`SELECT count(*)::int AS n FROM checkpoints WHERE thread_id LIKE '%' || $1`, [thread])).rows[0]
-      .n as number;
+    const checkpoints = (await c.query(`SELECT count(*)::int AS n FROM langgraph.checkpoints WHERE thread_id LIKE '%' || $1`, [thread]))
+      .rows[0].n as number;
     return { runs, checkpoints };
   } finally {
     await c.end();
