@@ -16,6 +16,7 @@ import { AppModule } from './app.module';
 import { ApiKeyAuth } from './auth/api-key-auth.service';
 import { authMiddleware, type Refuse } from './auth/auth.middleware';
 import { proxyTrust, requestEdge } from './auth/request-edge';
+import { StreamTickets } from './auth/stream-ticket';
 import { TokenAuth } from './auth/token-auth.service';
 import { AppConfig } from './config/app-config';
 import { type Env, resolveConfig } from './config/config-source';
@@ -57,7 +58,14 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });
   app.use(uiAssets(app.get(UiBundles)));
   // the one authentication: exactly one principal per request (a key, a token user, or langgraph.json's custom auth)
-  app.use(authMiddleware(app.get(ApiKeyAuth), config, { tokens: app.get(TokenAuth), refuse, custom: app.get(LanggraphCustomAuth) }));
+  app.use(
+    authMiddleware(app.get(ApiKeyAuth), config, {
+      tokens: app.get(TokenAuth),
+      refuse,
+      custom: app.get(LanggraphCustomAuth),
+      tickets: app.get(StreamTickets),
+    }),
+  );
   app.use(requestContext);
   const httpApp = app.get(CustomHttpApp);
   httpApp.attach(app.getHttpServer());

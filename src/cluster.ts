@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 
 import type { Logger } from 'pino';
 
@@ -44,10 +45,11 @@ export async function runApiProcesses(config: AppConfig, serve: (processes: numb
   await prepareDatabase(config);
   log.info(`starting ${processes} API processes (WEB_CONCURRENCY) on port ${config.port}`);
   serveClusterMetrics();
-  superviseWorkers(processes, log);
+  // one stream-ticket secret for all the workers: a ticket one issued opens a socket on any (auth/stream-ticket.ts)
+  superviseWorkers(processes, log, config.streamTickets.secret ?? randomBytes(32).toString('base64url'));
 }
 
-function superviseWorkers(count: number, log: Logger): void {
+function superviseWorkers(count: number, log: Logger, ticketSecret: string): void {
   const live = new Set<Worker>();
   const listened = new WeakSet<Worker>();
   const restarts = new Set<NodeJS.Timeout>();
@@ -56,7 +58,7 @@ function superviseWorkers(count: number, log: Logger): void {
 
   const fork = () => {
     // the migrations ran above, once
-    const worker = cluster.fork({ DB_MIGRATIONS_RUN: 'false' });
+    const worker = cluster.fork({ DB_MIGRATIONS_RUN: 'false', STREAM_TICKET_SECRET: ticketSecret });
     live.add(worker);
     worker.once('listening', () => {
       listened.add(worker);

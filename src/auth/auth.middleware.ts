@@ -7,6 +7,7 @@ import { KeysUnavailableException } from './auth-errors';
 import { type CustomAuthenticator, resolvePrincipal } from './credentials';
 import { isOpenPath } from './open-paths';
 import type { RequestPrincipal } from './principal';
+import type { StreamTickets } from './stream-ticket';
 import { runAsPrincipal } from './tenant';
 import type { TokenAuth } from './token-auth.service';
 
@@ -30,6 +31,8 @@ export interface AuthOptions {
   refuse?: Refuse;
   /** langgraph.json's custom auth, which decides the requests it guards (LanggraphCustomAuth) */
   custom?: CustomAuthenticator;
+  /** stream tickets, which authenticate the thread event protocol's WebSocket upgrade (auth/stream-ticket.ts) */
+  tickets?: StreamTickets;
   /** the path the service's routes are mounted under in a host app (the embeddable module), without slashes */
   prefix?: string;
 }
@@ -43,13 +46,13 @@ export interface AuthOptions {
  * principal (auth/tenant.ts `currentPrincipal`).
  */
 export function authMiddleware(keys: ApiKeyAuth, config: AppConfig, options: AuthOptions = {}) {
-  const { tokens, refuse, custom } = options;
+  const { tokens, refuse, custom, tickets } = options;
   const base = options.prefix ? `/${options.prefix}` : '';
   return (req: AuthedRequest, res: Response, next: NextFunction): void => {
     // open paths (liveness above all: it never waits for the database) are not authenticated at all
     if (isOpenPath(req.path, config.security)) return next();
     const path = base && req.path.startsWith(`${base}/`) ? req.path.slice(base.length) : req.path;
-    resolvePrincipal({ keys, tokens, custom }, req, path)
+    resolvePrincipal({ keys, tokens, custom, tickets }, req, path)
       .then(({ principal, enter }) => {
         admit(req, principal);
         const proceed = () => runAsPrincipal(principal, next);

@@ -8,6 +8,7 @@ import { JwksHealthIndicator } from './jwks.health';
 import { KeyThrottlerGuard, rateLimitOptions } from './rate-limit';
 import { ResourceAccess } from './resource-access';
 import { ScopeGuard } from './scope.guard';
+import { StreamTickets } from './stream-ticket';
 import { TenantGuard } from './tenant.guard';
 import { TokenAuth } from './token-auth.service';
 
@@ -19,10 +20,11 @@ import { TokenAuth } from './token-auth.service';
     TokenAuth,
     JwksHealthIndicator,
     ResourceAccess,
+    StreamTickets,
     { provide: APP_GUARD, useClass: TenantGuard },
     { provide: APP_GUARD, useClass: ScopeGuard },
     { provide: APP_GUARD, useClass: KeyThrottlerGuard },
   ],
-  exports: [ApiKeyAuth, TokenAuth, JwksHealthIndicator, ResourceAccess],
+  exports: [ApiKeyAuth, TokenAuth, JwksHealthIndicator, ResourceAccess, StreamTickets],
 })
 export class AuthModule {}

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 import { bool, defineSettings, int, invalidConfiguration, list, optionalString, type SettingsOf, variable } from '../config/settings';
 import { isProxyEntry } from './request-edge';
 
@@ -30,6 +32,15 @@ export const authSettings = defineSettings({
       int(32, 2),
       'deepest accepted JSON nesting; deeper bodies, NUL characters, lone surrogates and `__proto__`/`constructor`/`prototype` keys are 400 `INVALID_INPUT` before validation',
     ),
+    STREAM_TICKET_SECRET: variable(
+      optionalString,
+      "the HMAC secret (at least 32 characters) that signs stream tickets (`POST /threads/{id}/stream/ticket`, the credential of a browser's WebSocket); set the same value on every host so any API process accepts a ticket another issued",
+      "unset → a random secret per start (shared by one cluster's processes)",
+    ),
+    STREAM_TICKET_TTL_S: variable(
+      z.coerce.number().int().min(5).max(3600).default(60),
+      'how long a stream ticket may open a WebSocket, in seconds (5–3600); a socket already open stays open',
+    ),
   },
   build: (e) => ({
     /** tenancy: `API_KEYS` as tenant:key pairs, what stays open with keys, per-key rate limit (0 = off), CORS, CSP upgrade, input depth */
@@ -43,8 +54,16 @@ export const authSettings = defineSettings({
       upgradeInsecureRequests: e.CSP_UPGRADE_INSECURE_REQUESTS,
       maxJsonDepth: e.MAX_JSON_DEPTH,
     },
+    /** stream tickets: their HMAC secret (undefined → a random one per start) and lifetime */
+    streamTickets: { secret: ticketSecret(e.STREAM_TICKET_SECRET), ttlS: e.STREAM_TICKET_TTL_S },
   }),
 });
+
+/** STREAM_TICKET_SECRET: long enough to be a key; never echoed */
+function ticketSecret(secret: string | undefined): string | undefined {
+  if (secret !== undefined && secret.length < 32) throw invalidConfiguration('STREAM_TICKET_SECRET is shorter than 32 characters');
+  return secret;
+}
 
 /** TRUSTED_PROXIES: IP addresses, CIDR ranges or `loopback`; anything else stops the start, named. */
 function parseTrustedProxies(spec: string | undefined): string[] {

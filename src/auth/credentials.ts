@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import type { ApiKeyAuth, Principal } from './api-key-auth.service';
 import { AmbiguousCredentialsException, ApiKeyRequiredException, UnsupportedCredentialException } from './auth-errors';
 import { ALL_PERMISSIONS, type RequestPrincipal } from './principal';
+import { type StreamTickets, TICKET_QUERY, TICKET_SUBPROTOCOL } from './stream-ticket';
 import { DEFAULT_TENANT } from './tenant';
 import { looksLikeJwt, type TokenAuth } from './token-auth.service';
 
@@ -37,6 +38,8 @@ export interface CustomIdentity {
 export interface CustomAuthenticator {
   decides(method: string, path: string): boolean;
   identify(req: Request): Promise<CustomIdentity>;
+  /** the identity a stream ticket carries (issued to a custom-auth user): its handlers see the same user again */
+  resume(principal: RequestPrincipal): CustomIdentity;
 }
 
 /** What resolves credentials: the service's API keys, its bearer tokens (when configured), and the custom auth (when configured). */
@@ -44,6 +47,8 @@ export interface Authenticators {
   keys: ApiKeyAuth;
   tokens?: TokenAuth;
   custom?: CustomAuthenticator;
+  /** stream tickets: a browser's WebSocket credential (auth/stream-ticket.ts) */
+  tickets?: StreamTickets;
 }
 
 export interface Resolved {
@@ -61,8 +66,46 @@ export interface Resolved {
  */
 export async function resolvePrincipal(a: Authenticators, req: Request, path: string): Promise<Resolved> {
   const presented = presentedCredentials(req.headers);
+  const ticket = a.tickets ? streamTicketOf(req, path) : undefined;
+  if (ticket !== undefined) return byTicket(a, ticket, presented);
   if (a.custom?.decides(req.method, path)) return byCustomAuth(a, a.custom, req, presented);
   return { principal: await byServiceCredentials(a, presented) };
+}
+
+/** the thread of a thread event protocol WebSocket (`GET /threads/{id}/stream/events` with an upgrade) */
+const STREAM_SOCKET = /^\/threads\/([^/]+)\/stream\/events$/;
+
+/**
+ * The stream ticket an upgrade to the protocol's WebSocket carries, in its subprotocol (`lg-ticket.<ticket>`) or
+ * its query (`?ticket=`), with the thread of its path. Any other request's `ticket` is no credential.
+ */
+export function streamTicketOf(req: Request, path: string): { ticket: string; thread: string } | undefined {
+  const thread = STREAM_SOCKET.exec(path)?.[1];
+  if (thread === undefined || req.method !== 'GET' || req.headers.upgrade?.toLowerCase() !== 'websocket') return undefined;
+  const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const inProtocol = offered.find((p) => p.startsWith(TICKET_SUBPROTOCOL))?.slice(TICKET_SUBPROTOCOL.length);
+  const query = req.url.includes('?') ? new URLSearchParams(req.url.slice(req.url.indexOf('?') + 1)) : undefined;
+  const inQuery = query?.get(TICKET_QUERY) ?? undefined;
+  if (inProtocol !== undefined && inQuery !== undefined && inProtocol !== inQuery) {
+    throw new AmbiguousCredentialsException('two stream tickets');
+  }
+  const ticket = inProtocol ?? inQuery;
+  return ticket === undefined ? undefined : { ticket, thread: decodeURIComponent(thread) };
+}
+
+/**
+ * A stream ticket is the socket's only credential (with a header credential beside it: 401, never precedence); a
+ * custom-auth user's ticket resumes that user, so the resource handlers decide its commands as they would its
+ * requests.
+ */
+function byTicket(a: Authenticators, t: { ticket: string; thread: string }, p: Presented): Resolved {
+  if (p.bearer !== undefined || p.apiKey !== undefined || p.otherAuthorization) {
+    throw new AmbiguousCredentialsException('a stream ticket and a header credential');
+  }
+  const principal = a.tickets!.verify(t.ticket, t.thread);
+  if (principal.claims === undefined || !a.custom) return { principal };
+  const { enter } = a.custom.resume(principal);
+  return { principal, enter };
 }
 
 /**

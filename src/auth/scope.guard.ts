@@ -6,8 +6,8 @@ import { InsufficientScopeException } from './auth-errors';
 import type { Permission } from './principal';
 import { isServiceController } from './tenant.guard';
 
-/** POSTs that only read: searches and counts, a thread's history, an assistant's versions, the store's namespaces. */
-const READING_POST = /\/(search|count|history|versions|namespaces)$/;
+/** POSTs that only read: searches and counts, a thread's history, an assistant's versions, the store's namespaces, a stream ticket. */
+const READING_POST = /\/(search|count|history|versions|namespaces|stream\/ticket)$/;
 
 /** The permission a request needs: `read` for GET/HEAD/OPTIONS and the reading POSTs, `write` for everything else. */
 export function permissionFor(method: string, path: string): Permission {

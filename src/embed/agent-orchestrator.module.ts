@@ -21,6 +21,7 @@ import { ApiKeyAuth } from '../auth/api-key-auth.service';
 import { authMiddleware, type Refuse } from '../auth/auth.middleware';
 import { AuthModule } from '../auth/auth.module';
 import { proxyTrust, requestEdge } from '../auth/request-edge';
+import { StreamTickets } from '../auth/stream-ticket';
 import { TokenAuth } from '../auth/token-auth.service';
 import { AppConfig } from '../config/app-config';
 import { DatabaseModule } from '../database/database.module';
@@ -59,6 +60,7 @@ class OrchestratorHttpModule implements NestModule {
     private readonly config: AppConfig,
     private readonly tokens: TokenAuth,
     private readonly customAuth: LanggraphCustomAuth,
+    private readonly tickets: StreamTickets,
     @Inject(HTTP_PREFIX) private readonly prefix: string,
   ) {}
 
@@ -89,7 +91,13 @@ class OrchestratorHttpModule implements NestModule {
         // headers only from TRUSTED_PROXIES; the host app's own `trust proxy` is left alone), then the one
         // authentication, langgraph.json's custom auth included
         requestEdge(proxyTrust(this.config.security.trustedProxies), refuse),
-        authMiddleware(this.auth, this.config, { tokens: this.tokens, refuse, custom: this.customAuth, prefix: this.prefix }),
+        authMiddleware(this.auth, this.config, {
+          tokens: this.tokens,
+          refuse,
+          custom: this.customAuth,
+          tickets: this.tickets,
+          prefix: this.prefix,
+        }),
         inputGuard(this.config.security.maxJsonDepth),
       )
       .forRoutes(...SERVICE_CONTROLLERS);

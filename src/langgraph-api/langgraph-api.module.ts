@@ -18,6 +18,9 @@ import { CustomHttpApp } from './http-app/custom-http-app';
 import { McpController } from './mcp/mcp.controller';
 import { InfoController } from './meta/info.controller';
 import { ThreadProtocolController } from './protocol/thread-protocol.controller';
+import { SocketUpgrades } from './protocol/socket/socket-upgrades';
+import { StreamAccess } from './protocol/socket/stream-access';
+import { StreamSocketController } from './protocol/socket/stream-socket.controller';
 import { ThreadProtocolService } from './protocol/thread-protocol.service';
 import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
@@ -55,6 +58,7 @@ export const LANGGRAPH_API_CONTROLLERS = [
   McpController,
   UiController,
   InfoController,
+  StreamSocketController,
 ];
 markServiceControllers([...LANGGRAPH_API_CONTROLLERS, TruncateController]);
 
@@ -83,6 +87,9 @@ export class LangGraphApiModule {
         CustomHttpApp,
         LanggraphCustomAuth,
         UiBundles,
+        ThreadProtocolService,
+        SocketUpgrades,
+        StreamAccess,
         ...cronProviders(config),
         ...(config.truncateEnabled ? [TruncateService] : []),
       ],

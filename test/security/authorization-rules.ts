@@ -612,6 +612,31 @@ export function rules(w: World): Rule[] {
       action: 'read',
       cases: [onThread('history (GET)', (t) => ({ path: `${T(t)}/history` }))],
     },
+    // ── the thread event protocol's WebSocket and its browser ticket ──────────────────────────────────────
+    // a stream may follow a thread that does not exist yet (its `run.start` creates it): another tenant's caller
+    // names a new thread of its own tenant (`upsert`); the socket's own tests are test/security/protocol-socket-auth.spec.ts
+    {
+      route: 'GET /threads/:thread_id/stream/events',
+      resource: 'threads',
+      action: 'read',
+      cases: [
+        onThread('the thread’s WebSocket, asked without an upgrade (426 once allowed)', (t) => ({ path: `${T(t)}/stream/events` }), {
+          ok: status(426),
+          upsert: true,
+        }),
+      ],
+    },
+    {
+      route: 'POST /threads/:thread_id/stream/ticket',
+      resource: 'threads',
+      action: 'read',
+      cases: [
+        onThread('a stream ticket for the owner’s thread', (t) => ({ method: 'POST', path: `${T(t)}/stream/ticket` }), {
+          ok: (r) => r.status === 200 && typeof r.body?.ticket === 'string',
+          upsert: true,
+        }),
+      ],
+    },
     // ── runs ────────────────────────────────────────────────────────────────────────────────────────────
     ...(['', '/wait', '/stream'] as const).map((tail): Rule => ({
       route: `POST /threads/:thread_id/runs${tail}`,

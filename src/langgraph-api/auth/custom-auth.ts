@@ -78,6 +78,14 @@ export class LanggraphCustomAuth implements OnModuleInit, CustomAuthenticator {
     return { principal, enter: (fn) => withCustomAuthUser(user, fn) };
   }
 
+  /** The user a stream ticket was issued to (auth/credentials.ts `byTicket`): the same fields, the same handlers. */
+  resume(principal: RequestPrincipal): CustomIdentity {
+    const fields = principal.claims ?? {};
+    const permissions = Array.isArray(fields.permissions) ? fields.permissions.filter((p): p is string => typeof p === 'string') : [];
+    const user: CustomAuthUser = { identity: principal.userId ?? String(fields.identity), permissions, fields };
+    return { principal, enter: (fn) => withCustomAuthUser(user, fn) };
+  }
+
   /**
    * The filter for `resource:action` (auth/resource-access.ts): the custom handler's when one applies, else the
    * built-in owner rule's. Either may change `value` (the metadata of a create); undefined: the whole tenant.
