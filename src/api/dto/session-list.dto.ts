@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** `GET /v1/sessions?limit=&agent=` (query strings: `limit` is read as a number). */
 export const SessionListQuerySchema = z.strictObject({
   limit: z.coerce
-    .number({ error: 'limit must be an integer number' })
+    .number({ error: (issue) => (issue.code === 'invalid_type' ? 'limit must be an integer number' : undefined) })
     .int()
     .min(1)
     .max(100)
