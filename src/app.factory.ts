@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import './settings/all-settings'; // the settings slices AppConfig is built from
 
-import { ConsoleLogger, type INestApplication, ValidationPipe } from '@nestjs/common';
+import { ConsoleLogger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -74,7 +74,6 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   app.useBodyParser('json', { limit: config.maxBodyBytes });
   app.use(inputGuard(config.security.maxJsonDepth));
   if (config.phaseTimings) app.use(phaseTimings);
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }));
   app.useGlobalFilters(errors);
   app.enableShutdownHooks(shutdownSignals(config.memoryStatsFile));
   installMemoryStatsSignal(config.memoryStatsFile);

@@ -1,7 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
-/** The OpenAPI document served at /docs/openapi.json and the typed client (src/client) is generated from. */
+import { REQUEST_BODIES } from './dto/api-docs';
+import { componentsInRouteOrder } from './openapi-components';
+import { openApiSchema } from './validation/openapi-schema';
+
+/**
+ * The OpenAPI document served at /docs/openapi.json and the typed client (src/client) is generated from: routes and
+ * answers from the controllers' decorators, request bodies from the zod schemas that validate them.
+ */
 export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   const openapi = new DocumentBuilder()
     .setTitle('Agent Orchestrator')
@@ -13,5 +20,11 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addSecurityRequirements('bearer')
     .addSecurityRequirements('x-api-key')
     .build();
-  return SwaggerModule.createDocument(app, openapi);
+  const document = SwaggerModule.createDocument(app, openapi);
+  const bodies = Object.fromEntries(Object.entries(REQUEST_BODIES).map(([name, schema]) => [name, openApiSchema(schema)]));
+  document.components = {
+    ...document.components,
+    schemas: componentsInRouteOrder(document, { ...document.components?.schemas, ...bodies }),
+  };
+  return document;
 }

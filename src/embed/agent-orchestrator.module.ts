@@ -8,8 +8,6 @@ import {
   type ModuleMetadata,
   type NestModule,
   UseFilters,
-  UsePipes,
-  ValidationPipe,
 } from '@nestjs/common';
 import { DiscoveryModule, RouterModule } from '@nestjs/core';
 
@@ -65,11 +63,11 @@ class OrchestratorHttpModule implements NestModule {
   ) {}
 
   static register(layout: AppConfig, prefix: string): DynamicModule {
-    // once per process: decorating again would stack a second pipe and filter on every controller
+    // once per process: decorating again would stack a second filter on every controller (bodies are validated by
+    // each route's own zod pipe, src/api/validation)
     if (!pipelineScoped) {
       pipelineScoped = true;
       for (const c of SERVICE_CONTROLLERS) {
-        UsePipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, stopAtFirstError: false }))(c);
         UseFilters(new AllExceptionsFilter())(c);
       }
     }

@@ -87,7 +87,6 @@ export class LangGraphApiModule {
         CustomHttpApp,
         LanggraphCustomAuth,
         UiBundles,
-        ThreadProtocolService,
         SocketUpgrades,
         StreamAccess,
         ...cronProviders(config),

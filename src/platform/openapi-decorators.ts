@@ -22,6 +22,7 @@ const swagger = loadSwagger();
 const none = () => () => undefined;
 
 export const ApiAcceptedResponse: typeof Swagger.ApiAcceptedResponse = swagger?.ApiAcceptedResponse ?? none;
+export const ApiBody: typeof Swagger.ApiBody = swagger?.ApiBody ?? none;
 export const ApiConsumes: typeof Swagger.ApiConsumes = swagger?.ApiConsumes ?? none;
 export const ApiCreatedResponse: typeof Swagger.ApiCreatedResponse = swagger?.ApiCreatedResponse ?? none;
 export const ApiDefaultResponse: typeof Swagger.ApiDefaultResponse = swagger?.ApiDefaultResponse ?? none;

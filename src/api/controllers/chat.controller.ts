@@ -7,11 +7,12 @@ import { RunEventBus } from '../../events/run-event-bus';
 import { RunsService } from '../../orchestrator/runs.service';
 import { ApiOkResponse } from '../../platform/openapi-decorators';
 import { idempotencyKey } from '../../runs/idempotency-key';
-import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';
-import { ChatRequestDto } from '../dto/chat-request.dto';
+import { ApiErrors, ApiIdempotencyKey, ApiRequestBody, ApiSse } from '../dto/api-docs';
+import { type ChatRequestDto, ChatRequestSchema } from '../dto/chat-request.dto';
 import { ChatResultDto } from '../dto/chat-result.dto';
 import { SseStream } from '../sse';
 import { TurnGate } from '../turn-gate';
+import { body } from '../validation/zod-request.pipe';
 
 /** How long after the turn returned its result may still be on its way through the event bus. */
 const RESULT_GRACE_MS = 5000;
@@ -29,9 +30,14 @@ export class ChatController {
   @Post()
   @HttpCode(200)
   @ApiIdempotencyKey()
+  @ApiRequestBody('ChatRequestDto')
   @ApiOkResponse({ type: ChatResultDto })
-  async chat(@Body() body: ChatRequestDto, @Tenant() tenantId: string, @Headers('idempotency-key') key?: string): Promise<ChatResult> {
-    return this.runs.chat({ ...(await this.gate.turn(body, tenantId)), idempotency_key: idempotencyKey(key) });
+  async chat(
+    @Body(body(ChatRequestSchema)) request: ChatRequestDto,
+    @Tenant() tenantId: string,
+    @Headers('idempotency-key') key?: string,
+  ): Promise<ChatResult> {
+    return this.runs.chat({ ...(await this.gate.turn(request, tenantId)), idempotency_key: idempotencyKey(key) });
   }
 
   /**
@@ -44,14 +50,15 @@ export class ChatController {
   @Post('stream')
   @HttpCode(200)
   @ApiIdempotencyKey()
+  @ApiRequestBody('ChatRequestDto')
   @ApiSse('`run`, `progress`, `token`, then `result` (a ChatResult)')
   async stream(
-    @Body() body: ChatRequestDto,
+    @Body(body(ChatRequestSchema)) request: ChatRequestDto,
     @Res() res: Response,
     @Tenant() tenantId: string,
     @Headers('idempotency-key') key?: string,
   ): Promise<void> {
-    const turn = { ...(await this.gate.turn(body, tenantId)), stream: { modes: [], tokens: true }, idempotency_key: idempotencyKey(key) };
+    const turn = { ...(await this.gate.turn(request, tenantId)), stream: { modes: [], tokens: true }, idempotency_key: idempotencyKey(key) };
     const { run, done: finished, repeat } = await this.runs.startTurn(turn);
     const sse = new SseStream(res);
     sse.send('run', { run_id: run.id, session_id: run.sessionId, agent: run.agent });

@@ -19,9 +19,17 @@ import { AppConfig } from '../../config/app-config';
 import { DomainException } from '../../core/errors';
 import { ContractNotFoundException, ContractsService, type ContractView } from '../../knowledge/contracts/contracts.service';
 import { ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '../../platform/openapi-decorators';
-import { ApiErrors } from '../dto/api-docs';
-import { ContractDto, ContractListDto, ContractListQueryDto, CreateContractDto } from '../dto/contract.dto';
+import { ApiErrors, ApiQueryParams, ApiRequestBody } from '../dto/api-docs';
+import {
+  ContractDto,
+  ContractListDto,
+  type ContractListQueryDto,
+  ContractListQuerySchema,
+  type CreateContractDto,
+  CreateContractSchema,
+} from '../dto/contract.dto';
 import { findBadInput, uploadProblem } from '../input-guard';
+import { body, query } from '../validation/zod-request.pipe';
 import { isUuid } from './ids';
 
 const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
@@ -57,28 +65,32 @@ export class ContractsController {
   @Post()
   @HttpCode(201)
   @ApiConsumes('application/json', 'multipart/form-data')
+  @ApiRequestBody('CreateContractDto')
   @ApiCreatedResponse({ type: ContractDto })
   @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }))
   async create(
-    @Body() body: CreateContractDto,
+    @Body(body(CreateContractSchema)) contract: CreateContractDto,
     @Tenant() tenantId: string,
     @UploadedFile() file?: { buffer: Buffer; originalname: string },
   ) {
     // multipart fields and files are read after the global input guard: the same checks here
-    const fieldProblem = findBadInput(body, this.config.security.maxJsonDepth);
+    const fieldProblem = findBadInput(contract, this.config.security.maxJsonDepth);
     if (fieldProblem) throw new DomainException('INVALID_INPUT', fieldProblem, 400);
     const fileProblem = file ? uploadProblem(file.buffer) : null;
     if (fileProblem) throw new DomainException('UNSUPPORTED_MEDIA_TYPE', fileProblem, 415);
-    const content = file ? file.buffer.toString('utf8') : body.content;
+    const content = file ? file.buffer.toString('utf8') : contract.content;
     if (!content?.trim()) throw new BadRequestException('content must not be empty (JSON `content` or a multipart `file`)');
-    await this.access.authorize('contracts', 'create', { title: body.title, kind: body.kind });
-    return view(await this.contracts.ingest({ title: body.title, kind: body.kind, content }, this.config.maxContractChars, tenantId));
+    await this.access.authorize('contracts', 'create', { title: contract.title, kind: contract.kind });
+    return view(
+      await this.contracts.ingest({ title: contract.title, kind: contract.kind, content }, this.config.maxContractChars, tenantId),
+    );
   }
 
   @Get()
+  @ApiQueryParams(ContractListQuerySchema)
   @ApiOkResponse({ type: ContractListDto })
-  async list(@Tenant() tenantId: string, @Query() query: ContractListQueryDto) {
-    return { contracts: await this.contracts.list(query.kind, tenantId, await this.access.authorize('contracts', 'search', {})) };
+  async list(@Tenant() tenantId: string, @Query(query(ContractListQuerySchema)) filter: ContractListQueryDto) {
+    return { contracts: await this.contracts.list(filter.kind, tenantId, await this.access.authorize('contracts', 'search', {})) };
   }
 
   @Get(':id')

@@ -4,8 +4,9 @@ import { ResourceAccess } from '../../auth/resource-access';
 import { Tenant } from '../../auth/tenant.guard';
 import { DocumentNotFoundException, DocumentsService } from '../../knowledge/documents/documents.service';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse } from '../../platform/openapi-decorators';
-import { ApiErrors } from '../dto/api-docs';
-import { CreateDocumentDto, DocumentDetailDto, DocumentDto, DocumentListDto } from '../dto/document.dto';
+import { ApiErrors, ApiRequestBody } from '../dto/api-docs';
+import { type CreateDocumentDto, CreateDocumentSchema, DocumentDetailDto, DocumentDto, DocumentListDto } from '../dto/document.dto';
+import { body } from '../validation/zod-request.pipe';
 import { isUuid } from './ids';
 
 /**
@@ -23,10 +24,11 @@ export class DocumentsController {
   /** Add a knowledge-base document → `{ document_id, title, source, chunks }`. */
   @Post()
   @HttpCode(201)
+  @ApiRequestBody('CreateDocumentDto')
   @ApiCreatedResponse({ type: DocumentDto })
-  async create(@Body() body: CreateDocumentDto, @Tenant() tenantId: string) {
-    await this.access.authorize('documents', 'create', { title: body.title });
-    return this.documents.ingest(body, tenantId);
+  async create(@Body(body(CreateDocumentSchema)) document: CreateDocumentDto, @Tenant() tenantId: string) {
+    await this.access.authorize('documents', 'create', { title: document.title });
+    return this.documents.ingest(document, tenantId);
   }
 
   @Get()

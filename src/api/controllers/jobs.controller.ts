@@ -7,12 +7,13 @@ import { lastEventIdOf } from '../../http/sse-writer';
 import { JobView, RunsService } from '../../orchestrator/runs.service';
 import { ApiAcceptedResponse, ApiHeader, ApiOkResponse } from '../../platform/openapi-decorators';
 import { idempotencyKey } from '../../runs/idempotency-key';
-import { ApiErrors, ApiIdempotencyKey, ApiSse } from '../dto/api-docs';
-import { ChatRequestDto } from '../dto/chat-request.dto';
+import { ApiErrors, ApiIdempotencyKey, ApiRequestBody, ApiSse } from '../dto/api-docs';
+import { type ChatRequestDto, ChatRequestSchema } from '../dto/chat-request.dto';
 import { JobAcceptedDto, JobDto } from '../dto/job.dto';
 import { SessionAccess } from '../session-access';
 import { SseStream } from '../sse';
 import { TurnGate } from '../turn-gate';
+import { body } from '../validation/zod-request.pipe';
 import { isUuid } from './ids';
 
 @ApiErrors()
@@ -28,13 +29,14 @@ export class JobsController {
   @Post()
   @HttpCode(202)
   @ApiIdempotencyKey()
+  @ApiRequestBody('ChatRequestDto')
   @ApiAcceptedResponse({ type: JobAcceptedDto })
   async submit(
-    @Body() body: ChatRequestDto,
+    @Body(body(ChatRequestSchema)) request: ChatRequestDto,
     @Tenant() tenantId: string,
     @Headers('idempotency-key') key?: string,
   ): Promise<JobAcceptedDto> {
-    const run = await this.runs.submit({ ...(await this.gate.turn(body, tenantId)), idempotency_key: idempotencyKey(key) });
+    const run = await this.runs.submit({ ...(await this.gate.turn(request, tenantId)), idempotency_key: idempotencyKey(key) });
     return { job_id: run.id, session_id: run.sessionId, status: run.status };
   }
 

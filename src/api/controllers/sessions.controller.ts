@@ -10,12 +10,13 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '../../platfor
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
 import { taintView } from '../../tools/thread-taint';
-import { ApiErrors } from '../dto/api-docs';
+import { ApiErrors, ApiQueryParams } from '../dto/api-docs';
 import { ChatResultDto } from '../dto/chat-result.dto';
 import { RunTraceDto, toRunTrace } from '../dto/run-trace.dto';
 import { SessionDto, SessionListDto } from '../dto/session.dto';
-import { SessionListQueryDto } from '../dto/session-list.dto';
+import { type SessionListQueryDto, SessionListQuerySchema } from '../dto/session-list.dto';
 import { SessionAccess } from '../session-access';
+import { query } from '../validation/zod-request.pipe';
 import { isUuid } from './ids';
 
 @ApiErrors()
@@ -34,9 +35,10 @@ export class SessionsController {
    * the console lists).
    */
   @Get()
+  @ApiQueryParams(SessionListQuerySchema)
   @ApiOkResponse({ type: SessionListDto })
-  async list(@Query() query: SessionListQueryDto, @Tenant() tenantId: string): Promise<SessionListDto> {
-    const sessions = await this.sessions.list(tenantId, query.limit ?? 20, query.agent, await this.access.listing());
+  async list(@Query(query(SessionListQuerySchema)) filter: SessionListQueryDto, @Tenant() tenantId: string): Promise<SessionListDto> {
+    const sessions = await this.sessions.list(tenantId, filter.limit ?? 20, filter.agent, await this.access.listing());
     const titles = await this.conversations.titles(
       tenantId,
       sessions.map((s) => s.id),

@@ -1,28 +1,23 @@
-import { IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { z } from 'zod';
 
-import { ApiProperty, ApiPropertyOptional, OmitType } from '../../platform/openapi-decorators';
+import { ApiProperty, OmitType } from '../../platform/openapi-decorators';
 
-export class CreateContractDto {
-  @ApiProperty({ example: '소프트웨어 유지보수 용역계약서' })
-  @IsString()
-  @Matches(/\S/, { message: 'title must not be blank' })
-  @MaxLength(300)
-  title: string;
+const KIND = z.enum(['user', 'standard']);
 
-  @ApiPropertyOptional({
-    description:
-      'the contract as text or markdown, Korean or English, with articles like "제1조 (목적)", "Article 1 (Purpose)", "Section 1. Definitions" or "1. Definitions" (or upload it as multipart `file`)',
-  })
-  @IsOptional()
-  @IsString()
-  @Matches(/\S/, { message: 'content must not be empty' })
-  content?: string;
-
-  @ApiPropertyOptional({ enum: ['user', 'standard'], default: 'user' })
-  @IsOptional()
-  @IsIn(['user', 'standard'])
-  kind?: 'user' | 'standard';
-}
+/** Body of `POST /v1/contracts` (JSON, or the fields of a multipart upload); validates it and is its OpenAPI schema. */
+export const CreateContractSchema = z.strictObject({
+  title: z.string().regex(/\S/, 'title must not be blank').max(300).meta({ example: '소프트웨어 유지보수 용역계약서' }),
+  content: z
+    .string()
+    .regex(/\S/, 'content must not be empty')
+    .meta({
+      description:
+        'the contract as text or markdown, Korean or English, with articles like "제1조 (목적)", "Article 1 (Purpose)", "Section 1. Definitions" or "1. Definitions" (or upload it as multipart `file`)',
+    })
+    .optional(),
+  kind: KIND.meta({ default: 'user' }).optional(),
+});
+export type CreateContractDto = z.output<typeof CreateContractSchema>;
 
 export class ContractArticleDto {
   @ApiProperty({ example: '제10조', description: "the document's own numbering: '제10조', '제3조의2', 'Article 10', 'Section 10'" })
@@ -74,9 +69,5 @@ export class ContractListDto {
 }
 
 /** `GET /v1/contracts?kind=`: only contracts of that kind; any other value is 400. */
-export class ContractListQueryDto {
-  @ApiPropertyOptional({ enum: ['user', 'standard'] })
-  @IsOptional()
-  @IsIn(['user', 'standard'])
-  kind?: 'user' | 'standard';
-}
+export const ContractListQuerySchema = z.strictObject({ kind: KIND.optional() });
+export type ContractListQueryDto = z.output<typeof ContractListQuerySchema>;

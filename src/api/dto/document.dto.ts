@@ -1,25 +1,14 @@
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { z } from 'zod';
 
 import { ApiProperty, ApiPropertyOptional, OmitType } from '../../platform/openapi-decorators';
 
-export class CreateDocumentDto {
-  @ApiProperty({ example: '휴가 정책' })
-  @IsString()
-  @Matches(/\S/, { message: 'title must not be blank' })
-  @MaxLength(300)
-  title: string;
-
-  @ApiProperty({ description: 'text or markdown' })
-  @IsString()
-  @Matches(/\S/, { message: 'content must not be empty' })
-  content: string;
-
-  @ApiPropertyOptional({ example: 'hr-handbook.md' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
-  source?: string;
-}
+/** Body of `POST /v1/documents`; validates the request and is its OpenAPI schema. */
+export const CreateDocumentSchema = z.strictObject({
+  title: z.string().regex(/\S/, 'title must not be blank').max(300).meta({ example: '휴가 정책' }),
+  content: z.string().regex(/\S/, 'content must not be empty').meta({ description: 'text or markdown' }),
+  source: z.string().max(500).meta({ example: 'hr-handbook.md' }).optional(),
+});
+export type CreateDocumentDto = z.output<typeof CreateDocumentSchema>;
 
 export class DocumentDto {
   @ApiProperty({ format: 'uuid' })

@@ -1,19 +1,14 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { z } from 'zod';
 
-import { ApiPropertyOptional } from '../../platform/openapi-decorators';
-
-export class SessionListQueryDto {
-  @ApiPropertyOptional({ description: 'most recently updated first; at most 100', default: 20, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'only sessions of this agent', example: 'react' })
-  @IsOptional()
-  @IsString()
-  agent?: string;
-}
+/** `GET /v1/sessions?limit=&agent=` (query strings: `limit` is read as a number). */
+export const SessionListQuerySchema = z.strictObject({
+  limit: z.coerce
+    .number({ error: (issue) => (issue.code === 'invalid_type' ? 'limit must be an integer number' : undefined) })
+    .int()
+    .min(1)
+    .max(100)
+    .meta({ description: 'most recently updated first; at most 100', default: 20 })
+    .optional(),
+  agent: z.string().meta({ description: 'only sessions of this agent', example: 'react' }).optional(),
+});
+export type SessionListQueryDto = z.output<typeof SessionListQuerySchema>;
