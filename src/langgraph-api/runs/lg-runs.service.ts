@@ -31,6 +31,7 @@ import {
   toApiRun,
   waitErrorOf,
 } from './run-wire';
+import { TemporaryThreadReaders } from './temporary-thread-readers';
 import { WebhookDelivery } from './webhook-delivery';
 
 /** How long a cancelled run gets to stop before a rollback gives up. */
@@ -87,6 +88,7 @@ export interface CreatedRun {
 @Injectable()
 export class LangGraphRunsService {
   private readonly logger = new Logger(LangGraphRunsService.name);
+  private readonly readers = new TemporaryThreadReaders();
 
   constructor(
     private readonly runs: RunsService,
@@ -192,8 +194,9 @@ export class LangGraphRunsService {
     );
     const recordedWithLease = session && run.status === 'running' && run.attempts === 1;
     if (!same && !recordedWithLease) await this.sessions.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
-    if (body.webhook) void this.webhookWhenEnded(id, run.id);
-    if (temporary) void this.deleteWhenEnded(tenantId, id, run.id);
+    const delivered = body.webhook ? this.webhookWhenEnded(id, run.id) : undefined;
+    // the request that waits reads the thread once the run has ended (join releases it; a stream never reads it)
+    if (temporary) void this.deleteWhenEnded(tenantId, id, run.id, [delivered, opts.waited ? this.readers.hold(run.id) : undefined]);
     return { run, threadId: id, temporary, modes };
   }
 
@@ -272,6 +275,21 @@ export class LangGraphRunsService {
 
   /** Waits for the run's end; the thread's final values (with `__interrupt__` when interrupted), or `{ __error__ }`. */
   async join(tenantId: string, threadId: string, runId: string, signal?: AbortSignal, justCreated = false): Promise<unknown> {
+    if (!justCreated) return this.joinRun(tenantId, threadId, runId, signal, false);
+    try {
+      return await this.joinRun(tenantId, threadId, runId, signal, true);
+    } finally {
+      this.readers.release(runId); // a temporary thread may go now
+    }
+  }
+
+  private async joinRun(
+    tenantId: string,
+    threadId: string,
+    runId: string,
+    signal: AbortSignal | undefined,
+    justCreated: boolean,
+  ): Promise<unknown> {
     if (!justCreated) await this.row(tenantId, threadId, runId);
     const here = await this.completedHere(runId, signal);
     if (here) return here.values;
@@ -294,6 +312,7 @@ export class LangGraphRunsService {
     modes: ApiStreamMode[] | null,
     opts: { lastEventId?: string; signal: AbortSignal; tenantId: string; threadId: string; only?: string[] },
   ): AsyncGenerator<SseEvent> {
+    this.readers.release(runId); // a stream reads the run's events only, never its temporary thread
     // a join asking for some modes only gets theirs, numbered as in the whole stream
     const only = opts.only?.length ? new Set(opts.only) : null;
     // event ids as LangGraph Server numbers them: 0, 1, 2… over the events of this stream; a client resuming after
@@ -394,12 +413,22 @@ export class LangGraphRunsService {
     }
   }
 
-  /** A stateless run's thread (`on_completion: delete`) goes once the run has ended. */
-  private async deleteWhenEnded(tenantId: string, threadId: string, runId: string): Promise<void> {
+  /**
+   * A stateless run's thread (`on_completion: delete`) goes once the run has ended and what reads it after the
+   * end is done (`reading`: the request that waits for it, the webhook's delivery).
+   */
+  private async deleteWhenEnded(
+    tenantId: string,
+    threadId: string,
+    runId: string,
+    reading: Array<Promise<unknown> | undefined>,
+  ): Promise<void> {
     try {
       await this.ended(runId);
-      // the stream / wait of the request reads the thread first
-      await new Promise((r) => setTimeout(r, 1000));
+      await this.readers.done(
+        runId,
+        reading.filter((p) => p !== undefined),
+      );
       await this.admission.deleteSession(threadId, tenantId);
     } catch (err) {
       this.logger.warn({ msg: 'temporary thread not deleted', thread_id: threadId, run_id: runId, err: (err as Error).message });
