@@ -3,9 +3,9 @@ import type { Queue, Worker } from 'bullmq';
 import { AppConfig } from '../config/app-config';
 import type { MetricsService } from '../observability/metrics.service';
 import { BullRunQueue } from './bull-run-queue';
+import type { RunJobData } from './run.job';
 import type { RunEnds } from './run-ends.service';
 import type { RunStore } from './store/run-store';
-import type { RunJobData } from './run.job';
 
 /** BullRunQueue.close: BullMQ's worker close, bounded (a blocking client left reconnecting never ends: bullmq#4656). */
 describe('BullRunQueue.close', () => {

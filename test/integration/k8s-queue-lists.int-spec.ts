@@ -5,9 +5,9 @@ import { AppConfig } from '../../src/config/app-config';
 import { redisOptions } from '../../src/config/redis-options';
 import type { MetricsService } from '../../src/observability/metrics.service';
 import { BullRunQueue } from '../../src/runs/bull-run-queue';
+import { type RunJobData, RUNS_QUEUE } from '../../src/runs/run.job';
 import type { RunEnds } from '../../src/runs/run-ends.service';
 import type { RunStore } from '../../src/runs/store/run-store';
-import { type RunJobData, RUNS_QUEUE } from '../../src/runs/run.job';
 import { TEST_REDIS_URL, uniqueQueuePrefix } from '../support/infra';
 
 /**
