@@ -70,10 +70,11 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
   /** A queued run, as the queue's worker loop hands it over: never waits for a busy session (it is parked instead). */
   async execute(handle: RunHandle): Promise<RunOutcome> {
     const runId = runIdOf(handle);
+    let paused = false;
     try {
-      await this.drive(handle, { leaseWait: 'defer', handBack: this.handBack.signal });
+      paused = (await this.drive(handle, { leaseWait: 'defer', handBack: this.handBack.signal })).metadata?.approval_pending === true;
     } catch (err) {
-      if (err instanceof SessionLeaseBusy) return { kind: 'parked', retryInMs: err.retryInMs };
+      if (err instanceof SessionLeaseBusy) return { kind: 'parked', retryInMs: err.retryInMs, wakeOn: err.wakeOn };
       if (err instanceof RunHandedBack)
         return { kind: 'parked', retryInMs: HANDED_BACK_MS[err.reason === 'shutdown' ? 'shutdown' : 'other'] };
       if (err instanceof RunNotFoundException) return { kind: 'gone' }; // its session was deleted: nothing to run
@@ -82,7 +83,7 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
       throw err;
     }
     void this.wakeNext(runId);
-    return { kind: 'ended' };
+    return paused ? { kind: 'ended', paused } : { kind: 'ended' };
   }
 
   /** A turn answered in the request (`POST /v1/chat`, its stream): waits for a busy session instead of parking. */
@@ -133,7 +134,7 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
       return null;
     });
     if (outcome?.kind !== 'parked') return;
-    await this.queue.enqueue(runId, { delayMs: outcome.retryInMs ?? 0 }).catch((err: Error) => {
+    await this.queue.enqueue(runId, { delayMs: outcome.retryInMs ?? 0, wakeOn: outcome.wakeOn }).catch((err: Error) => {
       this.logger.warn({ msg: 'run not queued after a local attempt', run_id: runId, err: err.message }); // the reconciliation queues it later
     });
   }

@@ -199,16 +199,17 @@ export class RunsService {
     if (run && !hasEnded(run)) await this.cancel(runId).catch(() => undefined);
   }
 
-  /** A stateless run's session goes once the run has ended (its followers read it first: `graceMs`). */
-  async deleteSessionWhenEnded(tenantId: string, sessionId: string, runId: string, graceMs = 1000): Promise<void> {
+  /** A stateless run's session goes once the run has ended and its readers are done (`readersDone`: the dialect's event). */
+  async deleteSessionWhenEnded(tenantId: string, sessionId: string, runId: string, readersDone?: () => Promise<void>): Promise<void> {
     try {
       await this.awaitEnd(runId);
-      await new Promise((r) => setTimeout(r, graceMs));
+      await readersDone?.();
       await this.admission.deleteSession(sessionId, tenantId);
     } catch (err) {
       this.logger.warn({ msg: 'temporary session not deleted', session_id: sessionId, run_id: runId, err: (err as Error).message });
     }
   }
+
 
   /**
    * Join a run this process executes, followed to its end from its events: its final values when it completed

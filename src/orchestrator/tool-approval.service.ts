@@ -5,10 +5,6 @@ import { RunQueue } from '../runs/run-queue';
 import { RunStore } from '../runs/store/run-store';
 import { type JobView, toJobView } from './runs.service';
 
-const HANDOFF_MS = 5_000;
-const HANDOFF_CHECK_MS = 200;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * An operator's answer to a paused run (TOOL_APPROVAL): the decision is recorded on the run, which goes back
  * to the queue; the worker resumes the graph with `Command({ resume: { approved } })`.
@@ -28,20 +24,13 @@ export class ToolApprovalService {
   }
 
   /**
-   * Queue the run again. The paused attempt's job may still be winding down (in this process, or as an
-   * active BullMQ job whose id — the run id — would swallow the new one): wait for it, replace a finished
-   * job, and repeat until a worker has taken the run or the hand-off time is up (a run merely waiting for a
-   * free worker is then left queued).
+   * Queue the run again, at once: no waiting here. Its paused attempt may still be winding down (its job still
+   * active, whose id — the run id — would swallow a new one): the in-process queue runs a run enqueued while it
+   * executes it again once that execution is over, and the BullMQ worker queues a paused run again when its job
+   * completes if it was decided meanwhile. A finished job is replaced (`cancel` removes it).
    */
   private async handOff(id: string): Promise<void> {
-    const deadline = Date.now() + HANDOFF_MS;
-    for (;;) {
-      while (this.queue.isLocal(id) && Date.now() < deadline) await sleep(20);
-      await this.queue.cancel(id);
-      await this.queue.enqueue(id);
-      if (this.queue.kind === 'inline' || Date.now() >= deadline) return;
-      await sleep(HANDOFF_CHECK_MS);
-      if ((await this.records.get(id)).status !== 'queued') return;
-    }
+    await this.queue.cancel(id);
+    await this.queue.enqueue(id);
   }
 }

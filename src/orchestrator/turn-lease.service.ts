@@ -2,11 +2,18 @@ import { Injectable, Logger } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
 import { FINAL_STATUSES, type RunEntity } from '../database/entities';
+import { RunEnds, safetyNetMs } from '../runs/run-ends.service';
 import { RunStore } from '../runs/store/run-store';
 import { SessionStore } from '../runs/store/session-store';
 import { withDbRetry } from './db-retry';
 
-const LEASE_POLL_MS = 50;
+/**
+ * A turn waiting for its session is woken by the end of the turn ahead of it (the run event bus); it looks
+ * again after about this long anyway: the slow safety net for an end the bus did not carry.
+ */
+export const SESSION_RECHECK_MS = 5000;
+/** a run's own lease, left by an attempt that was cut off, is looked at again at most this long after */
+const OWN_LEASE_MAX_MS = 1000;
 /** a renewal asked for this close to the lease's end may land after it: not relied on */
 const CONFIRM_MARGIN_MS = 100;
 const CONFIRM_RETRY_MS = 100;
@@ -32,6 +39,8 @@ export class SessionLeaseBusy extends Error {
     readonly sessionId: string,
     /** when to look again: soon when the lease still held is this run's own (a takeover after a crash) */
     readonly retryInMs?: number,
+    /** the run whose end makes the session free for this one (the turn ahead of it): wake the parked run then */
+    readonly wakeOn?: string,
   ) {
     super(`session ${sessionId} is busy with an earlier turn`);
   }
@@ -51,10 +60,17 @@ export class RunSuperseded extends Error {
   }
 }
 
+/** What a turn that could not take its session waits for: a run's end (`runId`), at most `ms` (the safety net). */
+interface Blocker {
+  runId?: string;
+  ms: number;
+}
+
 /**
  * A turn's hold on its session: taken before the graph starts (turns of a session run one at a time, in the
  * order accepted), renewed every quarter of RUN_LOCK_MS while the turn runs, so a crashed worker's lease lapses
- * as quickly as its job lock.
+ * as quickly as its job lock. A turn that finds the session busy waits for the end of the turn ahead of it on the
+ * run event bus — not by polling — and looks again every SESSION_RECHECK_MS at most (the safety net).
  */
 @Injectable()
 export class TurnLease {
@@ -64,11 +80,13 @@ export class TurnLease {
     private readonly sessions: SessionStore,
     private readonly runs: RunStore,
     private readonly config: AppConfig,
+    private readonly ends: RunEnds,
   ) {}
 
   /**
-   * `block`: wait until the lease is free (or `deadline`); `defer`: throw SessionLeaseBusy at once. False when
-   * the deadline passed, the signal aborted, or the run ended or was cancelled meanwhile.
+   * `block`: wait until the lease is free (or `deadline`), woken by the end of the turn ahead; `defer`: throw
+   * SessionLeaseBusy at once, naming that turn (`wakeOn`). False when the deadline passed, the signal aborted, or
+   * the run ended or was cancelled meanwhile.
    */
   async take(run: RunEntity, deadline: number, signal: AbortSignal, mode: 'block' | 'defer'): Promise<boolean> {
     const retries = this.config.durability.dbWriteRetries;
@@ -78,18 +96,50 @@ export class TurnLease {
       // ended or cancelled meanwhile (e.g. by another executor of an idempotent repeat): its stored result answers
       const now = await this.runs.get(run.id);
       if (FINAL_STATUSES.includes(now.status) || now.cancelRequested) return false;
-      if (mode === 'defer') {
-        const holder = await this.sessions.leaseHolder(run.sessionId, run.tenantId);
-        // no live lease any more: it lapsed since the try (a crashed worker's, this run's own): try once more now
-        // rather than park for the default wait, which is meant for a session busy with an earlier turn
-        if (!holder && !lapsed) {
-          lapsed = true;
-          continue;
-        }
-        throw new SessionLeaseBusy(run.sessionId, holder?.runId === run.id ? Math.min(holder.remainingMs + 50, 1000) : undefined);
+      const blocker = await this.blocker(run, lapsed);
+      if (!blocker) {
+        // no live lease and nobody ahead: it lapsed since the try (a crashed worker's, this run's own): try once
+        // more now rather than wait for the safety net, which is meant for a session busy with an earlier turn
+        lapsed = true;
+        continue;
       }
+      if (mode === 'defer') throw new SessionLeaseBusy(run.sessionId, blocker.ms, blocker.runId);
       if (Date.now() >= deadline || signal.aborted) return false;
-      await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
+      await this.until(blocker, Math.min(blocker.ms, deadline - Date.now()), signal);
+    }
+  }
+
+  /**
+   * What the turn waits for: the end of the unfinished turn accepted just before it (turns run in that order, so
+   * its end is when this one may start), else the session's lease holder. Undefined when neither is there (the
+   * lease lapsed since the try) and that was not already the case the last time (`lapsed`).
+   */
+  private async blocker(run: RunEntity, lapsed: boolean): Promise<Blocker | undefined> {
+    const line = await this.sessions.inflight(run.tenantId, run.sessionId);
+    const at = line.indexOf(run.id);
+    const ahead = at > 0 ? line[at - 1] : at < 0 ? line.at(-1) : undefined;
+    if (ahead) return { runId: ahead, ms: safetyNetMs(SESSION_RECHECK_MS) };
+    const holder = await this.sessions.leaseHolder(run.sessionId, run.tenantId);
+    if (!holder) return lapsed ? { ms: safetyNetMs(SESSION_RECHECK_MS) } : undefined;
+    // this run's own lease, from an attempt that was cut off: it lapses soon, and no end will come for it
+    if (holder.runId === run.id) return { ms: Math.min(holder.remainingMs + 50, OWN_LEASE_MAX_MS) };
+    return { runId: holder.runId, ms: Math.min(safetyNetMs(SESSION_RECHECK_MS), holder.remainingMs + 50) };
+  }
+
+  /** Resolves when the blocker's end is reported, after `ms`, or when `signal` aborts. */
+  private async until(blocker: Blocker, ms: number, signal: AbortSignal): Promise<void> {
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(onAbort, Math.max(0, ms));
+    try {
+      await (blocker.runId
+        ? this.ends.whenEnded(blocker.runId, stop.signal)
+        : new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true })));
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      stop.abort();
     }
   }
 

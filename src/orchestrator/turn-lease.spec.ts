@@ -1,21 +1,24 @@
 import type { AppConfig } from '../config/app-config';
 import type { RunEntity } from '../database/entities';
+import { InProcessRunEventBus } from '../events/in-process-run-event-bus';
+import { RunEnds } from '../runs/run-ends.service';
 import type { RunStore } from '../runs/store/run-store';
 import type { SessionStore } from '../runs/store/session-store';
-import { RunSuperseded, SessionLeaseBusy, TurnLease } from './turn-lease.service';
+import { RunSuperseded, SESSION_RECHECK_MS, SessionLeaseBusy, TurnLease } from './turn-lease.service';
 
-/** TurnLease.take in `defer` mode (a queued run): when to park, and for how long. */
+/** TurnLease.take in `defer` mode (a queued run): when to park, for how long, and which run's end wakes it. */
 describe('TurnLease.take (defer)', () => {
   const run = { id: 'r1', sessionId: 's1', tenantId: 't' } as RunEntity;
   const config = { runLockMs: 5000, durability: { dbWriteRetries: 0 } } as AppConfig;
   const runs = { get: () => Promise.resolve({ ...run, status: 'running', cancelRequested: false }) } as unknown as RunStore;
 
-  function leaseWith(tries: boolean[], holders: Array<{ runId: string; remainingMs: number } | null>) {
+  function leaseWith(tries: boolean[], holders: Array<{ runId: string; remainingMs: number } | null>, line: string[] = ['r1']) {
     const sessions = {
       tryLease: jest.fn(() => Promise.resolve(tries.shift() ?? false)),
       leaseHolder: jest.fn(() => Promise.resolve(holders.shift() ?? null)),
+      inflight: jest.fn(() => Promise.resolve(line)),
     };
-    return { sessions, lease: new TurnLease(sessions as unknown as SessionStore, runs, config) };
+    return { sessions, lease: new TurnLease(sessions as unknown as SessionStore, runs, config, {} as RunEnds) };
   }
   const take = (lease: TurnLease) => lease.take(run, Date.now() + 1000, new AbortController().signal, 'defer');
 
@@ -25,18 +28,90 @@ describe('TurnLease.take (defer)', () => {
     expect(sessions.tryLease).toHaveBeenCalledTimes(2);
   });
 
-  it("the run's own live lease (its previous attempt's): parked until it lapses, at most 1 s", async () => {
-    await expect(take(leaseWith([false], [{ runId: 'r1', remainingMs: 300 }]).lease)).rejects.toMatchObject({ retryInMs: 350 });
+  it("the run's own live lease (its previous attempt's): parked until it lapses, at most 1 s, with no run to wake it", async () => {
+    await expect(take(leaseWith([false], [{ runId: 'r1', remainingMs: 300 }]).lease)).rejects.toMatchObject({
+      retryInMs: 350,
+      wakeOn: undefined,
+    });
     await expect(take(leaseWith([false], [{ runId: 'r1', remainingMs: 4000 }]).lease)).rejects.toMatchObject({ retryInMs: 1000 });
   });
 
-  it("another run's lease, or an earlier turn without one: parked for the queue's default wait (woken when it ends)", async () => {
-    const other = take(leaseWith([false], [{ runId: 'r0', remainingMs: 300 }]).lease);
-    await expect(other).rejects.toBeInstanceOf(SessionLeaseBusy);
-    await expect(other).rejects.toMatchObject({ retryInMs: undefined });
+  it('an earlier turn of the session: parked until that turn ends (wakeOn), the safety net seconds away', async () => {
+    const { sessions, lease } = leaseWith([false], [], ['r0', 'rA', 'r1', 'r2']);
+    const busy = take(lease);
+    await expect(busy).rejects.toBeInstanceOf(SessionLeaseBusy);
+    await expect(busy).rejects.toMatchObject({ wakeOn: 'rA' }); // the turn just ahead, not the first in line
+    const { retryInMs } = (await busy.catch((e: SessionLeaseBusy) => e)) as SessionLeaseBusy;
+    expect(retryInMs).toBeGreaterThanOrEqual(SESSION_RECHECK_MS * 0.75);
+    expect(retryInMs).toBeLessThanOrEqual(SESSION_RECHECK_MS * 1.25);
+    expect(sessions.leaseHolder).not.toHaveBeenCalled();
+  });
+
+  it("another run's lease with nobody ahead: woken by that run's end, or when its lease lapses", async () => {
+    await expect(take(leaseWith([false], [{ runId: 'r0', remainingMs: 300 }]).lease)).rejects.toMatchObject({
+      retryInMs: 350,
+      wakeOn: 'r0',
+    });
     const { sessions, lease } = leaseWith([false, false], [null, null]);
-    await expect(take(lease)).rejects.toMatchObject({ retryInMs: undefined });
+    const busy = take(lease);
+    await expect(busy).rejects.toMatchObject({ wakeOn: undefined });
+    expect(((await busy.catch((e: SessionLeaseBusy) => e)) as SessionLeaseBusy).retryInMs).toBeGreaterThanOrEqual(
+      SESSION_RECHECK_MS * 0.75,
+    );
     expect(sessions.tryLease).toHaveBeenCalledTimes(2);
+  });
+});
+
+/** TurnLease.take in `block` mode (a turn answered in the request): woken by the end of the turn ahead, not by polling. */
+describe('TurnLease.take (block)', () => {
+  const run = { id: 'r1', sessionId: 's1', tenantId: 't' } as RunEntity;
+  const config = { runLockMs: 5000, durability: { dbWriteRetries: 0 } } as AppConfig;
+  const runs = { get: jest.fn(() => Promise.resolve({ ...run, status: 'queued', cancelRequested: false })) };
+  let bus: InProcessRunEventBus;
+
+  beforeEach(() => {
+    bus = new InProcessRunEventBus(50, 60_000);
+    runs.get.mockClear();
+  });
+  afterEach(() => bus.onModuleDestroy());
+
+  function blocked() {
+    let free = false;
+    const sessions = {
+      tryLease: jest.fn(() => Promise.resolve(free)),
+      leaseHolder: jest.fn(() => Promise.resolve(free ? null : { runId: 'r0', remainingMs: 4000 })),
+      inflight: jest.fn(() => Promise.resolve(free ? ['r1'] : ['r0', 'r1'])),
+    };
+    const ends = new RunEnds(bus, runs as unknown as RunStore);
+    const lease = new TurnLease(sessions as unknown as SessionStore, runs as unknown as RunStore, config, ends);
+    return { sessions, lease, free: () => (free = true) };
+  }
+
+  it('starts within a few ms of the earlier turn’s end, with no statement while it waits', async () => {
+    const { sessions, lease, free } = blocked();
+    const taken = lease.take(run, Date.now() + 10_000, new AbortController().signal, 'block');
+    await new Promise((r) => setTimeout(r, 300));
+    // one look: the try, the run's row, the line — then nothing for 300 ms (a 50 ms poll would have made 12)
+    expect(sessions.tryLease).toHaveBeenCalledTimes(1);
+    expect(runs.get).toHaveBeenCalledTimes(1);
+    expect(sessions.inflight).toHaveBeenCalledTimes(1);
+    free(); // the earlier turn's final row (its lease released in the same statement), then its end on the bus
+    const endedAt = Date.now();
+    bus.end('r0');
+    await expect(taken).resolves.toBe(true);
+    expect(Date.now() - endedAt).toBeLessThan(100);
+    expect(sessions.tryLease).toHaveBeenCalledTimes(2);
+  });
+
+  it('gives up at the deadline, and when the signal aborts', async () => {
+    const { lease } = blocked();
+    const at = Date.now();
+    await expect(lease.take(run, Date.now() + 200, new AbortController().signal, 'block')).resolves.toBe(false);
+    expect(Date.now() - at).toBeLessThan(1000);
+    const abort = new AbortController();
+    const aborted = lease.take(run, Date.now() + 10_000, abort.signal, 'block');
+    setTimeout(() => abort.abort(), 50);
+    await expect(aborted).resolves.toBe(false);
   });
 });
 
@@ -53,7 +128,7 @@ describe('TurnLease.keep', () => {
       }),
     };
     const lost = jest.fn();
-    const kept = new TurnLease(sessions as unknown as SessionStore, {} as RunStore, config).keep(run, lost);
+    const kept = new TurnLease(sessions as unknown as SessionStore, {} as RunStore, config, {} as RunEnds).keep(run, lost);
     return { sessions, lost, stop: kept.stop, confirm: kept.confirm };
   }
 

@@ -4,6 +4,8 @@ import { AppConfig } from '../config/app-config';
 import type { MetricsService } from '../observability/metrics.service';
 import { BullRunQueue } from './bull-run-queue';
 import type { RunJobData } from './run.job';
+import type { RunEnds } from './run-ends.service';
+import type { RunStore } from './store/run-store';
 
 /** BullRunQueue.close: BullMQ's worker close, bounded (a blocking client left reconnecting never ends: bullmq#4656). */
 describe('BullRunQueue.close', () => {
@@ -12,7 +14,7 @@ describe('BullRunQueue.close', () => {
   const metrics = { watchQueue: jest.fn() } as unknown as MetricsService;
 
   function withWorker(close: () => Promise<void>) {
-    const driver = new BullRunQueue(queue, config, metrics);
+    const driver = new BullRunQueue(queue, config, metrics, {} as RunEnds, {} as RunStore);
     const worker = { close: jest.fn(close), disconnect: jest.fn(() => Promise.resolve()) };
     (driver as unknown as { worker: Worker<RunJobData> }).worker = worker as unknown as Worker<RunJobData>;
     return { driver, worker };

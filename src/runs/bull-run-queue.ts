@@ -9,12 +9,19 @@ import { GroupCommit } from '../database/group-commit';
 import { MetricsService, type QueueState } from '../observability/metrics.service';
 import { inQueuedRunContext, queuedRunContext } from '../observability/queued-run-context';
 import { CLOSE_MARGIN_MS, closeWithin } from './bounded-close';
+import { EndWakeups } from './end-wakeups';
 import { RUN_JOB, RUN_JOB_OPTIONS, type RunJobData, RUNS_QUEUE } from './run.job';
-import { type JobState, type RunHandler, RunQueue } from './run-queue';
+import { RunEnds, safetyNetMs } from './run-ends.service';
+import { type EnqueueOptions, type JobState, type RunHandler, RunQueue } from './run-queue';
+import { RunStore } from './store/run-store';
 
 const ENQUEUE_TIMEOUT_MS = 3000;
-/** A job whose session is busy is parked this long (or until the session's running turn ends and wakes it). */
-const PARKED_MS = 1000;
+/**
+ * A parked job with no time of its own is delayed about this long: the slow safety net. A job parked behind its
+ * session's running turn is promoted when that turn's `end` reaches this process (EndWakeups), whichever
+ * worker ran it.
+ */
+const PARKED_MS = 5000;
 
 /**
  * How often BullMQ looks for stalled jobs, so that a killed worker's run starts again within RUN_LOCK_MS +
@@ -52,13 +59,17 @@ export class BullRunQueue extends RunQueue {
   readonly kind = 'bullmq' as const;
   private readonly logger = new Logger(BullRunQueue.name);
   private worker?: Worker<RunJobData>;
+  private readonly wakeups: EndWakeups;
 
   constructor(
     @InjectQueue(RUNS_QUEUE) private readonly queue: Queue<RunJobData>,
     private readonly config: AppConfig,
     metrics: MetricsService,
+    ends: RunEnds,
+    private readonly records: RunStore,
   ) {
     super();
+    this.wakeups = new EndWakeups(ends, (runId) => void this.wake(runId).catch(() => undefined));
     // without a listener BullMQ prints every reconnect error of a Redis outage or failover to stderr
     queue.on('error', (err) => this.logger.warn({ msg: 'queue error', err: err.message }));
     metrics.watchQueue(() => this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed') as Promise<Record<QueueState, number>>);
@@ -80,7 +91,7 @@ export class BullRunQueue extends RunQueue {
     ),
   );
 
-  async enqueue(runId: string, opts: { delayMs?: number } = {}): Promise<void> {
+  async enqueue(runId: string, opts: EnqueueOptions = {}): Promise<void> {
     const client = (await this.queue.getBackend().connection.client) as unknown as { status: string; ping(): Promise<string> };
     if (client.status !== 'ready') throw new QueueUnavailableException(`redis connection is ${client.status}`);
     let timer: NodeJS.Timeout | undefined;
@@ -95,9 +106,11 @@ export class BullRunQueue extends RunQueue {
     } finally {
       clearTimeout(timer);
     }
+    if (opts.wakeOn && opts.delayMs) this.wakeups.add(runId, opts.wakeOn);
   }
 
   async cancel(runId: string): Promise<void> {
+    this.wakeups.drop(runId);
     await this.queue.remove(runId).catch(() => 0);
   }
 
@@ -115,6 +128,9 @@ export class BullRunQueue extends RunQueue {
       maxStalledCount: this.config.durability.maxAttempts,
     });
     this.worker.on('error', (err) => this.logger.warn({ msg: 'worker error', err: err.message }));
+    this.worker.on('completed', (job, value: { status?: string } | undefined) => {
+      if (value?.status === 'paused') void this.requeueIfDecided(job.data.runId);
+    });
     this.worker.on('failed', (job, err) => {
       // a job that used up its attempts: its run ends `failed` with the error (the job stays for inspection)
       if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
@@ -134,6 +150,7 @@ export class BullRunQueue extends RunQueue {
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
+    this.wakeups.clear();
     await closeWithin(worker, this.config.durability.shutdownGraceMs + CLOSE_MARGIN_MS, (waitedMs) =>
       this.logger.warn({ msg: 'queue worker not closed in time: its Redis clients are disconnected', waited_ms: waitedMs }),
     );
@@ -141,10 +158,28 @@ export class BullRunQueue extends RunQueue {
 
   private async process(handler: RunHandler, job: Job<RunJobData>, token?: string): Promise<{ status: string }> {
     // the run's span continues the trace of the request that queued it, its lines carry that request's id
-    const outcome = await inQueuedRunContext(job.data.context, () => handler.execute(job.data.runId));
+    const runId = job.data.runId;
+    this.wakeups.drop(runId); // taken: whatever it was parked for is looked at again now
+    const outcome = await inQueuedRunContext(job.data.context, () => handler.execute(runId));
+    if (outcome.kind === 'ended' && outcome.paused) return { status: 'paused' };
     if (outcome.kind !== 'parked') return { status: outcome.kind };
-    await job.moveToDelayed(Date.now() + (outcome.retryInMs ?? PARKED_MS), token);
+    await job.moveToDelayed(Date.now() + (outcome.retryInMs ?? safetyNetMs(PARKED_MS)), token);
+    if (outcome.wakeOn) this.wakeups.add(runId, outcome.wakeOn);
     throw new DelayedError();
+  }
+
+  /**
+   * A run that paused for an approval: a decision recorded while its job was still active could not queue it
+   * (the job id is the run id), so once the job is over, a run decided meanwhile is queued again here.
+   */
+  private async requeueIfDecided(runId: string): Promise<void> {
+    try {
+      if ((await this.records.get(runId)).status !== 'queued') return;
+      await this.cancel(runId);
+      await this.enqueue(runId);
+    } catch (err) {
+      this.logger.warn({ msg: 'decided run not queued again (the reconciler will)', run_id: runId, err: (err as Error).message });
+    }
   }
 
   async wake(runId: string): Promise<void> {

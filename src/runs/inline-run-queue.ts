@@ -5,10 +5,15 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../observability/metrics.service';
 import { inQueuedRunContext, type QueuedRunContext, queuedRunContext } from '../observability/queued-run-context';
-import { type JobState, type RunHandler, RunQueue } from './run-queue';
+import { EndWakeups } from './end-wakeups';
+import { RunEnds, safetyNetMs } from './run-ends.service';
+import { type EnqueueOptions, type JobState, type RunHandler, type RunOutcome, RunQueue } from './run-queue';
 
-/** A run whose session is busy tries again after this long, unless the session's turn ends first and wakes it. */
-const PARKED_MS = 100;
+/**
+ * A parked run with no time of its own tries again after about this long: the slow safety net. A run parked
+ * behind its session's running turn is woken by that turn's end (EndWakeups), and `wake` wakes any at once.
+ */
+const PARKED_MS = 5000;
 
 /**
  * The in-process driver (no Redis): queued runs execute in this process, at most WORKER_CONCURRENCY at a time,
@@ -24,6 +29,9 @@ export class InlineRunQueue extends RunQueue {
   private readonly inFlight = new Set<Promise<unknown>>();
   /** runs whose session is busy (or that are not due yet): they wait here, not in a slot */
   private readonly parked = new Map<string, NodeJS.Timeout>();
+  /** enqueued again while being executed here (a decision on a run still winding down its pause): run again after */
+  private readonly again = new Set<string>();
+  private readonly wakeups: EndWakeups;
   private closed = false;
   private handler?: RunHandler;
   /** the request each queued run came from (its id and trace), like a BullMQ job's data */
@@ -37,8 +45,10 @@ export class InlineRunQueue extends RunQueue {
   constructor(
     private readonly config: AppConfig,
     metrics: MetricsService,
+    ends: RunEnds,
   ) {
     super();
+    this.wakeups = new EndWakeups(ends, (runId) => void this.wake(runId));
     metrics.watchQueue(async () => ({ waiting: this.waiting.length, active: this.active.size, delayed: this.parked.size, failed: 0 }));
   }
 
@@ -47,11 +57,12 @@ export class InlineRunQueue extends RunQueue {
     this.pump();
   }
 
-  async enqueue(runId: string, opts: { delayMs?: number } = {}): Promise<void> {
+  async enqueue(runId: string, opts: EnqueueOptions = {}): Promise<void> {
+    if (this.active.has(runId) && !this.closed) this.again.add(runId);
     if (this.closed || this.active.has(runId) || this.waiting.includes(runId) || this.parked.has(runId)) return;
     const context = queuedRunContext();
     if (context) this.contexts.set(runId, context);
-    if (opts.delayMs && opts.delayMs > 0) return this.park(runId, opts.delayMs);
+    if (opts.delayMs && opts.delayMs > 0) return this.park(runId, opts.delayMs, opts.wakeOn);
     this.waiting.push(runId);
     setImmediate(() => this.pump());
   }
@@ -61,6 +72,8 @@ export class InlineRunQueue extends RunQueue {
     if (i >= 0) this.waiting.splice(i, 1);
     clearTimeout(this.parked.get(runId));
     this.parked.delete(runId);
+    this.wakeups.drop(runId);
+    this.again.delete(runId);
     this.contexts.delete(runId);
   }
 
@@ -72,8 +85,13 @@ export class InlineRunQueue extends RunQueue {
     return !this.closed;
   }
 
-  /** Parked runs here try again after PARKED_MS (100 ms) anyway: cheap in one process, and fair to other sessions' runs. */
-  async wake(): Promise<void> {}
+  /** A parked run goes back in line now (the run it waited for has ended). */
+  async wake(runId: string): Promise<void> {
+    const timer = this.parked.get(runId);
+    if (!timer || this.closed) return;
+    clearTimeout(timer);
+    this.unpark(runId);
+  }
 
   async anyParked(): Promise<boolean> {
     return this.parked.size > 0;
@@ -89,17 +107,34 @@ export class InlineRunQueue extends RunQueue {
     this.waiting.length = 0;
     for (const t of this.parked.values()) clearTimeout(t);
     this.parked.clear();
+    this.wakeups.clear();
+    this.again.clear();
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private park(runId: string, ms: number): void {
-    const timer = setTimeout(() => {
-      this.parked.delete(runId);
-      if (this.closed) return;
-      this.waiting.push(runId);
-      this.pump();
-    }, ms);
+  /** Waits `ms` (or until `wakeOn` ends, or `wake`) outside the slots. */
+  private park(runId: string, ms: number, wakeOn?: string): void {
+    const timer = setTimeout(() => this.unpark(runId), ms);
     this.parked.set(runId, timer);
+    if (wakeOn) this.wakeups.add(runId, wakeOn);
+  }
+
+  private unpark(runId: string): void {
+    this.parked.delete(runId);
+    this.wakeups.drop(runId);
+    if (this.closed) return;
+    this.waiting.push(runId);
+    this.pump();
+  }
+
+  /** The slot is free: a parked run waits outside it, one enqueued again meanwhile goes back in line. */
+  private settle(runId: string, outcome: RunOutcome): void {
+    this.active.delete(runId);
+    const again = this.again.delete(runId);
+    if (this.closed) return void this.contexts.delete(runId);
+    if (outcome.kind === 'parked') return this.park(runId, outcome.retryInMs ?? safetyNetMs(PARKED_MS), outcome.wakeOn);
+    if (again) return void this.waiting.push(runId);
+    this.contexts.delete(runId);
   }
 
   private pump(): void {
@@ -110,16 +145,14 @@ export class InlineRunQueue extends RunQueue {
       this.active.add(runId);
       const execution = () => inQueuedRunContext(this.contexts.get(runId), () => handler.execute(runId));
       const p = this.detached(execution)
-        .then((outcome) => {
-          if (outcome.kind === 'parked' && !this.closed) return this.park(runId, outcome.retryInMs ?? PARKED_MS);
-          this.contexts.delete(runId);
-        })
-        .catch((err: Error) => {
-          this.contexts.delete(runId);
-          this.logger.error({ msg: 'queued run could not be executed', run_id: runId, err: err.message });
-        })
+        .then(
+          (outcome) => this.settle(runId, outcome),
+          (err: Error) => {
+            this.settle(runId, { kind: 'ended' });
+            this.logger.error({ msg: 'queued run could not be executed', run_id: runId, err: err.message });
+          },
+        )
         .finally(() => {
-          this.active.delete(runId);
           this.inFlight.delete(p);
           this.pump();
         });

@@ -7,6 +7,14 @@ import { RunStore } from './store/run-store';
 /** How often a waiter re-reads the stored run anyway: the safety net for an end the bus did not report. */
 export const RECHECK_MS = 2000;
 
+/**
+ * The slow safety net of a wait woken by events (a busy session's next turn, a parked run): `ms` give or take a
+ * quarter, so waiters parked together do not look again together.
+ */
+export function safetyNetMs(ms = RECHECK_MS): number {
+  return Math.round(ms * (0.75 + Math.random() / 2));
+}
+
 /** `awaitEnd` gave up (its timeout, or the caller's signal) before the run ended; `run` is the row last read. */
 export class RunEndNotSeen extends Error {
   constructor(
@@ -50,10 +58,50 @@ export class RunEnds {
   /** the safety net's period (tests shorten it) */
   recheckMs = RECHECK_MS;
 
+  /** one bus subscription per run followed by `whenEnded` in this process, however many wait for it */
+  private readonly watches = new Map<string, { ended: Promise<void>; stop: AbortController; waiters: number }>();
+
   constructor(
     private readonly events: RunEventBus,
     private readonly records: RunStore,
   ) {}
+
+  /**
+   * Resolves when the bus reports the run's end (or finds its window gone, or loses its connection), or when
+   * `signal` aborts: a wake-up, not a proof — the caller looks again at what it waits for (a session's lease, a
+   * run's row) and keeps its own slow safety net. Used by a busy session's next turn (TurnLease) and parked runs
+   * (the queues). Subscribed before this returns; one subscription per run in this process, shared.
+   */
+  whenEnded(runId: string, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.resolve();
+    let watch = this.watches.get(runId);
+    if (!watch) {
+      const stop = new AbortController();
+      const ended = this.busOver(runId, stop.signal).finally(() => {
+        if (this.watches.get(runId) === watch) this.watches.delete(runId);
+      });
+      watch = { ended, stop, waiters: 0 };
+      this.watches.set(runId, watch);
+    }
+    const w = watch;
+    w.waiters += 1;
+    return new Promise<void>((resolve) => {
+      let left = false;
+      const leave = () => {
+        if (left) return;
+        left = true;
+        signal?.removeEventListener('abort', leave);
+        w.waiters -= 1;
+        if (w.waiters === 0) {
+          w.stop.abort(); // nobody waits any more: the subscription goes
+          if (this.watches.get(runId) === w) this.watches.delete(runId);
+        }
+        resolve();
+      };
+      signal?.addEventListener('abort', leave, { once: true });
+      void w.ended.then(leave, leave);
+    });
+  }
 
   async awaitEnd(runId: string, opts: AwaitEndOptions = {}): Promise<RunEntity> {
     const stop = new AbortController();

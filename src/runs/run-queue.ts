@@ -7,9 +7,17 @@ export type JobState = 'missing' | 'pending' | 'failed' | 'completed';
  * What executing a queued run came to, as the run driver reports it to the queue: `ended` (a final state is
  * recorded, or the run paused for an approval), `parked` (not started or handed back: its session is busy, it
  * is not due yet, the process is shutting down, the database is out — try again after `retryInMs` (the
- * driver's own short wait when absent) without counting an attempt or holding a slot), `gone` (its session was deleted, or another worker took the run over: nothing to run here).
+ * queue's slow safety net when absent) without counting an attempt or holding a slot — or as soon as the run
+ * `wakeOn` ends (the turn ahead of it on its session), `gone` (its session was deleted, or another worker took
+ * the run over: nothing to run here). `paused`: it ended waiting for a tool approval (a decision that came while
+ * its execution was winding down queues it again once that is over).
  */
-export type RunOutcome = { kind: 'ended' } | { kind: 'parked'; retryInMs?: number } | { kind: 'gone' };
+export type RunOutcome = { kind: 'ended'; paused?: boolean } | { kind: 'parked'; retryInMs?: number; wakeOn?: string } | { kind: 'gone' };
+
+export interface EnqueueOptions {
+  delayMs?: number;
+  wakeOn?: string;
+}
 
 /** The run driver, as the queue's worker loop calls it: the queue never knows what executing a run means. */
 export interface RunHandler {
@@ -24,8 +32,11 @@ export interface RunHandler {
  */
 export abstract class RunQueue {
   abstract readonly kind: 'bullmq' | 'inline';
-  /** `delayMs`: the run's job is not taken before then (`after_seconds`, a parked run). */
-  abstract enqueue(runId: string, opts?: { delayMs?: number }): Promise<void>;
+  /**
+   * `delayMs`: the run's job is not taken before then (`after_seconds`, a parked run); `wakeOn`: unless that run
+   * ends first (a parked run's wake-up). A run enqueued while this process executes it runs again after that.
+   */
+  abstract enqueue(runId: string, opts?: EnqueueOptions): Promise<void>;
   /** Drop a run's job: one that has not started (after cancellation), or a finished one, so the run can be enqueued again under its id. */
   abstract cancel(runId: string): Promise<void>;
   /** Start this process's worker loop: runs taken from the queue go to `handler` (at most WORKER_CONCURRENCY at once). */

@@ -6,6 +6,8 @@ import { redisOptions } from '../../src/config/redis-options';
 import type { MetricsService } from '../../src/observability/metrics.service';
 import { BullRunQueue } from '../../src/runs/bull-run-queue';
 import { type RunJobData, RUNS_QUEUE } from '../../src/runs/run.job';
+import type { RunEnds } from '../../src/runs/run-ends.service';
+import type { RunStore } from '../../src/runs/store/run-store';
 import { TEST_REDIS_URL, uniqueQueuePrefix } from '../support/infra';
 
 /**
@@ -19,7 +21,7 @@ describe('the run queue lists the KEDA trigger reads', () => {
   const { wait, active } = new QueueKeys(prefix).getKeys(RUNS_QUEUE);
   const queue = new Queue<RunJobData>(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix });
   const config = new AppConfig({ REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, WORKER_CONCURRENCY: '2' });
-  const runs = new BullRunQueue(queue, config, { watchQueue: () => undefined } as unknown as MetricsService);
+  const runs = new BullRunQueue(queue, config, { watchQueue: () => undefined } as unknown as MetricsService, {} as RunEnds, {} as RunStore);
   const redis = new IORedis(TEST_REDIS_URL);
   const lengths = async () => ({ wait: await redis.llen(wait), active: await redis.llen(active) });
 

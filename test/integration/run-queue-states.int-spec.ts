@@ -5,6 +5,8 @@ import { redisOptions } from '../../src/config/redis-options';
 import type { MetricsService } from '../../src/observability/metrics.service';
 import { BullRunQueue } from '../../src/runs/bull-run-queue';
 import { RUN_JOB, type RunJobData, RUNS_QUEUE } from '../../src/runs/run.job';
+import type { RunEnds } from '../../src/runs/run-ends.service';
+import type { RunStore } from '../../src/runs/store/run-store';
 import { TEST_REDIS_URL, uniqueQueuePrefix } from '../support/infra';
 
 /** The reconciler's bulk view of jobs (one pipeline) against BullMQ's own per-job state, on the real Redis. */
@@ -12,9 +14,15 @@ describe('BullRunQueue job states', () => {
   const prefix = uniqueQueuePrefix('job_states');
   const connection = redisOptions(TEST_REDIS_URL);
   const queue = new Queue<RunJobData>(RUNS_QUEUE, { connection, prefix });
-  const runs = new BullRunQueue(queue, new AppConfig({ REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix }), {
-    watchQueue: () => undefined,
-  } as unknown as MetricsService);
+  const runs = new BullRunQueue(
+    queue,
+    new AppConfig({ REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix }),
+    {
+      watchQueue: () => undefined,
+    } as unknown as MetricsService,
+    {} as RunEnds,
+    {} as RunStore,
+  );
 
   afterAll(async () => {
     await queue.obliterate({ force: true }).catch(() => undefined);

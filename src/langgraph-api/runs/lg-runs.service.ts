@@ -29,6 +29,7 @@ import {
   toApiRun,
   waitErrorOf,
 } from './run-wire';
+import { TemporaryThreadReaders } from './temporary-thread-readers';
 import { WebhookDelivery } from './webhook-delivery';
 
 /** `config.configurable` of an assistant or a run (the orchestrator drops the keys the service sets itself). */
@@ -82,6 +83,7 @@ export interface CreatedRun {
 @Injectable()
 export class LangGraphRunsService {
   private readonly logger = new Logger(LangGraphRunsService.name);
+  private readonly readers = new TemporaryThreadReaders();
 
   constructor(
     private readonly runs: RunsService,
@@ -194,8 +196,12 @@ export class LangGraphRunsService {
     );
     const recordedWithLease = session && run.status === 'running' && run.attempts === 1;
     if (!same && !recordedWithLease) await this.sessions.recordRunAssistant(tenantId, id, assistant.assistant_id, assistant.graph_id);
-    if (body.webhook) void this.webhookWhenEnded(id, run.id);
-    if (temporary) void this.runs.deleteSessionWhenEnded(tenantId, id, run.id);
+    const delivered = body.webhook ? this.webhookWhenEnded(id, run.id) : undefined;
+    // the request that waits reads the thread once the run has ended (join releases it; a stream never reads it)
+    if (temporary) {
+      const reading = [delivered, opts.waited ? this.readers.hold(run.id) : undefined].filter((p) => p !== undefined);
+      void this.runs.deleteSessionWhenEnded(tenantId, id, run.id, () => this.readers.done(run.id, reading));
+    }
     return { run, threadId: id, temporary, modes };
   }
 
@@ -263,6 +269,21 @@ export class LangGraphRunsService {
 
   /** Waits for the run's end; the thread's final values (with `__interrupt__` when interrupted), or `{ __error__ }`. */
   async join(tenantId: string, threadId: string, runId: string, signal?: AbortSignal, justCreated = false): Promise<unknown> {
+    if (!justCreated) return this.joinRun(tenantId, threadId, runId, signal, false);
+    try {
+      return await this.joinRun(tenantId, threadId, runId, signal, true);
+    } finally {
+      this.readers.release(runId); // a temporary thread may go now
+    }
+  }
+
+  private async joinRun(
+    tenantId: string,
+    threadId: string,
+    runId: string,
+    signal: AbortSignal | undefined,
+    justCreated: boolean,
+  ): Promise<unknown> {
     if (!justCreated) await this.row(tenantId, threadId, runId);
     const here = await this.runs.completedHere(runId, signal);
     if (here) return here.values;
@@ -285,6 +306,7 @@ export class LangGraphRunsService {
     modes: ApiStreamMode[] | null,
     opts: { lastEventId?: string; signal: AbortSignal; tenantId: string; threadId: string; only?: string[] },
   ): AsyncGenerator<SseEvent> {
+    this.readers.release(runId); // a stream reads the run's events only, never its temporary thread
     // a join asking for some modes only gets theirs, numbered as in the whole stream
     const only = opts.only?.length ? new Set(opts.only) : null;
     // event ids as LangGraph Server numbers them: 0, 1, 2… over the events of this stream; a client resuming after
