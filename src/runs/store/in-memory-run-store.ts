@@ -5,7 +5,17 @@ import { type PendingApproval, RunEntity, type RunStatus, SessionEntity } from '
 import type { ThreadTaint } from '../../tools/thread-taint';
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
 import { type IdempotencyKey, RunLedger } from './run-ledger';
-import { holdsLeaseAt, isAwaitingApproval, isDue, isFinalStatus, isLeaseFree, isLive, isStartable, isUnfinished } from './run-rules';
+import {
+  holdsLeaseAt,
+  isAwaitingApproval,
+  isDue,
+  isFinalStatus,
+  isLeaseFree,
+  isLive,
+  isReleasableBy,
+  isStartable,
+  isUnfinished,
+} from './run-rules';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore } from './run-store';
 import { SessionStore, type TenantReset, type TurnSession } from './session-store';
 
@@ -92,7 +102,7 @@ export class InMemoryRunState {
   }
 
   release(s: SessionEntity | undefined, runId: string): void {
-    if (s && (s.activeRunId === runId || s.activeRunId === null)) {
+    if (s && isReleasableBy(s, runId)) {
       s.activeRunId = null;
       s.leaseExpiresAt = null;
       s.updatedAt = this.now();

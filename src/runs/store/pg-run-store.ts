@@ -10,7 +10,19 @@ import { GroupCommit } from '../../database/group-commit';
 import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
 import { insertable, rowsOf } from '../../database/query-rows';
 import { LOCK_SESSION_SQL, QUEUED_IF_IDLE_SQL, startedInSessionSql } from './run-accept-sql';
-import { due, finalStatus, firstInLine, holdsLease, leaseEnd, leaseFree, live, RELEASE_LEASE, startable, takeLease } from './run-rules';
+import {
+  due,
+  finalStatus,
+  firstInLine,
+  holdsLease,
+  leaseEnd,
+  leaseFree,
+  live,
+  releasableBy,
+  RELEASE_LEASE,
+  startable,
+  takeLease,
+} from './run-rules';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore } from './run-store';
 
 /** The run store in Postgres: each transition one statement (raw SQL, the rules from run-rules.ts). */
@@ -210,7 +222,7 @@ export class PgRunStore extends RunStore {
        released AS (
          UPDATE sessions s SET ${RELEASE_LEASE}, updated_at = now(),
                 summary = COALESCE($13, s.summary)
-           FROM ended e WHERE s.id = e.session_id AND s.tenant_id = e.tenant_id AND (s.active_run_id = e.id OR s.active_run_id IS NULL))
+           FROM ended e WHERE s.id = e.session_id AND s.tenant_id = e.tenant_id AND ${releasableBy('s', 'e')})
        SELECT count(*)::int AS n FROM ended`,
         [
           run.id,

@@ -66,6 +66,11 @@ export function extendLease(ms: string): string {
   return `lease_expires_at = ${leaseEnd(ms)}`;
 }
 
+/** A run's end may free the session's lease: the lease is `run`'s, or nobody's. */
+export function releasableBy(session: string, run: string): string {
+  return `(${session}.active_run_id = ${run}.id OR ${session}.active_run_id IS NULL)`;
+}
+
 /** The SET clause that frees the session's lease. */
 export const RELEASE_LEASE = 'active_run_id = NULL, lease_expires_at = NULL';
 
@@ -134,4 +139,8 @@ export function isLeaseFree(session: LeaseFacts, now: Date): boolean {
 
 export function holdsLeaseAt(session: LeaseFacts | undefined, runId: string, now: Date): boolean {
   return !!session && session.activeRunId === runId && !!session.leaseExpiresAt && session.leaseExpiresAt > now;
+}
+
+export function isReleasableBy(session: LeaseFacts, runId: string): boolean {
+  return session.activeRunId === runId || session.activeRunId === null;
 }
