@@ -7,6 +7,7 @@ import { runContextOf } from '../core/run-context';
 import { runHeld } from '../core/run-fence';
 import { phase } from '../observability/phases';
 import { RowDumpingPostgresSaver } from '../platform/row-dumping-postgres-saver';
+import { deleteThread, putCheckpointsSql, putWritesSql } from './checkpoint-tables';
 
 type Put = PostgresSaver['put'];
 
@@ -168,7 +169,8 @@ function columnsOf(rows: WriteRow[]): unknown[][] {
  * Postgres applies atomically — the same rows and conflict rules, read back unchanged by the official reader.
  * A run's pending writes ride along with its next checkpoint, and an `async` run's checkpoints with each other
  * (PendingWrites). Reads and writes are timed into the request's phases (PHASE_TIMINGS). The rows come from the
- * official serializers (RowDumpingPostgresSaver, where the patch on the library's internals lives).
+ * official serializers (RowDumpingPostgresSaver, where the patch on the library's internals lives); the statements
+ * are checkpoint-tables.ts's, where every write of ours to these tables is.
  */
 export class TimedPostgresSaver extends RowDumpingPostgresSaver {
   private readonly putSql: string;
@@ -179,31 +181,13 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     schema: string,
   ) {
     super(db, undefined, { schema });
-    const t = (table: string) => `"${schema}".${table}`;
-    const cols = 'thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob';
-    const key = 'ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)';
-    const $ = (first: number) => Array.from({ length: 9 }, (_, i) => `$${first + i}`);
-    // as the official saver: special channels (errors, interrupts…) overwrite, the others keep the first write
-    const writes = (p: string[]) => `w AS (
-        SELECT * FROM unnest(${p[0]}::text[], ${p[1]}::text[], ${p[2]}::text[], ${p[3]}::text[], ${p[4]}::int[], ${p[5]}::text[], ${p[6]}::text[], ${p[7]}::bytea[], ${p[8]}::bool[])
-          AS w(${cols}, upsert)
-      ), upserted AS (
-        INSERT INTO ${t('checkpoint_writes')} (${cols}) SELECT ${cols} FROM w WHERE upsert
-        ${key} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob
-      ), inserted AS (
-        INSERT INTO ${t('checkpoint_writes')} (${cols}) SELECT ${cols} FROM w WHERE NOT upsert
-        ${key} DO NOTHING
-      )`;
-    this.putSql = `WITH ${writes($(13))}, blobs AS (
-        INSERT INTO ${t('checkpoint_blobs')} (thread_id, checkpoint_ns, channel, version, type, blob)
-        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[])
-        ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING
-      )
-      INSERT INTO ${t('checkpoints')} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-      SELECT * FROM unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::jsonb[])
-      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
-    // data-modifying CTEs run to completion whether or not the query reads them
-    this.writesSql = `WITH ${writes($(1))} SELECT 1`;
+    this.putSql = putCheckpointsSql(schema);
+    this.writesSql = putWritesSql(schema);
+  }
+
+  /** A thread's checkpoints, blobs and writes deleted in one statement (checkpoint-tables.ts), not the library's three. */
+  override async deleteThread(threadId: string): Promise<void> {
+    await deleteThread(this.db, threadId);
   }
 
   override async getTuple(config: RunnableConfig): ReturnType<PostgresSaver['getTuple']> {

@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 
 import { AgentRegistry } from '../agents/agent-registry.service';
 import { runIdentityOf } from '../auth/run-identity';
-import { currentPrincipal, currentUser, DEFAULT_TENANT, isServerIssuedId, threadIdOf } from '../auth/tenant';
+import { currentPrincipal, currentUser, DEFAULT_TENANT, isServerIssuedId } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
 import {
   IdempotencyKeyReusedException,
@@ -109,13 +109,11 @@ export class RunAdmission {
     private readonly config: AppConfig,
   ) {}
 
-  /** Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept. */
+  /**
+   * Forget a session: its messages, runs and checkpoints. A session in the middle of a turn is kept (SESSION_BUSY):
+   * decided and done atomically by the store (SessionStore.delete).
+   */
   async deleteSession(id: string, tenantId: string): Promise<void> {
-    const session = await this.sessions.get(id, tenantId);
-    if (session.activeRunId && session.leaseExpiresAt && session.leaseExpiresAt > new Date()) {
-      throw new SessionBusyException(id);
-    }
-    await this.agents.deleteThread(threadIdOf(tenantId, id));
     await this.sessions.delete(id, tenantId);
   }
 

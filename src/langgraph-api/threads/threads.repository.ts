@@ -5,9 +5,10 @@ import { DataSource } from 'typeorm';
 import { type AuthFilters, metadataContainment } from '../../auth/auth-filters';
 import { threadIdOf } from '../../auth/tenant';
 import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
+import { hasCheckpointSql } from '../../database/checkpoint-tables';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
-import { unfinished } from '../../runs/store/run-rules';
+import { leaseHeld, unfinished } from '../../runs/store/run-rules';
 
 export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
 
@@ -35,12 +36,12 @@ function authCondition(params: unknown[], auth: AuthFilters | undefined): string
 }
 
 /**
- * A session as a thread, status included: `busy` while a run holds the session's lease (or is running),
+ * A session as a thread, status included: `busy` while its lease is held (a run, a state update) or a run is running,
  * `interrupted` / `error` when the latest run is interrupted / failed, else `idle`.
  */
 const THREADS = `
   SELECT s.id, s.agent, s.metadata, s.created_at, s.updated_at,
-         CASE WHEN (s.active_run_id IS NOT NULL AND s.lease_expires_at > now()) OR lr.status = 'running' THEN 'busy'
+         CASE WHEN ${leaseHeld('s')} OR lr.status = 'running' THEN 'busy'
               WHEN lr.status = 'interrupted' THEN 'interrupted'
               WHEN lr.status = 'failed' THEN 'error'
               ELSE 'idle' END AS status
@@ -72,8 +73,8 @@ function threadRow(r: Row): ThreadRow {
 }
 
 /**
- * The LangGraph API's reads of sessions (threads) and its copies of their checkpoints; every query is per tenant.
- * Sessions are written by the run store's SessionStore.
+ * The LangGraph API's reads of sessions (threads) and of whether they have checkpoints; every query is per tenant.
+ * Sessions and their checkpoints are written by the run store's SessionStore.
  */
 @Injectable()
 export class ThreadsRepository {
@@ -103,7 +104,7 @@ export class ThreadsRepository {
         `SELECT t.*, ARRAY(
             SELECT r.id::text FROM runs r WHERE r.tenant_id = $1 AND r.session_id = $2 AND ${unfinished('r')}
              ORDER BY r.created_at, r.id) AS inflight,
-           EXISTS (SELECT 1 FROM "${CHECKPOINT_SCHEMA}".checkpoints c WHERE c.thread_id = $3) AS has_checkpoint
+           ${hasCheckpointSql('$3')} AS has_checkpoint
            FROM (${THREADS} AND s.id = $2${filtered}) t`,
         params,
       ),
@@ -157,27 +158,5 @@ export class ThreadsRepository {
     if (f.status) conds.push(`status = $${params.push(f.status)}`);
     if (f.ids?.length) conds.push(`id = ANY($${params.push(f.ids)}::text[])`);
     return { where: conds.length ? `WHERE ${conds.join(' AND ')}` : '', params };
-  }
-
-  /** Copies a thread's checkpoints (every namespace, blobs and pending writes) to another thread id. */
-  async copyCheckpoints(fromThread: string, toThread: string): Promise<void> {
-    const s = `"${CHECKPOINT_SCHEMA}"`;
-    await this.dataSource.transaction(async (m) => {
-      await m.query(
-        `INSERT INTO ${s}.checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-         SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM ${s}.checkpoints WHERE thread_id = $1`,
-        [fromThread, toThread],
-      );
-      await m.query(
-        `INSERT INTO ${s}.checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
-         SELECT $2, checkpoint_ns, channel, version, type, blob FROM ${s}.checkpoint_blobs WHERE thread_id = $1`,
-        [fromThread, toThread],
-      );
-      await m.query(
-        `INSERT INTO ${s}.checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
-         SELECT $2, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM ${s}.checkpoint_writes WHERE thread_id = $1`,
-        [fromThread, toThread],
-      );
-    });
   }
 }

@@ -8,6 +8,7 @@ import { AgentRegistry } from '../../agents/agent-registry.service';
 import { FactoryGraph } from '../../agents/custom-graphs/custom-graph.agent';
 import type { AuthFilters } from '../../auth/auth-filters';
 import { threadIdOf } from '../../auth/tenant';
+import { AppConfig } from '../../config/app-config';
 import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';
@@ -56,6 +57,7 @@ export class ThreadsService {
     private readonly admission: RunAdmission,
     private readonly assistants: AssistantsService,
     private readonly auth: LanggraphCustomAuth,
+    private readonly appConfig: AppConfig,
   ) {}
 
   /**
@@ -101,6 +103,11 @@ export class ThreadsService {
    */
   private async applySupersteps(tenantId: string, id: string, supersteps: NonNullable<ThreadCreateBody['supersteps']>): Promise<void> {
     const row = await this.row(tenantId, id, await this.authorize('update', { thread_id: id }));
+    await this.underLease(tenantId, id, () => this.applyHeld(tenantId, row, supersteps));
+  }
+
+  private async applyHeld(tenantId: string, row: ThreadRow, supersteps: NonNullable<ThreadCreateBody['supersteps']>): Promise<void> {
+    const id = row.id;
     const name = this.graphName(row);
     const def = name ? this.registry.get(name) : undefined;
     if (!name || !def) throw new ThreadWithoutGraphException(id);
@@ -145,7 +152,10 @@ export class ThreadsService {
     return rows.map((r) => r.id);
   }
 
-  /** A new thread with the same graph, metadata (plus its own `thread_id`) and checkpoints. */
+  /**
+   * A new thread with the same graph, metadata (plus its own `thread_id`) and checkpoints. Not refused while a run
+   * holds the source (as LangGraph Server): the copy reads it, and writes only the new thread.
+   */
   async copy(tenantId: string, id: string): Promise<Record<string, unknown>> {
     // absent or hidden by the auth filters: 409, as LangGraph Server answers a copy (a get is 404)
     const from = await this.row(tenantId, id, await this.authorize('read', { thread_id: id })).catch((e: unknown) => {
@@ -155,9 +165,10 @@ export class ThreadsService {
     // the copy is a new thread: the custom auth's create handler may refuse it or change its metadata
     const value: Record<string, unknown> = { thread_id: newId, metadata: { ...from.metadata, thread_id: newId } };
     await this.authorize('create', value);
-    await this.sessions.insert(tenantId, newId, (value.metadata as Record<string, unknown> | undefined) ?? {}, from.agent);
-    await this.sessions.copyTaint(tenantId, id, newId); // taint belongs to the thread: its copy inherits it
-    await this.repo.copyCheckpoints(threadIdOf(tenantId, id), threadIdOf(tenantId, newId));
+    // the new session, the source's taint (it belongs to the thread: its copy inherits it) and its checkpoints, all
+    // or nothing; the source is read in one snapshot, so a run writing it meanwhile is copied between two steps
+    const metadata = (value.metadata as Record<string, unknown> | undefined) ?? {};
+    if (!(await this.sessions.copy(tenantId, id, newId, metadata, from.agent))) throw new ThreadExistsException(newId);
     return this.get(tenantId, newId);
   }
 
@@ -225,14 +236,21 @@ export class ThreadsService {
 
   /**
    * A state update through the thread's graph (`updateState`, as a node when `as_node` is given). A thread
-   * without agent takes the graph of its metadata's `graph_id` and keeps it. 409 while the thread has a run that has
-   * not ended (queued ones too, as LangGraph Server: the update would race the run).
+   * without agent takes the graph of its metadata's `graph_id` and keeps it. Made under the thread's lease
+   * (underLease): 409 while the thread has a run that has not ended (queued ones too, as LangGraph Server: the update
+   * would race the run), and a run accepted meanwhile waits for the update as for an earlier turn.
    */
   async updateState(tenantId: string, id: string, body: StateUpdateBody): Promise<{ checkpoint: Record<string, unknown> | null }> {
-    const known = await this.repo.getWithInflight(tenantId, id, await this.authorize('update', { thread_id: id, values: body.values }));
-    if (!known) throw new ThreadNotFoundException(id);
-    const row = known.row;
-    if (row.status === 'busy' || known.inflight.length) throw new ThreadBusyException(id);
+    const row = await this.row(tenantId, id, await this.authorize('update', { thread_id: id, values: body.values }));
+    return this.underLease(tenantId, id, () => this.updateHeld(tenantId, row, body));
+  }
+
+  private async updateHeld(
+    tenantId: string,
+    row: ThreadRow,
+    body: StateUpdateBody,
+  ): Promise<{ checkpoint: Record<string, unknown> | null }> {
+    const id = row.id;
     const name = this.graphName(row);
     const def = name ? this.registry.get(name) : undefined;
     if (!name || !def) throw new ThreadWithoutGraphException(id);
@@ -251,6 +269,23 @@ export class ThreadsService {
     await this.sessions.touch(tenantId, id);
     const checkpoint = checkpointOf(next, id);
     return { checkpoint: checkpoint ? { ...checkpoint } : null };
+  }
+
+  /**
+   * `fn` while this update holds the thread's lease (SessionStore.holdForUpdate: taken only when no run holds it and
+   * none is unfinished, decided in the statement that takes it), released when `fn` settles. 409 THREAD_BUSY
+   * otherwise. The lease lapses like a run's (RUN_LOCK_MS) if this process dies meanwhile.
+   */
+  private async underLease<T>(tenantId: string, id: string, fn: () => Promise<T>): Promise<T> {
+    const holder = randomUUID();
+    const held = await this.sessions.holdForUpdate(tenantId, id, holder, this.appConfig.runLockMs);
+    if (held === 'missing') throw new ThreadNotFoundException(id);
+    if (held === 'busy') throw new ThreadBusyException(id);
+    try {
+      return await fn();
+    } finally {
+      await this.sessions.releaseLease(id, holder);
+    }
   }
 
   /** The thread as the API shows it: status, metadata, current values and interrupts. */

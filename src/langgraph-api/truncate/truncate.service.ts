@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import { AgentRegistry } from '../../agents/agent-registry.service';
 import { ResourceAccess, TENANT_RESOURCE } from '../../auth/resource-access';
-import { threadIdOf } from '../../auth/tenant';
-import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsRepository } from '../assistants/assistants.repository';
 import { StoreService } from '../store/store.service';
@@ -19,7 +16,8 @@ export interface TruncateFlags {
 }
 
 /**
- * The reference server's test reset, for one tenant: each table emptied by the module that owns it. System
+ * The reference server's test reset, for one tenant: each table emptied by the module that owns it (sessions,
+ * runs and checkpoints by the run store, in one transaction). System
  * assistants are not stored, so they stay. Checkpoints are those of the tenant's threads (a thread's checkpoints
  * go with it when threads are emptied). It empties what every user of the tenant owns, so it is an operator's
  * action: the policy (auth/resource-access.ts `tenant:truncate`) lets only `admin` (an API key, an admin token) do it.
@@ -27,26 +25,19 @@ export interface TruncateFlags {
 @Injectable()
 export class TruncateService {
   constructor(
-    private readonly runs: RunStore,
     private readonly sessions: SessionStore,
     private readonly assistants: AssistantsRepository,
     private readonly store: StoreService,
-    private readonly registry: AgentRegistry,
     private readonly access: ResourceAccess,
   ) {}
 
   async truncate(tenantId: string, flags: TruncateFlags): Promise<void> {
     await this.access.authorize(TENANT_RESOURCE, 'truncate', { ...flags });
-    if (flags.checkpoint || flags.checkpointer || flags.threads) await this.deleteCheckpoints(tenantId);
-    if (flags.runs) await this.runs.deleteAllOfTenant(tenantId);
-    if (flags.threads) await this.sessions.deleteAllOfTenant(tenantId);
+    const checkpoints = Boolean(flags.checkpoint || flags.checkpointer);
+    if (checkpoints || flags.runs || flags.threads) {
+      await this.sessions.resetTenant(tenantId, { checkpoints, runs: flags.runs, sessions: flags.threads });
+    }
     if (flags.assistants) await this.assistants.deleteAllOfTenant(tenantId);
     if (flags.store) await this.store.clear(tenantId);
-  }
-
-  private async deleteCheckpoints(tenantId: string): Promise<void> {
-    for (const session of await this.sessions.list(tenantId, Number.MAX_SAFE_INTEGER)) {
-      await this.registry.deleteThread(threadIdOf(tenantId, session.id));
-    }
   }
 }

@@ -1,12 +1,23 @@
 import { type AuthFilters, matchesFilters } from '../../auth/auth-filters';
-import { RunNotFoundException, SessionNotFoundException } from '../../core/errors';
+import { RunNotFoundException, SessionBusyException, SessionNotFoundException } from '../../core/errors';
 import type { RecordedToolCall, ToolLedger } from '../../core/tool-ledger';
-import { FINAL_STATUSES, type PendingApproval, RunEntity, type RunStatus, SessionEntity } from '../../database/entities';
+import { type PendingApproval, RunEntity, type RunStatus, SessionEntity } from '../../database/entities';
 import type { ThreadTaint } from '../../tools/thread-taint';
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
 import { type IdempotencyKey, RunLedger } from './run-ledger';
+import {
+  holdsLeaseAt,
+  isAwaitingApproval,
+  isDue,
+  isFinalStatus,
+  isLeaseFree,
+  isLive,
+  isReleasableBy,
+  isStartable,
+  isUnfinished,
+} from './run-rules';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore, type StoppedRun } from './run-store';
-import { SessionStore, type TurnSession } from './session-store';
+import { SessionStore, type TenantReset, type TurnSession } from './session-store';
 
 interface Message {
   tenantId: string;
@@ -55,15 +66,15 @@ export class InMemoryRunState {
   // --- the rules (run-rules.ts) ---
 
   unfinished(r: RunEntity): boolean {
-    return r.status === 'queued' || r.status === 'running' || (r.status === 'interrupted' && r.finishedAt === null);
+    return isUnfinished(r);
   }
 
   leaseFree(s: SessionEntity): boolean {
-    return s.activeRunId === null || s.leaseExpiresAt === null || s.leaseExpiresAt < this.now();
+    return isLeaseFree(s, this.now());
   }
 
   holdsLease(s: SessionEntity | undefined, runId: string): boolean {
-    return !!s && s.activeRunId === runId && !!s.leaseExpiresAt && s.leaseExpiresAt > this.now();
+    return holdsLeaseAt(s, runId, this.now());
   }
 
   firstInLine(s: SessionEntity, me?: RunEntity): boolean {
@@ -77,11 +88,11 @@ export class InMemoryRunState {
   }
 
   startable(r: RunEntity): boolean {
-    return (r.status === 'queued' || r.status === 'running') && !r.cancelRequested;
+    return isStartable(r);
   }
 
   due(r: RunEntity): boolean {
-    return !r.input.start_at || Date.parse(r.input.start_at) <= this.now().getTime();
+    return isDue(r, this.now());
   }
 
   takeLease(s: SessionEntity, runId: string, ms: number): void {
@@ -91,7 +102,7 @@ export class InMemoryRunState {
   }
 
   release(s: SessionEntity | undefined, runId: string): void {
-    if (s && (s.activeRunId === runId || s.activeRunId === null)) {
+    if (s && isReleasableBy(s, runId)) {
       s.activeRunId = null;
       s.leaseExpiresAt = null;
       s.updatedAt = this.now();
@@ -251,7 +262,7 @@ class InMemoryRunStore extends RunStore {
 
   async finish(run: RunEntity, end: RunEnd): Promise<boolean> {
     const r = this.s.runs.get(run.id);
-    if (!r || FINAL_STATUSES.includes(r.status) || r.attempts !== run.attempts) return false;
+    if (!r || isFinalStatus(r.status) || r.attempts !== run.attempts) return false;
     Object.assign(r, {
       status: end.status,
       result: end.result,
@@ -327,10 +338,6 @@ class InMemoryRunStore extends RunStore {
       this.s.sessions.delete(`${session.tenantId}:${session.id}`);
   }
 
-  async deleteAllOfTenant(tenantId: string): Promise<void> {
-    for (const r of [...this.s.runs.values()]) if (r.tenantId === tenantId) this.s.runs.delete(r.id);
-  }
-
   async deleteRun(tenantId: string, _checkpointThread: string, runId: string): Promise<boolean> {
     const r = this.s.runs.get(runId);
     if (!r || r.tenantId !== tenantId) return false;
@@ -341,7 +348,7 @@ class InMemoryRunStore extends RunStore {
   async unfinished(graceMs: number, syncGraceMs: number, limit = 500): Promise<ReconcileCandidate[]> {
     const now = this.s.now().getTime();
     return [...this.s.runs.values()]
-      .filter((r) => (r.status === 'queued' || r.status === 'running') && +r.createdAt < now - graceMs)
+      .filter((r) => isLive(r) && +r.createdAt < now - graceMs)
       .filter((r) => r.mode === 'async' || +r.createdAt < now - syncGraceMs)
       .filter((r) => !this.s.holdsLease(this.s.session(r.tenantId, r.sessionId), r.id))
       .slice(0, limit)
@@ -358,7 +365,7 @@ class InMemoryRunStore extends RunStore {
   async orphans(olderThanMs: number): Promise<RunEntity[]> {
     const before = this.s.now().getTime() - olderThanMs;
     return [...this.s.runs.values()]
-      .filter((r) => (r.status === 'queued' || r.status === 'running') && +r.updatedAt < before)
+      .filter((r) => isLive(r) && +r.updatedAt < before)
       .filter((r) => !this.s.holdsLease(this.s.session(r.tenantId, r.sessionId), r.id))
       .map((r) => this.s.copy(r));
   }
@@ -409,7 +416,7 @@ class InMemorySessionStore extends SessionStore {
     const session = await this.find(id, tenantId);
     if (!session) return null;
     const runs = [...this.s.runs.values()].filter((r) => r.sessionId === id && r.tenantId === tenantId);
-    const waiting = runs.find((r) => r.status === 'interrupted' && r.finishedAt === null);
+    const waiting = runs.find(isAwaitingApproval);
     const scheduled = runs.find((r) => this.s.startable(r) && !this.s.due(r));
     return { session, waitingRunId: waiting?.id ?? null, scheduledRunId: scheduled?.id ?? null };
   }
@@ -441,15 +448,37 @@ class InMemorySessionStore extends SessionStore {
   }
 
   async delete(id: string, tenantId: string): Promise<void> {
+    const session = this.s.session(tenantId, id);
+    if (!session) throw new SessionNotFoundException(id);
+    if (!this.s.leaseFree(session)) throw new SessionBusyException(id);
+    this.forget(tenantId, id);
+  }
+
+  private forget(tenantId: string, id: string): void {
     this.s.sessions.delete(`${tenantId}:${id}`);
     this.s.taints.delete(`${tenantId}\0${id}`);
     for (const r of [...this.s.runs.values()]) if (r.sessionId === id && r.tenantId === tenantId) this.s.runs.delete(r.id);
   }
 
-  async deleteAllOfTenant(tenantId: string): Promise<string[]> {
-    const ids = [...this.s.sessions.values()].filter((x) => x.tenantId === tenantId).map((x) => x.id);
-    for (const id of ids) await this.delete(id, tenantId);
-    return ids;
+  async resetTenant(tenantId: string, what: TenantReset): Promise<void> {
+    if (what.runs) for (const r of [...this.s.runs.values()]) if (r.tenantId === tenantId) this.s.runs.delete(r.id);
+    if (!what.sessions) return;
+    for (const x of [...this.s.sessions.values()]) if (x.tenantId === tenantId) this.forget(tenantId, x.id);
+  }
+
+  async copy(tenantId: string, fromId: string, toId: string, metadata: Record<string, unknown>, agent: string | null): Promise<boolean> {
+    if (this.s.session(tenantId, toId)) return false;
+    this.s.newSession(tenantId, toId, agent, metadata);
+    await this.copyTaint(tenantId, fromId, toId);
+    return true;
+  }
+
+  async holdForUpdate(tenantId: string, id: string, holder: string, leaseMs: number): Promise<'held' | 'busy' | 'missing'> {
+    const session = this.s.session(tenantId, id);
+    if (!session) return 'missing';
+    if (!this.s.leaseFree(session) || !this.s.firstInLine(session)) return 'busy';
+    this.s.takeLease(session, holder, leaseMs);
+    return 'held';
   }
 
   async inflight(tenantId: string, id: string): Promise<string[]> {

@@ -8,15 +8,15 @@ import { rowsOf } from '../../database/query-rows';
 import type { AttemptCallRecord, RunUsage } from '../persistent-usage';
 import { PgToolLedger } from './pg-tool-ledger';
 import { type IdempotencyKey, RunLedger } from './run-ledger';
+import { ended } from './run-rules';
 
 /** Attempts per webhook, the n-th retry `WEBHOOK_BACKOFF_MS × 2^(n-1)` after the previous failure. */
 export const WEBHOOK_MAX_ATTEMPTS = 5;
 const WEBHOOK_BACKOFF_MS = 1000;
 const WEBHOOK_STATE = `'{lg,webhook_delivery}'`;
-const ENDED = `(status IN ('completed', 'failed', 'cancelled') OR (status = 'interrupted' AND finished_at IS NOT NULL))`;
 const WEBHOOK_DUE = `input #>> '{lg,webhook}' IS NOT NULL AND input #>> '{lg,webhook_delivery,done}' IS NULL
   AND COALESCE((input #>> '{lg,webhook_delivery,next_at}')::timestamptz, '-infinity') <= now()
-  AND COALESCE((input #>> '{lg,webhook_delivery,attempts}')::int, 0) < ${WEBHOOK_MAX_ATTEMPTS} AND ${ENDED}`;
+  AND COALESCE((input #>> '{lg,webhook_delivery,attempts}')::int, 0) < ${WEBHOOK_MAX_ATTEMPTS} AND ${ended('runs')}`;
 
 /** Usage, idempotency keys, the tool ledger and webhook delivery state in Postgres. */
 @Injectable()

@@ -3,14 +3,26 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
 import { RunNotFoundException, SessionNotFoundException } from '../../core/errors';
-import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
+import { checkpointThreadSql, deleteRunCheckpoints, hasCheckpointSql } from '../../database/checkpoint-tables';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { PendingApproval, RunEntity, RunStatus } from '../../database/entities';
 import { GroupCommit } from '../../database/group-commit';
 import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
 import { insertable, rowsOf } from '../../database/query-rows';
 import { LOCK_SESSION_SQL, QUEUED_IF_IDLE_SQL, QUEUED_SQL, startedInSessionSql, STOP_UNFINISHED_SQL } from './run-accept-sql';
-import { due, firstInLine, holdsLease, leaseFree, startable, takeLease } from './run-rules';
+import {
+  due,
+  finalStatus,
+  firstInLine,
+  holdsLease,
+  leaseEnd,
+  leaseFree,
+  live,
+  releasableBy,
+  RELEASE_LEASE,
+  startable,
+  takeLease,
+} from './run-rules';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore, type StoppedRun } from './run-store';
 
 /** The run store in Postgres: each transition one statement (raw SQL, the rules from run-rules.ts). */
@@ -88,7 +100,7 @@ export class PgRunStore extends RunStore {
     const sql = newSession
       ? `WITH s AS (
            INSERT INTO sessions (id, tenant_id, agent, metadata, active_run_id, lease_expires_at)
-           VALUES ($2, $3, $4, COALESCE($9::jsonb, '{}'::jsonb), $1, now() + ($8 || ' milliseconds')::interval)
+           VALUES ($2, $3, $4, COALESCE($9::jsonb, '{}'::jsonb), $1, ${leaseEnd('$8')})
          )
          INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, owner, status, attempts, started_at)
          SELECT $1, $2, $3, $4, $5, $6, $7::text, 'running', 1, now()
@@ -150,7 +162,7 @@ export class PgRunStore extends RunStore {
            RETURNING me.id)
          UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
           WHERE id = (SELECT id FROM lease)
-          RETURNING *, EXISTS (SELECT 1 FROM "${CHECKPOINT_SCHEMA}".checkpoints c WHERE c.thread_id = tenant_id || ':' || session_id) AS has_checkpoint`,
+          RETURNING *, ${hasCheckpointSql(checkpointThreadSql('tenant_id', 'session_id'))} AS has_checkpoint`,
         [id, String(leaseMs), maxAttempts],
       ),
     );
@@ -186,7 +198,7 @@ export class PgRunStore extends RunStore {
     const rows = rowsOf<Record<string, unknown>>(
       await this.dataSource.query(
         `UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
-        WHERE id = $1 AND status IN ('queued', 'running') AND cancel_requested = false
+        WHERE id = $1 AND ${startable('runs')}
         RETURNING *`,
         [id],
       ),
@@ -210,7 +222,7 @@ export class PgRunStore extends RunStore {
         `WITH ended AS (
          UPDATE runs SET status = $2, result = $3, error = $4, trace = $5, llm_calls = $6, prompt_tokens = $7,
                 completion_tokens = $8, finished_at = now(), updated_at = now()
-          WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled') AND attempts = $14
+          WHERE id = $1 AND NOT ${finalStatus('runs')} AND attempts = $14
           RETURNING id, session_id, tenant_id),
        said AS (
          INSERT INTO messages (tenant_id, session_id, run_id, role, content, metadata)
@@ -219,9 +231,9 @@ export class PgRunStore extends RunStore {
           WHERE $12::boolean
           ORDER BY v.ord),
        released AS (
-         UPDATE sessions s SET active_run_id = NULL, lease_expires_at = NULL, updated_at = now(),
+         UPDATE sessions s SET ${RELEASE_LEASE}, updated_at = now(),
                 summary = COALESCE($13, s.summary)
-           FROM ended e WHERE s.id = e.session_id AND s.tenant_id = e.tenant_id AND (s.active_run_id = e.id OR s.active_run_id IS NULL))
+           FROM ended e WHERE s.id = e.session_id AND s.tenant_id = e.tenant_id AND ${releasableBy('s', 'e')})
        SELECT count(*)::int AS n FROM ended`,
         [
           run.id,
@@ -267,7 +279,7 @@ export class PgRunStore extends RunStore {
       `WITH back AS (
          UPDATE runs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), updated_at = now()
           WHERE id = $2 AND status = 'running' AND attempts = $3 RETURNING id)
-       UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL
+       UPDATE sessions SET ${RELEASE_LEASE}
         WHERE id = $1 AND active_run_id = $2 AND EXISTS (SELECT 1 FROM runs WHERE id = $2 AND attempts = $3)`,
       [sessionId, runId, attempt],
     );
@@ -285,7 +297,7 @@ export class PgRunStore extends RunStore {
             WHERE id = $1 AND status = 'running' AND attempts = $4
             RETURNING id, session_id),
          released AS (
-           UPDATE sessions s SET active_run_id = NULL, lease_expires_at = NULL, updated_at = now()
+           UPDATE sessions s SET ${RELEASE_LEASE}, updated_at = now()
              FROM paused p WHERE s.id = p.session_id AND s.active_run_id = p.id)
          SELECT id FROM paused`,
         [runId, JSON.stringify(pending), JSON.stringify(progress), attempt],
@@ -325,36 +337,14 @@ export class PgRunStore extends RunStore {
       );
   }
 
-  /**
-   * Deletes an ended run: its row, its messages, and the checkpoints of the thread it wrote (their metadata
-   * carries its run id; blobs shared with other checkpoints stay). Returns false when nothing was deleted.
-   */
-  async deleteAllOfTenant(tenantId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM messages WHERE tenant_id = $1 AND run_id IS NOT NULL`, [tenantId]);
-    await this.dataSource.query(`DELETE FROM runs WHERE tenant_id = $1`, [tenantId]);
-  }
-
+  /** Deletes an ended run: its row, its messages and its checkpoints (RunStore.deleteRun), in one transaction. */
   async deleteRun(tenantId: string, checkpointThread: string, runId: string): Promise<boolean> {
-    const s = `"${CHECKPOINT_SCHEMA}"`;
-    const ids = rowsOf<{ checkpoint_id: string }>(
-      await this.dataSource.query(`SELECT checkpoint_id FROM ${s}.checkpoints WHERE thread_id = $1 AND metadata->>'run_id' = $2`, [
-        checkpointThread,
-        runId,
-      ]),
-    ).map((r) => r.checkpoint_id);
-    if (ids.length) {
-      await this.dataSource.query(`DELETE FROM ${s}.checkpoint_writes WHERE thread_id = $1 AND checkpoint_id = ANY($2::text[])`, [
-        checkpointThread,
-        ids,
-      ]);
-      await this.dataSource.query(`DELETE FROM ${s}.checkpoints WHERE thread_id = $1 AND checkpoint_id = ANY($2::text[])`, [
-        checkpointThread,
-        ids,
-      ]);
-    }
-    await this.dataSource.query(`DELETE FROM messages WHERE tenant_id = $1 AND run_id = $2`, [tenantId, runId]);
-    const rows = rowsOf(await this.dataSource.query(`DELETE FROM runs WHERE tenant_id = $1 AND id = $2 RETURNING id`, [tenantId, runId]));
-    return rows.length > 0;
+    return this.dataSource.transaction(async (tx) => {
+      await deleteRunCheckpoints(tx, checkpointThread, runId);
+      await tx.query(`DELETE FROM messages WHERE tenant_id = $1 AND run_id = $2`, [tenantId, runId]);
+      const rows = rowsOf(await tx.query(`DELETE FROM runs WHERE tenant_id = $1 AND id = $2 RETURNING id`, [tenantId, runId]));
+      return rows.length > 0;
+    });
   }
 
   /**
@@ -366,7 +356,7 @@ export class PgRunStore extends RunStore {
     return rowsOf<ReconcileCandidate>(
       await this.dataSource.query(
         `SELECT r.id, r.status, r.attempts FROM runs r
-          WHERE r.status IN ('queued', 'running') AND r.created_at < now() - ($1 || ' milliseconds')::interval
+          WHERE ${live('r')} AND r.created_at < now() - ($1 || ' milliseconds')::interval
             AND (r.mode = 'async' OR r.created_at < now() - ($3 || ' milliseconds')::interval)
             AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id AND s.tenant_id = r.tenant_id AND ${holdsLease('s', 'r')})
           ORDER BY r.created_at ASC LIMIT $2`,
@@ -391,7 +381,7 @@ export class PgRunStore extends RunStore {
   async orphans(olderThanMs: number): Promise<RunEntity[]> {
     return this.runs
       .createQueryBuilder('r')
-      .where(`r.status IN ('queued', 'running')`)
+      .where(live('r'))
       .andWhere(`r.updated_at < now() - (:ms || ' milliseconds')::interval`, { ms: String(olderThanMs) })
       .andWhere(`NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = r.session_id AND s.tenant_id = r.tenant_id AND ${holdsLease('s', 'r')})`)
       .orderBy('r.created_at', 'ASC')

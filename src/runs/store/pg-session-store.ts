@@ -3,13 +3,32 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Raw, Repository } from 'typeorm';
 
 import { type AuthFilters, metadataContainment } from '../../auth/auth-filters';
-import { SessionNotFoundException } from '../../core/errors';
+import { threadIdOf } from '../../auth/tenant';
+import { SessionBusyException, SessionNotFoundException } from '../../core/errors';
+import { copyThread, deleteThread, deleteThreadsOfTenant } from '../../database/checkpoint-tables';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { SessionEntity } from '../../database/entities';
 import { rowsOf } from '../../database/query-rows';
 import type { ThreadTaint } from '../../tools/thread-taint';
-import { due, firstInLine, leaseFree, startable, takeLease, unfinished } from './run-rules';
-import { SessionStore, type TurnSession } from './session-store';
+import {
+  awaitingApproval,
+  due,
+  extendLease,
+  firstInLine,
+  leaseFree,
+  leaseHeld,
+  leaseRemainingMs,
+  RELEASE_LEASE,
+  startable,
+  takeLease,
+  unfinished,
+} from './run-rules';
+import { SessionStore, type TenantReset, type TurnSession } from './session-store';
+
+/** The taint of session $2 copied to session $3 (tenant $1). */
+const COPY_TAINT_SQL = `INSERT INTO thread_taint (tenant_id, session_id, sources, digest, opaque, run_id, tainted_at)
+  SELECT tenant_id, $3, sources, digest, opaque, run_id, tainted_at FROM thread_taint WHERE tenant_id = $1 AND session_id = $2
+  ON CONFLICT (tenant_id, session_id) DO NOTHING`;
 
 /** Session rows and the turn lease in Postgres. */
 @Injectable()
@@ -77,7 +96,7 @@ export class PgSessionStore extends SessionStore {
     const { entities, raw } = await this.sessions
       .createQueryBuilder('s')
       .addSelect(
-        `(SELECT r.id FROM runs r WHERE r.session_id = s.id AND r.tenant_id = s.tenant_id AND r.status = 'interrupted' AND r.finished_at IS NULL LIMIT 1)`,
+        `(SELECT r.id FROM runs r WHERE r.session_id = s.id AND r.tenant_id = s.tenant_id AND ${awaitingApproval('r')} LIMIT 1)`,
         'waiting_run_id',
       )
       .addSelect(
@@ -129,14 +148,64 @@ export class PgSessionStore extends SessionStore {
     await this.db.query(`UPDATE sessions SET updated_at = now() WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
   }
 
-  /** Forgets the session (its runs and messages go with it: foreign keys). */
+  /**
+   * Forgets the session and its checkpoints (its runs and messages go with it: foreign keys), refused while its
+   * lease is held: decided under the session's row lock, which a run taking the lease waits for (and then finds
+   * no session). Three short statements in one transaction that awaits nothing else.
+   */
   async delete(id: string, tenantId: string): Promise<void> {
-    await this.sessions.delete({ id, tenantId });
+    await this.db.transaction(async (tx) => {
+      const rows = rowsOf<{ busy: boolean }>(
+        await tx.query(`SELECT ${leaseHeld('s')} AS busy FROM sessions s WHERE s.id = $1 AND s.tenant_id = $2 FOR UPDATE`, [id, tenantId]),
+      );
+      if (!rows[0]) throw new SessionNotFoundException(id);
+      if (rows[0].busy) throw new SessionBusyException(id);
+      await deleteThread(tx, threadIdOf(tenantId, id));
+      await tx.query(`DELETE FROM sessions WHERE id = $1 AND tenant_id = $2`, [id, tenantId]);
+    });
   }
 
-  async deleteAllOfTenant(tenantId: string): Promise<string[]> {
-    const rows = rowsOf<{ id: string }>(await this.db.query(`DELETE FROM sessions WHERE tenant_id = $1 RETURNING id`, [tenantId]));
-    return rows.map((r) => r.id);
+  /** The tenant's reset (SessionStore.resetTenant): checkpoints first, while the sessions that name them are there. */
+  async resetTenant(tenantId: string, what: TenantReset): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (what.checkpoints || what.sessions) await deleteThreadsOfTenant(tx, tenantId);
+      if (what.runs) {
+        await tx.query(`DELETE FROM messages WHERE tenant_id = $1 AND run_id IS NOT NULL`, [tenantId]);
+        await tx.query(`DELETE FROM runs WHERE tenant_id = $1`, [tenantId]);
+      }
+      if (what.sessions) await tx.query(`DELETE FROM sessions WHERE tenant_id = $1`, [tenantId]);
+    });
+  }
+
+  /** A copy of a thread (SessionStore.copy): REPEATABLE READ, so the source's rows are read in one snapshot. */
+  async copy(tenantId: string, fromId: string, toId: string, metadata: Record<string, unknown>, agent: string | null): Promise<boolean> {
+    return this.db.transaction('REPEATABLE READ', async (tx) => {
+      const created = rowsOf(
+        await tx.query(
+          `INSERT INTO sessions (tenant_id, id, agent, metadata) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+          [tenantId, toId, agent, JSON.stringify(metadata)],
+        ),
+      );
+      if (!created.length) return false;
+      await tx.query(COPY_TAINT_SQL, [tenantId, fromId, toId]);
+      await copyThread(tx, threadIdOf(tenantId, fromId), threadIdOf(tenantId, toId));
+      return true;
+    });
+  }
+
+  /** The lease for a state update (SessionStore.holdForUpdate), decided in the statement that takes it. */
+  async holdForUpdate(tenantId: string, id: string, holder: string, leaseMs: number): Promise<'held' | 'busy' | 'missing'> {
+    const rows = rowsOf<{ known: boolean; held: boolean }>(
+      await this.db.query(
+        `WITH taken AS (
+           UPDATE sessions s SET ${takeLease('$3::uuid', '$4')}
+            WHERE s.id = $2 AND s.tenant_id = $1 AND ${leaseFree('s')} AND ${firstInLine({ id: '$2', tenant: '$1' })}
+           RETURNING s.id)
+         SELECT EXISTS (SELECT 1 FROM sessions WHERE id = $2 AND tenant_id = $1) AS known, EXISTS (SELECT 1 FROM taken) AS held`,
+        [tenantId, id, holder, String(leaseMs)],
+      ),
+    );
+    return rows[0]?.held ? 'held' : rows[0]?.known ? 'busy' : 'missing';
   }
 
   /** The session's unfinished runs (queued, running, or waiting for a tool approval), oldest first. */
@@ -174,8 +243,7 @@ export class PgSessionStore extends SessionStore {
   async leaseHolder(sessionId: string, tenantId: string): Promise<{ runId: string; remainingMs: number } | null> {
     const rows = rowsOf<{ active_run_id: string; ms: number }>(
       await this.db.query(
-        `SELECT active_run_id, GREATEST(0, EXTRACT(EPOCH FROM (lease_expires_at - now())) * 1000)::int AS ms
-           FROM sessions WHERE id = $1 AND tenant_id = $2 AND active_run_id IS NOT NULL AND lease_expires_at > now()`,
+        `SELECT s.active_run_id, ${leaseRemainingMs('s')} AS ms FROM sessions s WHERE s.id = $1 AND s.tenant_id = $2 AND ${leaseHeld('s')}`,
         [sessionId, tenantId],
       ),
     );
@@ -186,7 +254,7 @@ export class PgSessionStore extends SessionStore {
   async renewLease(sessionId: string, runId: string, attempt: number, leaseMs: number): Promise<boolean> {
     const rows = rowsOf(
       await this.db.query(
-        `UPDATE sessions s SET lease_expires_at = now() + ($4 || ' milliseconds')::interval
+        `UPDATE sessions s SET ${extendLease('$4')}
            FROM runs r
           WHERE s.id = $1 AND s.active_run_id = $2 AND r.id = $2 AND r.attempts = $3
           RETURNING s.id`,
@@ -197,10 +265,7 @@ export class PgSessionStore extends SessionStore {
   }
 
   async releaseLease(sessionId: string, runId: string): Promise<void> {
-    await this.db.query(`UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL WHERE id = $1 AND active_run_id = $2`, [
-      sessionId,
-      runId,
-    ]);
+    await this.db.query(`UPDATE sessions SET ${RELEASE_LEASE} WHERE id = $1 AND active_run_id = $2`, [sessionId, runId]);
   }
 
   // --- the thread's taint ---
@@ -246,12 +311,7 @@ export class PgSessionStore extends SessionStore {
   }
 
   async copyTaint(tenantId: string, fromId: string, toId: string): Promise<void> {
-    await this.db.query(
-      `INSERT INTO thread_taint (tenant_id, session_id, sources, digest, opaque, run_id, tainted_at)
-       SELECT tenant_id, $3, sources, digest, opaque, run_id, tainted_at FROM thread_taint WHERE tenant_id = $1 AND session_id = $2
-       ON CONFLICT (tenant_id, session_id) DO NOTHING`,
-      [tenantId, fromId, toId],
-    );
+    await this.db.query(COPY_TAINT_SQL, [tenantId, fromId, toId]);
   }
 }
 

@@ -1,11 +1,44 @@
+import { FINAL_STATUSES, hasEnded, type RunStatus } from '../../database/entities';
+
 /**
- * The rules about runs and sessions, each written once as a SQL predicate. Every statement of the run store
- * that decides on them uses these; nothing else in the service restates them.
+ * The rules about runs and sessions — when a run has ended, who holds a session's lease — each written once here,
+ * as a SQL fragment for the run store's statements and as a predicate for code that holds the rows (the in-memory
+ * store, the services). Nothing else restates them: run-rules.spec.ts greps `src/` for restatements. The status
+ * list of a final run is FINAL_STATUSES and the TS "ended" predicate `hasEnded` (database/entities, so that every
+ * layer may ask it); their SQL twins are built here from the same list.
  */
+export { FINAL_STATUSES, hasEnded };
+
+const sqlList = (statuses: readonly string[]) => statuses.map((s) => `'${s}'`).join(', ');
+
+/** The run's status is final (completed, failed, cancelled): nothing more happens to it. */
+export function finalStatus(run: string): string {
+  return `${run}.status IN (${sqlList(FINAL_STATUSES)})`;
+}
+
+/** The run is queued or running: someone is, or should be, executing it. */
+export function live(run: string): string {
+  return `${run}.status IN ('queued', 'running')`;
+}
+
+/** The run is paused for a tool approval: `interrupted` without `finished_at` (a graph's own interrupt has one). */
+export function awaitingApproval(run: string): string {
+  return `(${run}.status = 'interrupted' AND ${run}.finished_at IS NULL)`;
+}
+
+/** A run that has ended (`hasEnded`): a final status, or `interrupted` by its graph (`finished_at` set). */
+export function ended(run: string): string {
+  return `(${finalStatus(run)} OR (${run}.status = 'interrupted' AND ${run}.finished_at IS NOT NULL))`;
+}
 
 /** A run that has not ended: queued, running, or paused for a tool approval (`interrupted`, not finished). */
 export function unfinished(run: string): string {
-  return `(${run}.status IN ('queued', 'running') OR (${run}.status = 'interrupted' AND ${run}.finished_at IS NULL))`;
+  return `(${live(run)} OR ${awaitingApproval(run)})`;
+}
+
+/** The session's lease is held by someone (a run, or a state update) and has not lapsed. */
+export function leaseHeld(session: string): string {
+  return `(${session}.active_run_id IS NOT NULL AND ${session}.lease_expires_at > now())`;
 }
 
 /** Nobody holds the session's turn lease: none was taken, or its holder stopped renewing it (crashed worker). */
@@ -18,9 +51,32 @@ export function holdsLease(session: string, run: string): string {
   return `(${session}.active_run_id = ${run}.id AND ${session}.lease_expires_at > now())`;
 }
 
+/** When a lease taken or renewed now for `ms` milliseconds (a SQL expression) lapses. */
+export function leaseEnd(ms: string): string {
+  return `now() + (${ms} || ' milliseconds')::interval`;
+}
+
 /** The SET clause that gives the session's lease to `runId` for `ms` milliseconds (SQL expressions). */
 export function takeLease(runId: string, ms: string): string {
-  return `active_run_id = ${runId}, lease_expires_at = now() + (${ms} || ' milliseconds')::interval, updated_at = now()`;
+  return `active_run_id = ${runId}, lease_expires_at = ${leaseEnd(ms)}, updated_at = now()`;
+}
+
+/** The SET clause that extends the lease by `ms` milliseconds from now (its holder's heartbeat). */
+export function extendLease(ms: string): string {
+  return `lease_expires_at = ${leaseEnd(ms)}`;
+}
+
+/** A run's end may free the session's lease: the lease is `run`'s, or nobody's. */
+export function releasableBy(session: string, run: string): string {
+  return `(${session}.active_run_id = ${run}.id OR ${session}.active_run_id IS NULL)`;
+}
+
+/** The SET clause that frees the session's lease. */
+export const RELEASE_LEASE = 'active_run_id = NULL, lease_expires_at = NULL';
+
+/** The milliseconds left of the session's lease (0 once lapsed), as an int. */
+export function leaseRemainingMs(session: string): string {
+  return `GREATEST(0, EXTRACT(EPOCH FROM (${session}.lease_expires_at - now())) * 1000)::int`;
 }
 
 /**
@@ -34,10 +90,57 @@ export function firstInLine(session: { id: string; tenant: string }, me?: string
 
 /** The run may (still) take its session: not ended, not cancelled. */
 export function startable(run: string): string {
-  return `(${run}.status IN ('queued', 'running') AND NOT ${run}.cancel_requested)`;
+  return `(${live(run)} AND NOT ${run}.cancel_requested)`;
 }
 
 /** The run is not due later (`start_at`, from `after_seconds`). */
 export function due(run: string): string {
   return `COALESCE((${run}.input ->> 'start_at')::timestamptz, '-infinity') <= now()`;
+}
+
+// --- the same rules as predicates, for rows in hand ---
+
+interface RunFacts {
+  status: RunStatus;
+  finishedAt: Date | null;
+}
+interface LeaseFacts {
+  activeRunId: string | null;
+  leaseExpiresAt: Date | null;
+}
+
+export function isFinalStatus(status: RunStatus): boolean {
+  return FINAL_STATUSES.includes(status);
+}
+
+export function isLive(run: { status: RunStatus }): boolean {
+  return run.status === 'queued' || run.status === 'running';
+}
+
+export function isAwaitingApproval(run: RunFacts): boolean {
+  return run.status === 'interrupted' && run.finishedAt === null;
+}
+
+export function isUnfinished(run: RunFacts): boolean {
+  return !hasEnded(run);
+}
+
+export function isStartable(run: { status: RunStatus; cancelRequested: boolean }): boolean {
+  return isLive(run) && !run.cancelRequested;
+}
+
+export function isDue(run: { input: { start_at?: string } }, now: Date): boolean {
+  return !run.input.start_at || Date.parse(run.input.start_at) <= now.getTime();
+}
+
+export function isLeaseFree(session: LeaseFacts, now: Date): boolean {
+  return session.activeRunId === null || session.leaseExpiresAt === null || session.leaseExpiresAt < now;
+}
+
+export function holdsLeaseAt(session: LeaseFacts | undefined, runId: string, now: Date): boolean {
+  return !!session && session.activeRunId === runId && !!session.leaseExpiresAt && session.leaseExpiresAt > now;
+}
+
+export function isReleasableBy(session: LeaseFacts, runId: string): boolean {
+  return session.activeRunId === runId || session.activeRunId === null;
 }

@@ -136,12 +136,10 @@ export abstract class RunStore {
 
   /**
    * Deletes an ended run: its row, its messages, and the checkpoints of the thread it wrote (their metadata
-   * carries its run id; blobs shared with other checkpoints stay). Returns false when nothing was deleted.
+   * carries its run id; blobs shared with other checkpoints stay) — in one transaction. Returns false when nothing
+   * was deleted.
    */
   abstract deleteRun(tenantId: string, checkpointThread: string, runId: string): Promise<boolean>;
-
-  /** Deletes every run of the tenant and the messages they wrote (the operator's reset, POST /internal/truncate). */
-  abstract deleteAllOfTenant(tenantId: string): Promise<void>;
 
   /**
    * Accepted runs nobody is executing: queued for more than `graceMs`, or running without a live session lease

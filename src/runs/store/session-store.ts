@@ -15,6 +15,13 @@ export interface TurnSession {
   scheduledRunId: string | null;
 }
 
+/** What a tenant's reset empties (SessionStore.resetTenant). */
+export interface TenantReset {
+  checkpoints?: boolean;
+  runs?: boolean;
+  sessions?: boolean;
+}
+
 export abstract class SessionStore {
   /**
    * The tenant's session with a client-chosen id, started with `agent` (and `metadata`: its owner) when the tenant
@@ -59,11 +66,33 @@ export abstract class SessionStore {
 
   abstract touch(tenantId: string, id: string): Promise<void>;
 
-  /** Forgets the session (its runs and messages go with it: foreign keys). */
+  /**
+   * Forgets the session: its row, its checkpoints (its runs and messages go with it: foreign keys) — in one
+   * transaction that first locks the session's row, so no run takes its lease meanwhile. SESSION_BUSY (nothing
+   * deleted) while its lease is held; SESSION_NOT_FOUND when there is no such session.
+   */
   abstract delete(id: string, tenantId: string): Promise<void>;
 
-  /** Deletes every session of the tenant (their runs and messages go with them); their ids (the operator's reset). */
-  abstract deleteAllOfTenant(tenantId: string): Promise<string[]>;
+  /**
+   * The operator's reset of a tenant (POST /internal/truncate), in one transaction: `checkpoints` of its sessions,
+   * its `runs` with the messages they wrote, its `sessions` (with their runs, messages and checkpoints).
+   */
+  abstract resetTenant(tenantId: string, what: TenantReset): Promise<void>;
+
+  /**
+   * A copy of a thread: a new session `toId` (with `metadata` and `agent`), the source's taint and its checkpoints,
+   * in one transaction that reads the source in one snapshot (a run writing it meanwhile is copied before or after
+   * each of its checkpoints, never half). False (nothing written) when the tenant already has a session `toId`.
+   */
+  abstract copy(tenantId: string, fromId: string, toId: string, metadata: Record<string, unknown>, agent: string | null): Promise<boolean>;
+
+  /**
+   * The session's lease for a change of its state outside a run (a state update): taken under `holder` (a fresh
+   * id, no run's) for `leaseMs` when it is free and no run of the session is unfinished, in one statement — runs
+   * accepted meanwhile wait for it as for an earlier turn. `busy`: nothing taken; `missing`: no such session.
+   * Released with releaseLease(sessionId, holder).
+   */
+  abstract holdForUpdate(tenantId: string, id: string, holder: string, leaseMs: number): Promise<'held' | 'busy' | 'missing'>;
 
   /** The session's unfinished runs (queued, running, or waiting for a tool approval), oldest first. */
   abstract inflight(tenantId: string, id: string): Promise<string[]>;

@@ -1,0 +1,118 @@
+import { CHECKPOINT_SCHEMA } from './checkpoint-schema';
+
+/**
+ * Every statement of ours that writes LangGraph's checkpoint tables (`checkpoints`, `checkpoint_blobs`,
+ * `checkpoint_writes`), written once. Two callers, nothing else: the checkpoint writer (checkpoint-writer.ts: a
+ * run's checkpoints and pending writes, each in one statement) and the run store (runs/store: a thread's copy, a
+ * run's rollback, a session's deletion and the operator's reset, each inside the transaction that writes the
+ * session's or run's rows with it). The official saver's `setup()` creates the tables; its migrations are the
+ * library's. Each function is one statement (data-modifying CTEs: all or nothing, one snapshot).
+ */
+
+/** Anything that runs a statement: a DataSource, a transaction's EntityManager, a pg Pool or client. */
+export interface SqlRunner {
+  query(sql: string, params?: unknown[]): Promise<unknown>;
+}
+
+const table = (name: string, schema = CHECKPOINT_SCHEMA) => `"${schema}".${name}`;
+
+/** The checkpoint thread of a session, in SQL (as auth/tenant.ts `threadIdOf` names it: `tenant:session`). */
+export function checkpointThreadSql(tenant: string, session: string): string {
+  return `(${tenant} || ':' || ${session})`;
+}
+
+/** Whether the thread `thread` (a SQL expression) has a checkpoint (a read, for the statements that start a run). */
+export function hasCheckpointSql(thread: string): string {
+  return `EXISTS (SELECT 1 FROM ${table('checkpoints')} c WHERE c.thread_id = ${thread})`;
+}
+
+/** Copies a thread's checkpoints (every namespace), blobs and pending writes to another thread id. */
+export async function copyThread(q: SqlRunner, fromThread: string, toThread: string): Promise<void> {
+  await q.query(
+    `WITH c AS (
+       INSERT INTO ${table('checkpoints')} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+       SELECT $2, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata FROM ${table('checkpoints')} WHERE thread_id = $1
+     ), b AS (
+       INSERT INTO ${table('checkpoint_blobs')} (thread_id, checkpoint_ns, channel, version, type, blob)
+       SELECT $2, checkpoint_ns, channel, version, type, blob FROM ${table('checkpoint_blobs')} WHERE thread_id = $1
+     )
+     INSERT INTO ${table('checkpoint_writes')} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+     SELECT $2, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob FROM ${table('checkpoint_writes')} WHERE thread_id = $1`,
+    [fromThread, toThread],
+  );
+}
+
+/** Deletes a thread's checkpoints, blobs and pending writes (what the official saver's `deleteThread` deletes). */
+export async function deleteThread(q: SqlRunner, thread: string): Promise<void> {
+  await q.query(
+    `WITH b AS (DELETE FROM ${table('checkpoint_blobs')} WHERE thread_id = $1),
+          w AS (DELETE FROM ${table('checkpoint_writes')} WHERE thread_id = $1)
+     DELETE FROM ${table('checkpoints')} WHERE thread_id = $1`,
+    [thread],
+  );
+}
+
+/** Deletes the checkpoints of every session of the tenant (the operator's reset). */
+export async function deleteThreadsOfTenant(q: SqlRunner, tenantId: string): Promise<void> {
+  const threads = `(SELECT ${checkpointThreadSql('s.tenant_id', 's.id')} FROM sessions s WHERE s.tenant_id = $1)`;
+  await q.query(
+    `WITH b AS (DELETE FROM ${table('checkpoint_blobs')} WHERE thread_id IN ${threads}),
+          w AS (DELETE FROM ${table('checkpoint_writes')} WHERE thread_id IN ${threads})
+     DELETE FROM ${table('checkpoints')} WHERE thread_id IN ${threads}`,
+    [tenantId],
+  );
+}
+
+/**
+ * Deletes the checkpoints a run wrote on its thread (their metadata carries its run id) and their pending writes;
+ * blobs stay (other checkpoints may share them, as LangGraph Server leaves them).
+ */
+export async function deleteRunCheckpoints(q: SqlRunner, thread: string, runId: string): Promise<void> {
+  await q.query(
+    `WITH ids AS (SELECT checkpoint_id FROM ${table('checkpoints')} WHERE thread_id = $1 AND metadata->>'run_id' = $2),
+          w AS (DELETE FROM ${table('checkpoint_writes')} WHERE thread_id = $1 AND checkpoint_id IN (SELECT checkpoint_id FROM ids))
+     DELETE FROM ${table('checkpoints')} WHERE thread_id = $1 AND checkpoint_id IN (SELECT checkpoint_id FROM ids)`,
+    [thread, runId],
+  );
+}
+
+const WRITE_COLUMNS = 'thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob';
+
+/**
+ * Pending writes from nine array parameters starting at `$first` (the eight columns and whether the row overwrites):
+ * as the official saver, special channels (errors, interrupts…) overwrite, the others keep the first write.
+ */
+function writesCte(schema: string, first: number): string {
+  const p = Array.from({ length: 9 }, (_, i) => `$${first + i}`);
+  const key = 'ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)';
+  return `w AS (
+        SELECT * FROM unnest(${p[0]}::text[], ${p[1]}::text[], ${p[2]}::text[], ${p[3]}::text[], ${p[4]}::int[], ${p[5]}::text[], ${p[6]}::text[], ${p[7]}::bytea[], ${p[8]}::bool[])
+          AS w(${WRITE_COLUMNS}, upsert)
+      ), upserted AS (
+        INSERT INTO ${table('checkpoint_writes', schema)} (${WRITE_COLUMNS}) SELECT ${WRITE_COLUMNS} FROM w WHERE upsert
+        ${key} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob
+      ), inserted AS (
+        INSERT INTO ${table('checkpoint_writes', schema)} (${WRITE_COLUMNS}) SELECT ${WRITE_COLUMNS} FROM w WHERE NOT upsert
+        ${key} DO NOTHING
+      )`;
+}
+
+/**
+ * Checkpoints with their blobs and pending writes, in one statement: $1–$6 the blob columns, $7–$12 the
+ * checkpoint columns, $13–$21 the writes (the same rows and conflict rules as the official saver's `put`).
+ */
+export function putCheckpointsSql(schema: string): string {
+  return `WITH ${writesCte(schema, 13)}, blobs AS (
+        INSERT INTO ${table('checkpoint_blobs', schema)} (thread_id, checkpoint_ns, channel, version, type, blob)
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[])
+        ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING
+      )
+      INSERT INTO ${table('checkpoints', schema)} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+      SELECT * FROM unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::jsonb[])
+      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
+}
+
+/** Pending writes on their own, in one statement ($1–$9; data-modifying CTEs run whether or not the query reads them). */
+export function putWritesSql(schema: string): string {
+  return `WITH ${writesCte(schema, 1)} SELECT 1`;
+}
