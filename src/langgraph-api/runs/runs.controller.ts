@@ -155,12 +155,11 @@ export class RunsController {
     @Param('run_id') runId: string,
     @Query('cancel_on_disconnect') cancelOnDisconnect: string | undefined,
     @Headers('last-event-id') lastEventId: string | undefined,
-    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
     const run = ID.test(runId) ? await this.joins.visibleRun(tenantId, runId) : null;
     const cancel = !!run && (cancelOnDisconnect === '1' || cancelOnDisconnect === 'true');
-    await this.sse(req, res, `/runs/${runId}`, runId, cancel, (signal) =>
+    await this.sse(res, `/runs/${runId}`, runId, cancel, (signal) =>
       run ? this.joins.runStream(run, { tenantId, lastEventId: lastEventId || undefined, signal }) : noEvents(),
     );
   }
@@ -176,12 +175,11 @@ export class RunsController {
     @Param('thread_id') threadId: string,
     @Query() query: Record<string, unknown>,
     @Headers('last-event-id') lastEventId: string | undefined,
-    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
     const { stream_mode: modes } = new ZodPipe(ThreadStreamQuery).transform(query);
     await this.joins.checkThread(tenantId, known(threadId));
-    await this.sse(req, res, `/threads/${threadId}/stream`, threadId, false, (signal) =>
+    await this.sse(res, `/threads/${threadId}/stream`, threadId, false, (signal) =>
       this.joins.threadStream(tenantId, threadId, modes, { lastEventId: lastEventId || undefined, signal }),
     );
   }
