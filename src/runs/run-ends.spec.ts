@@ -152,3 +152,46 @@ describe('RunEnds.awaitEnd', () => {
     await expect(ends().awaitEnd('nope', { timeoutMs: 1000 })).rejects.toThrow('not found');
   });
 });
+
+/** RunEnds.whenEnded: the wake-up of a turn waiting for the turn ahead (bus only, no read of the store). */
+describe('RunEnds.whenEnded', () => {
+  let bus: InProcessRunEventBus;
+  const reader = { get: jest.fn() } as unknown as RunStore;
+
+  beforeEach(() => (bus = new InProcessRunEventBus(50, 60_000)));
+  afterEach(() => bus.onModuleDestroy());
+
+  it('resolves on the run’s end, for every waiter, through one subscription and no read', async () => {
+    const subscribe = jest.spyOn(bus, 'subscribe');
+    const ends = new RunEnds(bus, reader);
+    let woken = 0;
+    const waits = [ends.whenEnded('r0'), ends.whenEnded('r0'), ends.whenEnded('r0')].map((p) => p.then(() => (woken += 1)));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(woken).toBe(0);
+    bus.publish('r0', 'progress', { step: 1 });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(woken).toBe(0); // an event that is not the end wakes nobody
+    bus.end('r0');
+    await Promise.all(waits);
+    expect(woken).toBe(3);
+    expect(subscribe).toHaveBeenCalledTimes(1);
+    expect(reader.get).not.toHaveBeenCalled();
+  });
+
+  it('an end already reported resolves at once; an aborted wait resolves and leaves the others waiting', async () => {
+    const ends = new RunEnds(bus, reader);
+    bus.end('gone');
+    await expect(ends.whenEnded('gone')).resolves.toBeUndefined();
+    const stop = new AbortController();
+    let other = false;
+    void ends.whenEnded('r1').then(() => (other = true));
+    const aborted = ends.whenEnded('r1', stop.signal);
+    stop.abort();
+    await expect(aborted).resolves.toBeUndefined();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(other).toBe(false);
+    bus.end('r1');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(other).toBe(true);
+  });
+});
