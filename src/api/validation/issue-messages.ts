@@ -27,7 +27,8 @@ function tooBig(what: string, i: Extract<Issue, { code: 'too_big' }>): string {
 }
 
 function tooSmall(what: string, i: Extract<Issue, { code: 'too_small' }>): string {
-  if (i.origin === 'string') return `${what} must not be empty`;
+  if (i.origin === 'string' && Number(i.minimum) <= 1) return `${what} must not be empty`;
+  if (i.origin === 'string') return `${what} must be longer than or equal to ${String(i.minimum)} characters`;
   if (i.origin === 'array') return `${what} must contain at least ${String(i.minimum)} elements`;
   return `${what} must not be less than ${String(i.minimum)}`;
 }
