@@ -127,7 +127,6 @@ async function core(env: Record<string, string> = {}) {
     get: (n: string) => (n === 'echo' ? agent : undefined),
     names: () => ['echo'],
     checkpointer,
-    deleteThread: async () => {},
   };
   const module = await Test.createTestingModule({
     providers: [
