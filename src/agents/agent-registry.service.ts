@@ -66,9 +66,4 @@ export class AgentRegistry implements OnModuleInit {
   get(name: string): AgentDefinition | undefined {
     return this.agents.get(name);
   }
-
-  /** Forget a conversation's checkpoints. */
-  async deleteThread(threadId: string): Promise<void> {
-    await this.checkpointer.deleteThread(threadId);
-  }
 }

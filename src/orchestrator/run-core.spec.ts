@@ -128,7 +128,6 @@ async function core(env: Record<string, string> = {}) {
     get: (n: string) => (n === 'echo' ? agent : undefined),
     names: () => ['echo'],
     checkpointer,
-    deleteThread: async () => {},
   };
   const module = await Test.createTestingModule({
     providers: [

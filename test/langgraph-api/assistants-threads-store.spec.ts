@@ -186,6 +186,11 @@ describe('LangGraph API: assistants, threads, store (official SDK)', () => {
         // a busy thread is neither updated nor deleted
         expect(await statusOf(c1.threads.updateState('st-busy', { values: { response: 'x' }, asNode: 'ResponseNode' }))).toBe(409);
         expect(await statusOf(c1.threads.delete('st-busy'))).toBe(409);
+        // …and nothing was written: no checkpoint, the run's lease untouched, the session there
+        const checkpoints = await pg.query(`SELECT count(*)::int AS n FROM langgraph.checkpoints WHERE thread_id = 't1:st-busy'`);
+        expect(checkpoints.rows[0].n).toBe(0);
+        const lease = await pg.query(`SELECT active_run_id FROM sessions WHERE tenant_id = 't1' AND id = 'st-busy'`);
+        expect(lease.rows).toEqual([{ active_run_id: busyRun }]);
         // the first run recorded on a thread without agent gave it that run's agent
         expect((await pg.query(`SELECT agent FROM sessions WHERE tenant_id = 't1' AND id = 'st-err'`)).rows[0].agent).toBe('react');
         await pg.query(`UPDATE sessions SET active_run_id = NULL, lease_expires_at = NULL WHERE tenant_id = 't1' AND id = 'st-busy'`);
@@ -248,6 +253,8 @@ describe('LangGraph API: assistants, threads, store (official SDK)', () => {
       const after = await c1.threads.getState<{ response: string }>('calc-1');
       expect(after.values.response).toBe('edited');
       expect(after.checkpoint.checkpoint_id).toBe(updated.checkpoint.checkpoint_id);
+      // the update held the thread's lease while it wrote, and gave it back
+      expect((await c1.threads.get('calc-1')).status).toBe('idle');
       // the copy kept its own state
       expect((await c1.threads.getState<{ response: string }>(copy.thread_id)).values.response).not.toBe('edited');
 
