@@ -9,6 +9,7 @@ import { FactoryGraph } from '../../agents/custom-graphs/custom-graph.agent';
 import type { AuthFilters } from '../../auth/auth-filters';
 import { threadIdOf } from '../../auth/tenant';
 import { AppConfig } from '../../config/app-config';
+import { RunEventBus } from '../../events/run-event-bus';
 import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';
@@ -58,6 +59,7 @@ export class ThreadsService {
     private readonly assistants: AssistantsService,
     private readonly auth: LanggraphCustomAuth,
     private readonly appConfig: AppConfig,
+    private readonly events: RunEventBus,
   ) {}
 
   /**
@@ -285,6 +287,8 @@ export class ThreadsService {
       return await fn();
     } finally {
       await this.sessions.releaseLease(id, holder);
+      // a turn waiting for the thread waits for its lease holder's `end` (TurnLease.take): the update's is published here
+      this.events.end(holder);
     }
   }
 
