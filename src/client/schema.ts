@@ -841,7 +841,10 @@ export interface operations {
     ChatController_stream: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description retry-safe submission (same key → same run) */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };

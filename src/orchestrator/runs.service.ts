@@ -143,7 +143,8 @@ export class RunsService {
         if (e instanceof RunNotFoundException) return null;
         throw e;
       });
-      if (rollback && ended && hasEnded(ended)) await this.records.deleteRun(run.tenantId, threadIdOf(run.tenantId, run.sessionId), s.id);
+      // rollback deletes a run that has not ended in time anyway (docs/security/multitask-and-idempotency.md)
+      if (rollback && ended) await this.records.deleteRun(run.tenantId, threadIdOf(run.tenantId, run.sessionId), s.id);
     }
   }
 

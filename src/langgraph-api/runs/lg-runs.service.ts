@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 
 import { Injectable, Logger } from '@nestjs/common';
 
-import { threadIdOf } from '../../auth/tenant';
 import { RunAlreadyFinishedException, RunNotFoundException, SessionBusyException, SessionNotFoundException } from '../../core/errors';
 import type { RunEntity } from '../../database/entities';
 import { type KnownSession, type TurnRequest } from '../../orchestrator/run-admission.service';
@@ -14,21 +13,11 @@ import { InvalidRequestException, ThreadBusyException, ThreadNotFoundException }
 import { ThreadsRepository } from '../threads/threads.repository';
 import { ThreadsService } from '../threads/threads.service';
 import { LgRunsRepository } from './lg-runs.repository';
+import { apiRunEvents } from './run-event-stream';
 import { RunRequestChecks } from './run-request-checks';
 import { type ApiStreamMode, graphOptionsOf, type RunCancelManyBody, type RunCreateBody, type RunListQueryValue } from './run-schemas';
-import { apiChunkOf } from './run-stream-shapes';
 import { RunWebhooks } from './run-webhook';
-import {
-  graphModesOf,
-  hasEnded,
-  lastHumanText,
-  MessagesAccumulator,
-  platformErrorOf,
-  rowStatusesOf,
-  type SseEvent,
-  toApiRun,
-  waitErrorOf,
-} from './run-wire';
+import { graphModesOf, hasEnded, lastHumanText, rowStatusesOf, type SseEvent, toApiRun, waitErrorOf } from './run-wire';
 import { TemporaryThreadReaders } from './temporary-thread-readers';
 import { WebhookDelivery } from './webhook-delivery';
 
@@ -39,31 +28,6 @@ function configurableOf(config: unknown): Record<string, unknown> {
 
 function objectOf(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-/** Stream modes whose chunks carry the run's config or metadata, hence its checkpoint `thread_id`. */
-const THREAD_ID_MODES = new Set(['messages', 'events', 'debug', 'checkpoints', 'tasks']);
-
-/**
- * Chunks name the checkpoint thread (`{tenant}:{thread}`, see threadIdOf) in `thread_id` (message metadata,
- * `events` metadata, checkpoint configs); a client knows the thread by its API id. Replaces exactly that value,
- * a few levels deep, in copies.
- */
-function apiThreadIds(internal: string, api: string): (data: unknown) => unknown {
-  const fix = (v: unknown, depth: number): unknown => {
-    if (depth > 5 || !v || typeof v !== 'object') return v;
-    if (Array.isArray(v)) return v.map((x) => fix(x, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = k === 'thread_id' && x === internal ? api : fix(x, depth + 1);
-    return out;
-  };
-  return (data) => fix(data, 0);
-}
-
-/** The stream mode an API event belongs to (`messages/partial` → messages, `updates|ns` → updates). */
-function modeOfEvent(event: string): string {
-  const mode = event.split('|')[0];
-  return mode.startsWith('messages/') ? 'messages' : mode === 'messages' ? 'messages-tuple' : mode;
 }
 
 export interface CreatedRun {
@@ -296,65 +260,14 @@ export class LangGraphRunsService {
     return run.status === 'interrupted' && interrupts.length ? { ...values, __interrupt__: interrupts } : values;
   }
 
-  /**
-   * The run's events as LangGraph Server streams them: `metadata` `{ run_id, attempt }`, then one event per chunk of
-   * each requested mode (`messages-tuple` → `messages` events, `messages` → `messages/metadata|partial|complete`,
-   * `mode|ns` from subgraphs, `events`: LangChain `streamEvents` v2 events), `error` `{ error, message }` when the run failed. After `lastEventId` when given.
-   */
-  async *stream(
+  /** The run's events as LangGraph Server streams them (run-event-stream.ts), from the run service's events of the run. */
+  stream(
     runId: string,
     modes: ApiStreamMode[] | null,
     opts: { lastEventId?: string; signal: AbortSignal; tenantId: string; threadId: string; only?: string[] },
   ): AsyncGenerator<SseEvent> {
     this.readers.release(runId); // a stream reads the run's events only, never its temporary thread
-    // a join asking for some modes only gets theirs, numbered as in the whole stream
-    const only = opts.only?.length ? new Set(opts.only) : null;
-    // event ids as LangGraph Server numbers them: 0, 1, 2… over the events of this stream; a client resuming after
-    // id N gets the same events recounted from the run's first one (its `metadata`), those after N
-    let after = /^\d+$/.test(opts.lastEventId ?? '') ? Number(opts.lastEventId) : -1;
-    let n = 0;
-    for await (const e of this.apiEvents(runId, modes, opts)) {
-      // the bus no longer holds the run's first events (beyond RUN_EVENTS_WINDOW): what it holds, none skipped
-      if (n === 0 && e.event !== 'metadata') after = -1;
-      const id = n++;
-      if (id > after && (!only || e.event === 'metadata' || only.has(modeOfEvent(e.event)))) yield { ...e, id: String(id) };
-    }
-  }
-
-  private async *apiEvents(
-    runId: string,
-    modes: ApiStreamMode[] | null,
-    opts: { signal: AbortSignal; tenantId: string; threadId: string },
-  ): AsyncGenerator<SseEvent> {
-    const toApiThread = apiThreadIds(threadIdOf(opts.tenantId, opts.threadId), opts.threadId);
-    const accumulator = new MessagesAccumulator();
-    const wanted = modes ? new Set<string>(modes) : null;
-    const asTuple = !wanted || wanted.has('messages-tuple');
-    for await (const raw of this.runs.runEvents(runId, { signal: opts.signal })) {
-      const [mode, ...ns] = raw.event.split('|');
-      const e = THREAD_ID_MODES.has(mode) ? { ...raw, data: toApiThread(raw.data) } : raw;
-      const suffix = ns.length ? `|${ns.join('|')}` : '';
-      if (mode === 'metadata') {
-        const { run_id, attempt } = (e.data ?? {}) as { run_id?: string; attempt?: number };
-        yield { id: e.id, event: 'metadata', data: { run_id: run_id ?? runId, attempt: attempt ?? 1 } };
-      } else if (mode === 'messages') {
-        if (asTuple) yield { id: e.id, event: `messages${suffix}`, data: e.data };
-        if (wanted?.has('messages')) yield* accumulator.chunk(e.data, suffix, e.id);
-      } else if (mode === 'result') {
-        const error = (e.data as { error?: { code?: string; message?: string } | null } | null)?.error;
-        if (error && error.code !== 'CANCELLED') yield { id: e.id, event: 'error', data: platformErrorOf(error) };
-        return;
-      } else if (mode === 'values' && wanted?.has('messages')) {
-        // as LangGraph Server: the state first, then the messages it completes
-        if (wanted.has('values')) yield { id: e.id, event: e.event, data: e.data };
-        yield* accumulator.values(e.data, e.id);
-      } else if (
-        ['values', 'updates', 'custom', 'debug', 'tasks', 'checkpoints', 'events'].includes(mode) &&
-        (!wanted || wanted.has(mode))
-      ) {
-        yield { id: e.id, event: e.event, data: apiChunkOf(mode, e.data) };
-      }
-    }
+    return apiRunEvents(this.runs.runEvents(runId, { signal: opts.signal }), runId, modes, opts);
   }
 
   /** Cancels a run whose stream client went away (`on_disconnect: cancel`), unless it has ended. */
