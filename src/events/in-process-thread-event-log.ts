@@ -1,4 +1,4 @@
-import { type ThreadLogEntry, type ThreadLogEvent, ThreadEventLog, type ThreadLogReadOptions } from './thread-event-log';
+import { ThreadEventLog, type ThreadLogEntry, type ThreadLogEvent, type ThreadLogReadOptions } from './thread-event-log';
 
 interface Log {
   seq: number;

@@ -1,5 +1,5 @@
-import { type RunEvent, RunEventBus, type SubscribeOptions } from './run-event-bus';
 import { RunProtocolEvents } from './protocol-events';
+import { type RunEvent, RunEventBus, type SubscribeOptions } from './run-event-bus';
 import { type ThreadEventLog, type ThreadLogEntry, threadLogKey } from './thread-event-log';
 
 /** What a protocol run's `metadata` event carries (set by the run driver from the run's stream request). */

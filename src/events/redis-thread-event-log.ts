@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import IORedis, { type RedisOptions } from 'ioredis';
 
-import { type ThreadLogEntry, type ThreadLogEvent, ThreadEventLog, type ThreadLogReadOptions } from './thread-event-log';
+import { ThreadEventLog, type ThreadLogEntry, type ThreadLogEvent, type ThreadLogReadOptions } from './thread-event-log';
 
 export interface RedisThreadEventLogOptions {
   /** QUEUE_PREFIX: parallel deployments on one Redis never see each other's threads */

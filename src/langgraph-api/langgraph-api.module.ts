@@ -18,8 +18,8 @@ import { CustomHttpApp } from './http-app/custom-http-app';
 import { McpController } from './mcp/mcp.controller';
 import { InfoController } from './meta/info.controller';
 import { SocketUpgrades } from './protocol/socket/socket-upgrades';
-import { StreamAccess } from './protocol/socket/stream-access';
 import { StreamSocketController } from './protocol/socket/stream-socket.controller';
+import { ThreadProtocolController } from './protocol/thread-protocol.controller';
 import { ThreadProtocolService } from './protocol/thread-protocol.service';
 import { LgRunsRepository } from './runs/lg-runs.repository';
 import { LangGraphRunsService } from './runs/lg-runs.service';
@@ -51,6 +51,7 @@ export const LANGGRAPH_API_CONTROLLERS = [
   ThreadsController,
   StoreController,
   RunsController,
+  ThreadProtocolController,
   CronsController,
   McpController,
   UiController,
@@ -76,19 +77,18 @@ export class LangGraphApiModule {
         StoreService,
         LgRunsRepository,
         LangGraphRunsService,
+        ThreadProtocolService,
         RunRequestChecks,
         RunWebhooks,
         WebhookDelivery,
         CustomHttpApp,
         LanggraphCustomAuth,
         UiBundles,
-        ThreadProtocolService,
         SocketUpgrades,
-        StreamAccess,
         ...cronProviders(config),
         ...(config.truncateEnabled ? [TruncateService] : []),
       ],
-      exports: [ThreadsRepository, AssistantsService, StoreService, CustomHttpApp, LanggraphCustomAuth, UiBundles],
+      exports: [ThreadsRepository, ThreadProtocolService, AssistantsService, StoreService, CustomHttpApp, LanggraphCustomAuth, UiBundles],
     };
   }
 }

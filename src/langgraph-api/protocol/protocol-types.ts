@@ -10,17 +10,18 @@ export interface ProtocolCommand {
   params?: Record<string, unknown>;
 }
 
-/** The error codes the reference server answers with. */
+/** The protocol's error codes (`@langchain/protocol` ErrorCode). */
 export type ProtocolErrorCode =
   | 'invalid_argument'
   | 'unknown_command'
+  | 'unknown_error'
   | 'no_such_run'
   | 'no_such_subscription'
-  | 'not_supported'
+  | 'no_such_namespace'
+  | 'no_such_interrupt'
+  | 'no_such_checkpoint'
   | 'permission_denied'
-  | 'not_found'
-  | 'conflict'
-  | 'unknown_error';
+  | 'not_supported';
 
 export interface ResponseMeta {
   thread_id: string;

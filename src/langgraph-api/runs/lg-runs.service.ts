@@ -108,7 +108,12 @@ export class LangGraphRunsService {
    * Accepts and queues a run on `threadId` (null: a new temporary thread). `waited`: the request waits for the run
    * (`wait`, `stream`), so this process executes it at once when it can (see LocalRuns).
    */
-  async create(tenantId: string, threadId: string | null, body: RunCreateBody, opts: { waited?: boolean } = {}): Promise<CreatedRun> {
+  async create(
+    tenantId: string,
+    threadId: string | null,
+    body: RunCreateBody,
+    opts: { waited?: boolean; protocol?: boolean } = {},
+  ): Promise<CreatedRun> {
     // the custom auth first (langgraph.json `auth`): its filter hides another user's thread, its metadata is the run's
     const value: Record<string, unknown> = { thread_id: threadId, assistant_id: body.assistant_id, metadata: { ...(body.metadata ?? {}) } };
     const filters = await this.threadsService.authorize('create_run', value);
@@ -168,7 +173,10 @@ export class LangGraphRunsService {
         agent: assistant.graph_id,
         tenant_id: tenantId,
         metadata: runMetadata && Object.keys(runMetadata).length ? runMetadata : undefined,
-        stream: { modes: graphModesOf(modes), subgraphs: body.stream_subgraphs ?? false, events: modes.includes('events') },
+        // a thread event protocol run streams every protocol channel to the thread's log (see events/graph-stream.ts)
+        stream: opts.protocol
+          ? { modes: [], protocol: true }
+          : { modes: graphModesOf(modes), subgraphs: body.stream_subgraphs ?? false, events: modes.includes('events') },
         input,
         command,
         interrupt_before: body.interrupt_before ?? undefined,
