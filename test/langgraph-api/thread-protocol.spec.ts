@@ -28,7 +28,11 @@ async function command(url: string, threadId: string, id: number, method: string
     headers: { 'content-type': 'application/json', 'x-api-key': key },
     body: JSON.stringify({ id, method, params }),
   });
-  return { status: res.status, body: (await res.json()) as Envelope };
+  const text = await res.text();
+  return {
+    status: res.status,
+    body: (res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : { type: 'http', message: text }) as Envelope,
+  };
 }
 
 /** The thread's SSE events until `until` holds for one (or `ms` pass). */
