@@ -18,7 +18,6 @@ import { CustomHttpApp } from './http-app/custom-http-app';
 import { McpController } from './mcp/mcp.controller';
 import { InfoController } from './meta/info.controller';
 import { SocketUpgrades } from './protocol/socket/socket-upgrades';
-import { StreamAccess } from './protocol/socket/stream-access';
 import { StreamSocketController } from './protocol/socket/stream-socket.controller';
 import { ThreadProtocolController } from './protocol/thread-protocol.controller';
 import { ThreadProtocolService } from './protocol/thread-protocol.service';
@@ -88,7 +87,6 @@ export class LangGraphApiModule {
         LanggraphCustomAuth,
         UiBundles,
         SocketUpgrades,
-        StreamAccess,
         ...cronProviders(config),
         ...(config.truncateEnabled ? [TruncateService] : []),
       ],

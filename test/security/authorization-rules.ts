@@ -571,6 +571,44 @@ export function rules(w: World): Rule[] {
       cases: [onThread('state', (t) => ({ path: `${T(t)}/state` }))],
     },
     {
+      route: 'POST /threads/:thread_id/commands',
+      resource: 'threads',
+      action: 'read',
+      cases: [
+        onThread(
+          'protocol state.get',
+          (t) => ({ method: 'POST', path: `${T(t)}/commands`, body: { id: 1, method: 'state.get', params: {} } }),
+          {
+            ok: (r) => r.status === 200 && r.body?.type === 'success',
+          },
+        ),
+        onThread(
+          'protocol input.inject (create_run)',
+          (t) => ({
+            method: 'POST',
+            path: `${T(t)}/commands`,
+            body: { id: 2, method: 'input.inject', params: { namespace: [], message: { role: 'user', content: 'INJECTED' } } },
+          }),
+          { ok: (r) => r.status === 200 && r.body?.type === 'success' },
+        ),
+      ],
+    },
+    {
+      route: 'POST /threads/:thread_id/stream/events',
+      resource: 'threads',
+      action: 'read',
+      cases: [
+        onThread(
+          'protocol event stream',
+          (t) => ({ method: 'POST', path: `${T(t)}/stream/events`, body: { channels: ['values'] }, readMs: 500 }),
+          {
+            ok: (r) => r.status === 200,
+            upsert: true, // another tenant's id is a thread it may create: its stream waits and shows nothing of the owner's
+          },
+        ),
+      ],
+    },
+    {
       route: 'POST /threads/:id/state',
       resource: 'threads',
       action: 'update',

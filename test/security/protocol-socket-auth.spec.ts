@@ -79,7 +79,8 @@ describe('the protocol WebSocket: who may open it (tokens, API keys, tickets)', 
     const { thread } = await ownThread('alice2');
     const before = await effects(svc, thread);
     const bob = await openSocket(svc.url, thread, { headers: await bearer(user('bob2')) });
-    expect(await bob.closed).toEqual({ code: 4404, reason: 'THREAD_NOT_FOUND' });
+    // LangGraph's own not-found text is the reason (the LangGraph API's body for it)
+    expect(await bob.closed).toEqual({ code: 4404, reason: `Thread with ID ${thread} not found` });
     // the refused client's frames never reach the service: nothing was started or written
     bob.raw(JSON.stringify({ id: 1, method: 'run.start', params: { assistant_id: 'react', input: {} } }));
     expect(bob.frames).toEqual([]);

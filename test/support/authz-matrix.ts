@@ -19,15 +19,21 @@ export interface Res {
   body: any;
 }
 
-export type Call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Res>;
+export type Call = (method: string, path: string, body?: unknown, headers?: Record<string, string>, readMs?: number) => Promise<Res>;
 
 /** HTTP as one principal: its headers on every request; the answer's text kept whole (SSE included). */
 export function caller(base: () => string, auth: Record<string, string>): Call {
-  return async (method, path, body, headers = {}) => {
+  return async (method, path, body, headers = {}, readMs) => {
     const h: Record<string, string> = { ...auth, ...headers };
     if (body !== undefined) h['content-type'] ??= 'application/json';
-    const res = await fetch(`${base()}${path}`, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
+    const ac = new AbortController();
+    const res = await fetch(`${base()}${path}`, {
+      method,
+      headers: h,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: ac.signal,
+    });
+    const text = readMs ? await readFor(res, ac, readMs) : await res.text();
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : null;
@@ -36,6 +42,20 @@ export function caller(base: () => string, auth: Record<string, string>): Call {
     }
     return { status: res.status, text, body: parsed };
   };
+}
+
+/** What a stream that does not end by itself sends within `ms`. */
+async function readFor(res: Response, ac: AbortController, ms: number): Promise<string> {
+  const timer = setTimeout(() => ac.abort(), ms);
+  let text = '';
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) text += Buffer.from(chunk).toString('utf8');
+  } catch {
+    // the read ended at `ms`
+  } finally {
+    clearTimeout(timer);
+  }
+  return text;
 }
 
 /** One service instance under test and its callers (a principal it does not have is absent). */
@@ -71,6 +91,8 @@ export interface Request {
   path: string;
   body?: unknown;
   headers?: Record<string, string>;
+  /** a stream that does not end by itself (the thread event protocol's): read for this long */
+  readMs?: number;
 }
 
 /** One try of a route: its set-up, its request (which may depend on who asks), who may, and what to check. */
@@ -171,7 +193,7 @@ export async function judge(w: World, c: Case, who: Who): Promise<string[]> {
   const t = c.setup ? await c.setup(w) : { mark: newMark() };
   const before = c.snapshot ? JSON.stringify(await c.snapshot(t, w)) : undefined;
   const req = c.req(t, who);
-  const res = await call(req.method ?? 'GET', req.path, req.body, req.headers);
+  const res = await call(req.method ?? 'GET', req.path, req.body, req.headers, req.readMs);
   const problems: string[] = [];
   const foreignUpsert = who === 'otherTenant' && c.upsert === true;
   if (res.status >= 500) problems.push(`answered ${res.status}: ${res.text.slice(0, 200)}`);

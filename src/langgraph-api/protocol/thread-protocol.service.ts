@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { z } from 'zod';
 
 import { DomainException } from '../../core/errors';
@@ -48,8 +48,10 @@ type Result = Record<string, unknown>;
  * process serves the stream with the same ids.
  */
 @Injectable()
-export class ThreadProtocolService {
+export class ThreadProtocolService implements OnModuleDestroy {
   private readonly logger = new Logger(ThreadProtocolService.name);
+  /** aborted at shutdown: a thread's stream never ends by itself, the server's close must not wait for it */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly runs: LangGraphRunsService,
@@ -81,7 +83,8 @@ export class ThreadProtocolService {
    */
   async *events(tenantId: string, threadId: string, filter: EventFilter, signal: AbortSignal): AsyncGenerator<EventEnvelope> {
     let readable = await this.readable(tenantId, threadId);
-    for await (const e of this.log.read(threadLogKey(tenantId, threadId), { since: filter.since, signal })) {
+    const until = AbortSignal.any([signal, this.closing.signal]);
+    for await (const e of this.log.read(threadLogKey(tenantId, threadId), { since: filter.since, signal: until })) {
       if (!readable) {
         readable = await this.readable(tenantId, threadId);
         if (!readable) return; // created meanwhile by someone whose thread the caller may not read
@@ -89,6 +92,10 @@ export class ThreadProtocolService {
       const envelope = envelopeOf(e);
       if (matchesFilter(filter, envelope)) yield envelope;
     }
+  }
+
+  onModuleDestroy(): void {
+    this.closing.abort();
   }
 
   /** Throws what `events` would throw first (404 for a thread the caller may not read): before a stream's headers. */

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 
-import { matchesSubscription, SUPPORTED_CHANNELS } from '@langchain/langgraph/stream';
+import { SUPPORTED_CHANNELS } from '@langchain/langgraph/stream';
 import { Logger } from '@nestjs/common';
 import type { RawData, WebSocket } from 'ws';
 
 import { DomainException } from '../../../core/errors';
+import { matchesFilter } from '../event-filter';
 import type { CommandResponse, EventEnvelope, EventFilter, ProtocolCommand } from '../protocol-types';
 import type { ThreadProtocolService } from '../thread-protocol.service';
 import { frameText, parseCommand, parseSubscribe, parseUnsubscribe } from './socket-frames';
@@ -38,10 +39,6 @@ export interface SocketScope {
 
 /** the commands that change nothing: what a read-only caller may send (over HTTP, `POST …/commands` needs `write`) */
 const READING = new Set(['state.get', 'state.listCheckpoints', 'agent.getTree', 'subscription.subscribe', 'subscription.unsubscribe']);
-
-/** a filter's channels were checked (socket-frames.ts): the protocol module's own matcher decides */
-const matches = (event: EventEnvelope, filter: EventFilter) =>
-  matchesSubscription(event, filter as Parameters<typeof matchesSubscription>[1]);
 
 /**
  * One WebSocket of the thread event protocol (`GET /threads/{id}/stream/events`): frames in, envelopes out,
@@ -106,8 +103,13 @@ export class ProtocolSocket {
     try {
       return await this.protocol.command(this.scope.tenantId, this.scope.threadId, cmd);
     } catch (err) {
+      // what HTTP answers with a status (a thread hidden from the caller, a handler's refusal) is an envelope here
+      if (err instanceof DomainException && err.status < 500) {
+        const code = err.status === 401 || err.status === 403 || err.status === 404 ? 'permission_denied' : 'invalid_argument';
+        return { type: 'error', id: cmd.id, error: code, message: err.message };
+      }
       this.logger.error({ msg: 'a protocol command failed', method: cmd.method, error: (err as Error).message });
-      return { type: 'error', id: cmd.id, error: 'unknown_error', message: 'the command failed; try again' };
+      return { type: 'error', id: cmd.id, error: 'unknown_error', message: 'The command failed.' };
     }
   }
 
@@ -123,7 +125,7 @@ export class ProtocolSocket {
       });
     }
     const id = randomUUID();
-    const replay = this.kept.filter((event) => matches(event, parsed.ok));
+    const replay = this.kept.filter((event) => matchesFilter(parsed.ok, event));
     this.send({ type: 'success', id: cmd.id, result: { subscription_id: id, replayed_events: replay.length } });
     for (const event of replay) this.send(event);
     this.subscriptions.set(id, parsed.ok);
@@ -158,7 +160,7 @@ export class ProtocolSocket {
     this.kept.push(event);
     if (this.kept.length > this.limits.keptEvents) this.kept.shift();
     for (const filter of this.subscriptions.values()) {
-      if (matches(event, filter)) return this.send(event);
+      if (matchesFilter(filter, event)) return this.send(event);
     }
   }
 

@@ -1,6 +1,6 @@
-import { isSupportedChannel } from '@langchain/langgraph/stream';
 import { z } from 'zod';
 
+import { supportedChannel } from '../event-filter';
 import type { ErrorEnvelope, EventFilter, ProtocolCommand } from '../protocol-types';
 
 /**
@@ -25,7 +25,7 @@ const Subscribe = z
       .array(z.string().max(128))
       .min(1)
       .max(32)
-      .refine((cs) => cs.every((c) => isSupportedChannel(c)), 'subscription.subscribe received an unsupported channel.'),
+      .refine((cs) => cs.every((c) => supportedChannel(c)), 'subscription.subscribe received an unsupported channel.'),
     namespaces: Namespaces.optional(),
     depth: z.number().int().nonnegative().max(64).optional(),
     since: z.number().int().nonnegative().optional(),

@@ -7,10 +7,10 @@ import { StreamTickets } from '../../../auth/stream-ticket';
 import { currentPrincipal } from '../../../auth/tenant';
 import { Tenant } from '../../../auth/tenant.guard';
 import { DomainException } from '../../../core/errors';
+import { ThreadNotFoundException } from '../../errors';
 import { ThreadProtocolService } from '../thread-protocol.service';
 import { ProtocolSocket } from './protocol-socket';
 import { SocketUpgrades } from './socket-upgrades';
-import { StreamAccess } from './stream-access';
 
 /** 426 for a plain GET of the socket route: it speaks WebSocket only. */
 class UpgradeRequiredException extends DomainException {
@@ -31,14 +31,14 @@ class InvalidSinceException extends DomainException {
  * The thread event protocol's WebSocket (`GET /threads/{id}/stream/events` with an upgrade; SocketUpgrades
  * brings the upgrade through the HTTP pipeline to here) and the ticket a browser opens it with (`POST
  * /threads/{id}/stream/ticket`, which a browser sends with its usual credentials). Both need `threads:read` on
- * the thread; the socket's commands are authorized one by one by the protocol service, as the caller.
+ * the thread, or a thread that does not exist yet (`run.start` creates it), as the protocol service decides;
+ * the socket's commands are authorized one by one by that service, as the caller.
  */
 @Controller('threads')
 export class StreamSocketController {
   constructor(
     private readonly sockets: SocketUpgrades,
     private readonly protocol: ThreadProtocolService,
-    private readonly access: StreamAccess,
     private readonly tickets: StreamTickets,
   ) {}
 
@@ -50,7 +50,8 @@ export class StreamSocketController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const threadId = await this.access.readable(tenantId, id);
+    const threadId = known(id);
+    await this.protocol.authorizeStream(tenantId, threadId); // 404 for a thread the caller may not read
     const from = sinceOf(since);
     // the request's context (its principal, a custom-auth user) for every frame the socket gets later
     const asCaller = AsyncResource.bind(<T>(fn: () => T): T => fn());
@@ -65,9 +66,16 @@ export class StreamSocketController {
   @Post(':thread_id/stream/ticket')
   @HttpCode(200)
   async ticket(@Tenant() tenantId: string, @Param('thread_id') id: string): Promise<{ ticket: string; expires_at: string }> {
-    const threadId = await this.access.readable(tenantId, id);
+    const threadId = known(id);
+    await this.protocol.authorizeStream(tenantId, threadId);
     return this.tickets.issue(currentPrincipal()!, threadId);
   }
+}
+
+/** a thread id as the LangGraph API accepts one; any other is answered like an unknown thread */
+function known(id: string): string {
+  if (!/^[A-Za-z0-9._:-]{1,128}$/.test(id)) throw new ThreadNotFoundException(id);
+  return id;
 }
 
 function sinceOf(value: unknown): number | undefined {
