@@ -44,16 +44,20 @@ export function caller(base: () => string, auth: Record<string, string>): Call {
   };
 }
 
-/** What a stream that does not end by itself sends within `ms`. */
+/** What a stream that does not end by itself sends within `ms` (then the request is dropped). */
 async function readFor(res: Response, ac: AbortController, ms: number): Promise<string> {
-  const timer = setTimeout(() => ac.abort(), ms);
+  const reader = res.body!.getReader();
+  const over = new Promise<null>((resolve) => setTimeout(() => resolve(null), ms));
   let text = '';
   try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) text += Buffer.from(chunk).toString('utf8');
-  } catch {
-    // the read ended at `ms`
+    for (;;) {
+      const next = await Promise.race([reader.read(), over]);
+      if (!next || next.done) break;
+      text += Buffer.from(next.value).toString('utf8');
+    }
   } finally {
-    clearTimeout(timer);
+    ac.abort();
+    void reader.cancel().catch(() => undefined);
   }
   return text;
 }

@@ -172,7 +172,8 @@ export class ThreadProtocolService implements OnModuleDestroy {
       metadata: p.metadata,
       multitask_strategy: 'enqueue',
     });
-    return { run_id: runId };
+    void runId; // as the reference: an empty result (the resumed run's events come on the thread's stream)
+    return {};
   }
 
   /** A message into the thread: a run with it as input, after the run in flight (if any). */
