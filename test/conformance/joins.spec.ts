@@ -14,6 +14,8 @@ async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[
 
 const human = (content: string, id = 'm1') => ({ type: 'human', content, id });
 const slowInput = (content: string, delayMs: number) => ({ messages: [human(content)], delay_ms: delayMs });
+/** a stateless run's thread kept after it (the API's `on_completion: keep`; the SDK passes it on, its type names others) */
+const keep = { onCompletion: 'keep' } as unknown as { onCompletion: 'complete' };
 
 /** The raw SSE events of a GET: status, `event` names with ids, and each event's data. */
 async function sse(side: Side, route: string, headers: Record<string, string> = {}) {
@@ -69,7 +71,7 @@ describe('conformance: joins', () => {
       const run = await c.runs.create(null, 'slow', {
         input: slowInput('again', 300),
         streamMode: ['values', 'updates'],
-        onCompletion: 'keep',
+        ...keep,
       });
       const all = await collect(c.runs.joinStream(null, run.run_id) as AsyncIterable<StreamEvent>);
       expect(all.length).toBeGreaterThan(2);
@@ -80,7 +82,7 @@ describe('conformance: joins', () => {
     it('GET /runs/{run_id}/stream: leaving cancels the run only with cancel_on_disconnect', async () => {
       const c = ours().client;
       const statusAfterLeaving = async (cancelOnDisconnect: boolean) => {
-        const run = await c.runs.create(null, 'slow', { input: slowInput('leave', 2000), onCompletion: 'keep' });
+        const run = await c.runs.create(null, 'slow', { input: slowInput('leave', 2000), ...keep });
         const gone = new AbortController();
         const joined = collect(
           c.runs.joinStream(null, run.run_id, { signal: gone.signal, cancelOnDisconnect }) as AsyncIterable<StreamEvent>,

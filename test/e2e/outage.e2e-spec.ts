@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 
+import { agentTexts } from '../../src/agents/shared/messages';
 import { createTestDatabase, TEST_REDIS_URL, type TestDatabase, uniqueQueuePrefix } from '../support/infra';
 import { TcpProxy } from '../support/tcp-proxy';
 import { http, type RunningApp, startApp, waitFor } from '../support/test-app';
@@ -69,9 +70,12 @@ describe('infrastructure outages', () => {
       expect(ready.body.checks.redis.status).toBe('down');
       const c = new Client({ connectionString: db.url });
       await c.connect();
-      const { rows } = await c.query(`SELECT status, error FROM runs WHERE input->>'message' = '3+3'`);
+      const { rows } = await c.query(`SELECT status, error, result->>'response' AS response FROM runs WHERE input->>'message' = '3+3'`);
       await c.end();
-      expect(rows).toEqual([{ status: 'failed', error: expect.objectContaining({ code: 'QUEUE_UNAVAILABLE' }) }]);
+      // ended through the one end path: its reply is the user-facing text (not a key, not nothing)
+      expect(rows).toEqual([
+        { status: 'failed', error: expect.objectContaining({ code: 'QUEUE_UNAVAILABLE' }), response: agentTexts('en').internalError },
+      ]);
       refusedSession = 'checked';
     } finally {
       redisProxy.restore();

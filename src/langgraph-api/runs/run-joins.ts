@@ -63,7 +63,10 @@ export class RunJoins {
   }
 
   /** A run's events as its own stream has them, after `lastEventId` when given. */
-  runStream(run: RunEntity, opts: { tenantId: string; lastEventId?: string; signal: AbortSignal }): AsyncIterable<SseEvent> {
+  runStream(
+    run: RunEntity,
+    opts: { tenantId: string; lastEventId?: string; signal: AbortSignal; only?: string[] },
+  ): AsyncIterable<SseEvent> {
     return this.runs.stream(run.id, requestedModesOf(run), { ...opts, threadId: run.sessionId });
   }
 

@@ -145,7 +145,8 @@ export class RunsController {
   }
 
   /**
-   * Joins a run by its id alone (a stateless run's): its events as its own stream has them, after `Last-Event-ID`.
+   * Joins a run by its id alone (a stateless run's): its events as its own stream has them (`stream_mode`: some of
+   * them), after `Last-Event-ID`.
    * An unknown run, or one on a thread the caller may not read, is a stream without events (as LangGraph Server
    * answers an unknown one); `cancel_on_disconnect` cancels a run the caller may see when the client goes away.
    */
@@ -154,13 +155,14 @@ export class RunsController {
     @Tenant() tenantId: string,
     @Param('run_id') runId: string,
     @Query('cancel_on_disconnect') cancelOnDisconnect: string | undefined,
+    @Query('stream_mode') streamMode: string | string[] | undefined,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() res: Response,
   ): Promise<void> {
     const run = ID.test(runId) ? await this.joins.visibleRun(tenantId, runId) : null;
     const cancel = !!run && (cancelOnDisconnect === '1' || cancelOnDisconnect === 'true');
     await this.sse(res, `/runs/${runId}`, runId, cancel, (signal) =>
-      run ? this.joins.runStream(run, { tenantId, lastEventId: lastEventId || undefined, signal }) : noEvents(),
+      run ? this.joins.runStream(run, { tenantId, lastEventId: lastEventId || undefined, signal, only: listOf(streamMode) }) : noEvents(),
     );
   }
 
