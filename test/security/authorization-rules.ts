@@ -598,10 +598,11 @@ export function rules(w: World): Rule[] {
       resource: 'threads',
       action: 'read',
       cases: [
-        // NOT CHECKED HERE YET: in this world an allowed caller's stream gets its headers only after ~60 s (not
-        // understood yet), which stalls the matrix; the case was onThread('protocol event stream', POST
-        // stream/events { channels: ['values'] } read for 500 ms, ok: 200, upsert: true). The route's refusals are
-        // tested in test/langgraph-api/thread-protocol.spec.ts meanwhile.
+        onThread(
+          'the thread’s protocol event stream (read for 500 ms)',
+          (t) => ({ method: 'POST', path: `${T(t)}/stream/events`, body: { channels: ['values'] }, readMs: 500 }),
+          { ok: status(200), upsert: true },
+        ),
       ],
     },
     {

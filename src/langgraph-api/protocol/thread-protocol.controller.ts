@@ -1,10 +1,10 @@
 import { Body, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 
-// eslint-disable-next-line boundaries/dependencies -- the one SSE writer (batched writes); it moves below the dialects with the SSE unification
-import { SseStream } from '../../api/sse';
 import { Tenant } from '../../auth/tenant.guard';
+import { SseWriter } from '../../http/sse-writer';
 import { ThreadNotFoundException } from '../errors';
+import { LANGGRAPH_SSE } from '../sse-profile';
 import { ZodPipe } from '../zod-body.pipe';
 import { EventsFilterBody, ProtocolCommandBody } from './protocol.schemas';
 import type { ProtocolCommand } from './protocol-types';
@@ -44,7 +44,7 @@ export class ThreadProtocolController {
     const gone = new AbortController();
     res.on('close', () => gone.abort());
     await this.protocol.authorizeStream(tenantId, known(threadId)); // 404 before the stream starts
-    const stream = new SseStream(res);
+    const stream = new SseWriter(res, LANGGRAPH_SSE);
     try {
       for await (const e of this.protocol.events(tenantId, threadId, filter, gone.signal)) stream.send(e.method, e, e.event_id);
     } finally {
