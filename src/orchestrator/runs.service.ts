@@ -211,7 +211,6 @@ export class RunsService {
     }
   }
 
-
   /**
    * Join a run this process executes, followed to its end from its events: its final values when it completed
    * (the last `values` chunk is the final state; its `result` tells how it ended), without reading the run and

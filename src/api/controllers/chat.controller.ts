@@ -58,7 +58,11 @@ export class ChatController {
     @Tenant() tenantId: string,
     @Headers('idempotency-key') key?: string,
   ): Promise<void> {
-    const turn = { ...(await this.gate.turn(request, tenantId)), stream: { modes: [], tokens: true }, idempotency_key: idempotencyKey(key) };
+    const turn = {
+      ...(await this.gate.turn(request, tenantId)),
+      stream: { modes: [], tokens: true },
+      idempotency_key: idempotencyKey(key),
+    };
     const { run, done: finished, repeat } = await this.runs.startTurn(turn);
     const sse = new SseStream(res);
     sse.send('run', { run_id: run.id, session_id: run.sessionId, agent: run.agent });
