@@ -98,6 +98,28 @@ describe('conformance: the thread event protocol over SSE', () => {
     for (const s of [seen.ours.seqs, seen.reference.seqs]) expect([...s].sort((a, b) => a - b)).toEqual(s);
   });
 
+  it.each([
+    ['a subgraph run to its end', 'nested', { topic: 'rain', city: 'Oslo' }, true],
+    ['a subgraph that pauses', 'nested', { topic: 'rain' }, true],
+    ['a node that throws (no task namespace: it streamed nothing)', 'failing', say('x'), false],
+  ])('%s: the same lifecycle of every namespace, in the same order', async (_, graph, input, nested) => {
+    const seen = await pair.both(async (side) => {
+      const threadId = randomUUID();
+      await command(side, threadId, 1, 'run.start', { assistant_id: graph, input });
+      const all = await events(side, threadId, { channels: ['lifecycle', 'updates'] });
+      return all.map(shape).map((e) => ({ ...taskIdsAside(e), data: e.method === 'lifecycle' ? e.data : '<data>' }));
+    });
+    const children = seen.ours.filter((e) => e.method === 'lifecycle' && (e.namespace?.length ?? 0) > 0);
+    expect(children.length > 0).toBe(nested);
+    // a difference: a failed run's `error` is the message; the reference's is its error body as a JSON string
+    const reference = seen.reference.map((e) => {
+      const error = (e.data as { error?: unknown }).error;
+      if (typeof error !== 'string') return e;
+      return { ...e, data: { ...(e.data as object), error: (JSON.parse(error) as { message: string }).message } };
+    });
+    expect(seen.ours).toEqual(reference);
+  });
+
   it('an interrupt: input.requested, then input.respond resumes it to the end', async () => {
     const seen = await pair.both(async (side) => {
       const threadId = randomUUID();
