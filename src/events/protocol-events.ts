@@ -1,3 +1,4 @@
+import { createLifecycleTransformer } from '@langchain/langgraph';
 import { convertToProtocolEvent } from '@langchain/langgraph/stream';
 
 import type { ThreadLogEntry } from './thread-event-log';
@@ -6,13 +7,23 @@ import type { ThreadLogEntry } from './thread-event-log';
  * One run's graph stream chunks as thread event protocol events (the reference server's run session, in
  * behaviour): `@langchain/langgraph/stream`'s `convertToProtocolEvent` does the per-chunk work; here the root
  * lifecycle (started → completed / interrupted / failed), `input.requested` from interrupts (each once), state
- * payloads as plain protocol messages, and named custom channels.
+ * payloads as plain protocol messages, and named custom channels. Each node task's and subgraph's lifecycle
+ * (`reply:<task id>` started → completed / failed) comes from core's lifecycle transformer, fed every chunk as the
+ * reference server's stream feeds it; the root's stays ours.
  */
 export class RunProtocolEvents {
   private readonly pending = new Set<string>();
   private terminal = false;
+  private readonly lifecycle = createLifecycleTransformer({ emitRootOnRegister: false });
+  private emitted: ThreadLogEntry[] = [];
 
-  constructor(private readonly graphName: string) {}
+  constructor(private readonly graphName: string) {
+    this.lifecycle.onRegister?.({
+      push: (_ns: string[], e: { method: string; params: { namespace: string[]; data: unknown } }) => {
+        this.emitted.push(entry(e.method, e.params.namespace, e.params.data));
+      },
+    } as never);
+  }
 
   /** The root lifecycle's first event. */
   started(): ThreadLogEntry[] {
@@ -23,6 +34,11 @@ export class RunProtocolEvents {
   chunk(eventName: string, payload: unknown): ThreadLogEntry[] {
     if (this.terminal) return [];
     const [mode = '', ...namespace] = eventName.split('|');
+    for (const e of convertToProtocolEvent({ namespace, mode: mode as 'values', payload, seq: 0 })) this.lifecycle.process(e);
+    return [...this.takeLifecycle(), ...this.converted(mode, namespace, payload)];
+  }
+
+  private converted(mode: string, namespace: string[], payload: unknown): ThreadLogEntry[] {
     switch (mode) {
       case 'values': {
         const out = this.inputRequests(namespace, payload);
@@ -54,8 +70,18 @@ export class RunProtocolEvents {
   ended(error?: string | null, interrupted = false): ThreadLogEntry[] {
     if (this.terminal) return [];
     this.terminal = true;
+    if (error) this.lifecycle.fail?.(new Error(error));
+    else void this.lifecycle.finalize?.();
+    const children = this.takeLifecycle();
     const event = error ? 'failed' : interrupted || this.pending.size > 0 ? 'interrupted' : 'completed';
-    return [entry('lifecycle', [], { event, graph_name: this.graphName, ...(error ? { error } : {}) })];
+    return [...children, entry('lifecycle', [], { event, graph_name: this.graphName, ...(error ? { error } : {}) })];
+  }
+
+  /** The node task and subgraph lifecycle events core's transformer emitted since the last call (never the root's). */
+  private takeLifecycle(): ThreadLogEntry[] {
+    const out = this.emitted.filter((e) => e.params.namespace.length > 0);
+    this.emitted = [];
+    return out;
   }
 
   private inputRequests(namespace: string[], payload: unknown): ThreadLogEntry[] {

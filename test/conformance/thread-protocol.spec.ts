@@ -58,6 +58,11 @@ function shape(e: Envelope) {
   return { method: e.method, namespace: e.params?.namespace, ...(e.params?.node ? { node: e.params.node } : {}), data: e.params?.data };
 }
 
+/** An event's shape with the task ids in its namespace (`reply:<task id>`) aside. */
+function taskIdsAside(e: ReturnType<typeof shape>) {
+  return { ...e, namespace: e.namespace?.map((segment) => segment.replace(/:.*$/, ':<task>')) };
+}
+
 /** A command's envelope, ids and sequence numbers aside. */
 function reply(e: Envelope) {
   const { meta: _, ...rest } = e as Envelope & { meta?: unknown };
@@ -85,13 +90,34 @@ describe('conformance: the thread event protocol over SSE', () => {
       return { started: reply(started), events: all.map(shape), seqs: all.map((e) => e.seq! - all[0]!.seq!) };
     });
     expect(seen.ours.started).toEqual(seen.reference.started);
-    // a difference: the reference also reports each node task's lifecycle (`reply:<task id>` started / completed,
-    // from core's lifecycle transformer); ours reports the root's only
-    const rootOnly = (e: ReturnType<typeof shape>) => e.method !== 'lifecycle' || e.namespace?.length === 0;
-    expect(seen.reference.events.some((e) => !rootOnly(e))).toBe(true);
-    expect(seen.ours.events).toEqual(seen.reference.events.filter(rootOnly));
+    // each node task's lifecycle too (`reply:<task id>` started / completed), task ids normalised
+    const tasks = (e: ReturnType<typeof shape>) => e.method === 'lifecycle' && (e.namespace?.length ?? 0) > 0;
+    expect(seen.reference.events.filter(tasks).length).toBeGreaterThan(0);
+    expect(seen.ours.events.map(taskIdsAside)).toEqual(seen.reference.events.map(taskIdsAside));
     // one increasing seq per event (the reference numbers every event of the thread, filtered ones too)
     for (const s of [seen.ours.seqs, seen.reference.seqs]) expect([...s].sort((a, b) => a - b)).toEqual(s);
+  });
+
+  it.each([
+    ['a subgraph run to its end', 'nested', { topic: 'rain', city: 'Oslo' }, true],
+    ['a subgraph that pauses', 'nested', { topic: 'rain' }, true],
+    ['a node that throws (no task namespace: it streamed nothing)', 'failing', say('x'), false],
+  ])('%s: the same lifecycle of every namespace, in the same order', async (_, graph, input, nested) => {
+    const seen = await pair.both(async (side) => {
+      const threadId = randomUUID();
+      await command(side, threadId, 1, 'run.start', { assistant_id: graph, input });
+      const all = await events(side, threadId, { channels: ['lifecycle', 'updates'] });
+      return all.map(shape).map((e) => ({ ...taskIdsAside(e), data: e.method === 'lifecycle' ? e.data : '<data>' }));
+    });
+    const children = seen.ours.filter((e) => e.method === 'lifecycle' && (e.namespace?.length ?? 0) > 0);
+    expect(children.length > 0).toBe(nested);
+    // a difference: a failed run's `error` is the message; the reference's is its error body as a JSON string
+    const reference = seen.reference.map((e) => {
+      const error = (e.data as { error?: unknown }).error;
+      if (typeof error !== 'string') return e;
+      return { ...e, data: { ...(e.data as object), error: (JSON.parse(error) as { message: string }).message } };
+    });
+    expect(seen.ours).toEqual(reference);
   });
 
   it('an interrupt: input.requested, then input.respond resumes it to the end', async () => {
@@ -116,7 +142,7 @@ describe('conformance: the thread event protocol over SSE', () => {
       return {
         asked: asked
           .map(shape)
-          .filter((e) => e.method !== 'lifecycle' || e.namespace?.length === 0)
+          .map(taskIdsAside)
           .map((e) => ({ ...e, data: { ...e.data, interrupt_id: typeof e.data?.interrupt_id } })),
         respond: reply(respond),
         approved: values?.approved,
