@@ -142,4 +142,49 @@ describe('conformance: the thread event protocol over WebSocket', () => {
     expect(seen.reference.before).toEqual({ type: 'error', id: 1, error: 'no_such_run', message: '<text>' });
     expect(seen.ours.before).toEqual({ ...seen.reference.before, error: 'unknown_command' });
   });
+
+  it('an interrupt: input.requested on the socket, input.respond over it resumes the run to the end', async () => {
+    const seen = await pair.both(async (side) =>
+      withSocket(side, randomUUID(), async (socket) => {
+        const subscribed = socket.command(1, 'subscription.subscribe', { channels: ['lifecycle', 'input', 'values'] });
+        const started = reply(await socket.command(2, 'run.start', { assistant_id: 'chat', input: { ...say('hi'), ask: true } }));
+        await subscribed;
+        const request = (await socket.frame((e) => e.method === 'input.requested')) as Envelope;
+        await socket.frame((e) => terminal(e) && e.params.data.event === 'interrupted');
+        const respond = reply(
+          await socket.command(3, 'input.respond', { interrupt_id: request.params!.data.interrupt_id, response: 'yes' }),
+        );
+        await socket.frame((e) => terminal(e) && e.params.data.event === 'completed');
+        const state = (await socket.command(4, 'state.get', { keys: ['approved'] })) as Envelope;
+        const events = (socket.frames as Envelope[])
+          .filter((e) => isEvent(e) && rootOnly(e))
+          .map(shape)
+          // an interrupt id is a hash of the task (not a UUID): its type is compared
+          .map((e) => (e.method === 'input.requested' ? { ...e, data: { ...e.data, interrupt_id: typeof e.data?.interrupt_id } } : e));
+        return { started, respond, events: normalize(events), approved: state.result?.values };
+      }),
+    );
+    expect(seen.ours).toEqual(seen.reference);
+    expect(seen.ours.approved).toEqual({ approved: 'yes' });
+    expect(seen.ours.events).toContainEqual(expect.objectContaining({ method: 'input.requested' }));
+  });
+
+  it('subscription refusals once a run is bound: no channels, an unsupported channel, an unknown subscription', async () => {
+    const seen = await pair.both(async (side) =>
+      withSocket(side, randomUUID(), async (socket) => {
+        await socket.command(1, 'run.start', { assistant_id: 'chat', input: say('hi') });
+        return {
+          empty: reply(await socket.command(2, 'subscription.subscribe', { channels: [] })),
+          unsupported: reply(await socket.command(3, 'subscription.subscribe', { channels: ['nope'] })),
+          unknown: reply(await socket.command(4, 'subscription.unsubscribe', { subscription_id: 'no-such' })),
+        };
+      }),
+    );
+    expect(seen.ours).toEqual(seen.reference);
+    expect(seen.ours).toEqual({
+      empty: { type: 'error', id: 2, error: 'invalid_argument', message: '<text>' },
+      unsupported: { type: 'error', id: 3, error: 'invalid_argument', message: '<text>' },
+      unknown: { type: 'error', id: 4, error: 'no_such_subscription', message: '<text>' },
+    });
+  });
 });
