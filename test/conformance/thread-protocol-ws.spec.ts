@@ -37,9 +37,9 @@ function withoutMessageNode(e: ReturnType<typeof shape>) {
 }
 
 /** A command's answer, its meta, ids (normalised) and error text aside. */
-function reply(e: Envelope) {
+function reply(e: Envelope): Record<string, unknown> {
   const { meta: _, ...rest } = e as Envelope & { meta?: unknown };
-  return normalize({ ...rest, ...(rest.type === 'error' ? { message: '<text>' } : {}) });
+  return normalize({ ...rest, ...(rest.type === 'error' ? { message: '<text>' } : {}) }) as Record<string, unknown>;
 }
 
 /** One socket per side, closed after `steps`. */
