@@ -57,8 +57,9 @@ export class RunProtocolEvents {
       case 'tools':
       case 'tasks':
       case 'checkpoints':
+        // as the reference's run session: a `messages` event names no node (the converter's `node` is dropped)
         return convertToProtocolEvent({ namespace, mode, payload, seq: 0 }).map((e) =>
-          entry(e.method, e.params.namespace, e.params.data, (e.params as { node?: string }).node),
+          entry(e.method, e.params.namespace, e.params.data, mode === 'messages' ? undefined : (e.params as { node?: string }).node),
         );
       default:
         if (mode.startsWith('custom:')) return [entry('custom', namespace, { name: mode.slice(7), payload })];
