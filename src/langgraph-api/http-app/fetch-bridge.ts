@@ -168,6 +168,8 @@ export class ResponseInterception {
     this.restore();
     for (const name of Object.keys(this.res.getHeaders())) if (!final.headers.has(name)) this.res.removeHeader(name);
     this.res.writeHead(final.status, headerPairs(final.headers));
+    // a response still being written (a stream whose head Nest flushed before any event): its head goes now
+    if (!this.ended) this.res.flushHeaders();
     for (const c of this.held) this.res.write(c.data, c.encoding ?? 'utf8');
     this.held.length = 0;
     if (this.ended) this.res.end();
