@@ -58,14 +58,20 @@ describe('the assistants as an MCP server (/mcp)', () => {
     const client = await connect(T2);
     const call = client.callTool({ name: 'react', arguments: { messages: [{ role: 'user', content: 'Tell me a long story' }] } });
     call.catch(() => undefined);
-    await waitFor(async () => (svc.model.requests.length > 0 ? true : undefined), 10_000);
-    await client.close(); // aborts the pending POST: the connection closes
     const db = new PgClient({ connectionString: svc.db.url });
     await db.connect();
     try {
-      const status = async () =>
+      const status = async (): Promise<string | undefined> =>
         (await db.query(`SELECT status FROM runs WHERE tenant_id = 't2' ORDER BY created_at DESC LIMIT 1`)).rows[0]?.status;
-      await waitFor(async () => ((await status()) === 'cancelled' ? true : undefined), 10_000);
+      // the run is running (its model call hangs) before the client goes away
+      await waitFor(async () => ((await status()) === 'running' ? true : undefined), 10_000);
+      await client.close(); // aborts the pending POST: the connection closes
+      // the model hangs until the run is cancelled, so the run ends only by cancellation: `cancelled`, or already gone
+      // with its temporary thread (a stateless run's thread is deleted as soon as the run has ended and nobody reads it)
+      await waitFor(async () => {
+        const s = await status();
+        return s === 'cancelled' || s === undefined ? true : undefined;
+      }, 10_000);
     } finally {
       await db.end();
     }
