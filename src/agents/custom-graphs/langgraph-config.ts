@@ -4,6 +4,8 @@ import { parseEnv } from 'node:util';
 
 import { z } from 'zod';
 
+import { type StorageConfig, storageConfigOf } from '../../database/storage-config';
+
 /** One entry of `graphs`: `"name": "./path.ts:exportName"` (the export defaults to `default`, as the CLI does). */
 export interface GraphSpec {
   name: string;
@@ -32,7 +34,9 @@ export interface LanggraphConfig {
   uiShared: string[];
   /** the directory of langgraph.json, which UI paths must stay under */
   dir: string;
-  /** keys of the CLI's format this service does not use (dockerfile_lines, node_version, store, auth.disable_studio_auth, …) */
+  /** `store` (index, ttl) and `checkpointer` (ttl): semantic search and retention */
+  storage: StorageConfig;
+  /** keys of the CLI's format this service does not use (dockerfile_lines, node_version, auth.disable_studio_auth, …) */
   ignored: string[];
   /** what this service accepts and the LangGraph CLI refuses, each with the portable form */
   portability: string[];
@@ -51,6 +55,9 @@ const schema = z.object({
     .passthrough()
     .optional(),
   ui_config: z.object({ shared: z.array(z.string()).optional() }).optional(),
+  // validated by storageConfigOf (database/storage-config.ts), which the store and the retention sweeper read
+  store: z.unknown().optional(),
+  checkpointer: z.unknown().optional(),
 });
 
 /** Reads and validates a `langgraph.json`; every problem is an error naming the file. */
@@ -82,6 +89,7 @@ export function readLanggraphConfig(file: string): LanggraphConfig {
     ui: Object.fromEntries(Object.entries(parsed.data.ui ?? {}).map(([graph, file]) => [graph, path.resolve(dir, file)])),
     uiShared: parsed.data.ui_config?.shared ?? [],
     dir,
+    storage: storageConfigOf(parsed.data, dir, file),
     ignored: [
       ...Object.keys(raw as object).filter((k) => !(k in schema.shape)),
       ...Object.keys((raw as { http?: object }).http ?? {})
