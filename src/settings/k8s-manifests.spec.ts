@@ -31,6 +31,7 @@ const SECRET_EXAMPLES: Record<string, string> = {
   REDIS_URL: 'redis://:secret@redis:6379',
   API_KEYS: 'me:0123456789abcdef0123456789abcdef',
   LLM_API_KEY: 'sk-example',
+  STREAM_TICKET_SECRET: '0123456789abcdef0123456789abcdef0123456789abcdef',
   KEDA_REDIS_ADDRESS: 'redis:6379',
   KEDA_REDIS_PASSWORD: 'secret',
 };
@@ -244,6 +245,11 @@ describe('deploy/k8s/base: the workloads', () => {
     expect(configOf(api).redisUrl).toBeDefined();
     expect(configOf(worker).redisUrl).toBeDefined();
     expect(configOf(worker).databaseUrl).toBeDefined();
+  });
+
+  it('API replicas share one stream-ticket secret, so a ticket one pod issued opens a socket on another', () => {
+    expect(api.spec.replicas).toBeGreaterThan(1);
+    expect(configOf(api).streamTickets.secret).toBe(SECRET_EXAMPLES.STREAM_TICKET_SECRET);
   });
 
   it('run as a non-root user, without privilege escalation or capabilities, on a read-only root with /tmp writable', () => {
