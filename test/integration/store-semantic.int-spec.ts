@@ -125,7 +125,12 @@ describe.each(TARGETS)('store semantic search and TTL on the %s', (_name, search
     const filtered = await search(svc, { namespace_prefix: ['docs'], query, filter: { kind: 'life' }, limit: 2, offset: 1 });
     expect(filtered.body.items.map((i) => i.key)).toEqual(life.slice(1, 3));
     const all = await search(svc, { query, limit: 10 });
-    expect(all.body.items.slice(0, 2).map((i) => i.key).sort()).toEqual(['cat', 'cat2']);
+    expect(
+      all.body.items
+        .slice(0, 2)
+        .map((i) => i.key)
+        .sort(),
+    ).toEqual(['cat', 'cat2']);
   });
 
   it('leaves out items put with index: false, and embeds only the fields a put names', async () => {
@@ -238,7 +243,13 @@ describe('store semantic index: slow endpoint and configuration changes (system 
     const proxy = await slowProxy(model.baseUrl, delay);
     const config = langgraphJson({ index: { embed: 'openai:scripted-embeddings', dims: 256, fields: ['text'] } });
     files.push(config);
-    const svc = await startApp({ DATABASE_URL: db.url, API_KEYS: `t1:${KEY}`, EMBEDDINGS_BASE_URL: proxy.url, LANGGRAPH_CONFIG: config, STORE_EMBED_WAIT_MS: '300' });
+    const svc = await startApp({
+      DATABASE_URL: db.url,
+      API_KEYS: `t1:${KEY}`,
+      EMBEDDINGS_BASE_URL: proxy.url,
+      LANGGRAPH_CONFIG: config,
+      STORE_EMBED_WAIT_MS: '300',
+    });
     try {
       delay.ms = 2500;
       const started = Date.now();
@@ -279,7 +290,9 @@ describe('store semantic index: slow endpoint and configuration changes (system 
     svc = await startApp({ ...env, LANGGRAPH_CONFIG: second });
     try {
       const pool = svc.app.get<Pool>(PG_POOL);
-      await waitFor(async () => ((await pool.query(`SELECT count(*)::int AS n FROM store_index_pending`)).rows[0].n === 0 ? true : undefined));
+      await waitFor(async () =>
+        (await pool.query(`SELECT count(*)::int AS n FROM store_index_pending`)).rows[0].n === 0 ? true : undefined,
+      );
       const { rows } = await pool.query(`SELECT key, field_path FROM store_vectors ORDER BY key`);
       expect(rows).toEqual([
         { key: 'a', field_path: 'title' },

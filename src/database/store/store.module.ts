@@ -56,6 +56,9 @@ export async function createServiceStore(pool: Pool, config: AppConfig, metrics?
   return new SemanticStore(inner, pool, index, storage.storeTtl?.refreshOnRead ?? false);
 }
 
+/** How long shutdown waits for embeddings in flight. */
+const SHUTDOWN_WAIT_MS = 5000;
+
 /** Runs the TTL sweeper (with `store.ttl`) and the pending items' re-embedding, and stops both on shutdown. */
 @Injectable()
 export class StoreBackground implements OnApplicationShutdown {
@@ -81,6 +84,10 @@ export class StoreBackground implements OnApplicationShutdown {
     this.sweeper.stop();
     clearInterval(this.retry);
     await this.store.stop();
+    // embeddings still in flight finish (or fail) before the pool closes, a bounded time
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS)));
+    await Promise.race([this.store.index?.idle(), bound]).finally(() => clearTimeout(timer));
   }
 }
 
