@@ -264,6 +264,17 @@ describe('store semantic index: slow endpoint and configuration changes (system 
         return items.length > 0 ? items : undefined;
       }, 10_000);
       expect(found.map((i) => i.key)).toEqual(['k']);
+
+      // the endpoint gone: a put still commits (left pending), a query search is a clear 503
+      await proxy.close();
+      expect((await put(svc, ['slow'], 'down', { text: DOCS.rain })).status).toBe(204);
+      expect((await api(svc, 'GET', '/store/items?namespace=slow&key=down')).body.value).toEqual({ text: DOCS.rain });
+      const refused = await search(svc, { namespace_prefix: ['slow'], query: 'rain' });
+      expect(refused.status).toBe(503);
+      expect(JSON.stringify(refused.body)).toContain('STORE_EMBEDDINGS_UNAVAILABLE');
+      await svc.app.get(LANGGRAPH_STORE).index.idle();
+      const left = await svc.app.get<Pool>(PG_POOL).query(`SELECT key FROM store_index_pending`);
+      expect(left.rows).toEqual([{ key: 'down' }]);
     } finally {
       await svc.close();
       await proxy.close();

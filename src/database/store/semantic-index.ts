@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { getTextAtPath } from '@langchain/langgraph-checkpoint';
 import { Logger } from '@nestjs/common';
 
+import { DomainException } from '../../core/errors';
 import type { StoreEmbedder } from './embedder';
 import type { FieldVector, ItemPath, PendingItem, VectorTable } from './vector-table';
 
@@ -94,9 +95,16 @@ export class SemanticIndex {
     await Promise.race([work, bound]).finally(() => clearTimeout(timer));
   }
 
-  /** Embeds the query text: the unit vector a search ranks by. */
+  /** Embeds the query text: the unit vector a search ranks by (503 STORE_EMBEDDINGS_UNAVAILABLE when the call fails). */
   async queryVector(query: string): Promise<number[]> {
-    const [vector] = await this.embedder.embedTexts([query]);
+    const [vector] = await this.embedder.embedTexts([query]).catch((err: Error) => {
+      this.logger.warn(`store query embedding failed: ${err.message}`);
+      throw new DomainException(
+        'STORE_EMBEDDINGS_UNAVAILABLE',
+        `the store's embeddings endpoint did not embed the query; try again later`,
+        503,
+      );
+    });
     this.checkDims(vector);
     return unit(vector);
   }
