@@ -5,7 +5,7 @@ import { Logger } from '@nestjs/common';
 
 import { DomainException } from '../../core/errors';
 import type { StoreEmbedder } from './embedder';
-import type { FieldVector, ItemPath, PendingItem, VectorTable } from './vector-table';
+import { type FieldVector, type ItemPath, type PendingItem, sameIndex, type VectorTable } from './vector-table';
 
 /** Pending items embedded per background round, at most. */
 export const REINDEX_BATCH = 64;
@@ -54,16 +54,13 @@ export class SemanticIndex {
     const { embed, dims, fields } = this.embedder;
     const state = await this.table.state();
     const now = { embed, dims: dims ?? null, fields };
-    const changed = state && (state.embed !== embed || JSON.stringify(state.fields) !== JSON.stringify(fields) || state.dims !== now.dims);
-    if (!state || changed) {
-      const queued = await this.table.restart(now, !state);
-      if (changed) {
-        this.logger.warn(
-          `store index configuration changed (${state.embed} ${state.dims ?? '?'}d ${JSON.stringify(state.fields)} → ${embed} ${dims ?? '?'}d ${JSON.stringify(fields)}): old vectors discarded, ${queued} items re-embedded in the background`,
-        );
-      } else if (queued > 0) {
-        this.logger.log(`store index enabled: ${queued} existing items embedded in the background`);
-      }
+    const queued = state && sameIndex(state, now) ? null : await this.table.restart(now, !state);
+    if (queued !== null && state) {
+      this.logger.warn(
+        `store index configuration changed (${state.embed} ${state.dims ?? '?'}d ${JSON.stringify(state.fields)} → ${embed} ${dims ?? '?'}d ${JSON.stringify(fields)}): old vectors discarded, ${queued} items re-embedded in the background`,
+      );
+    } else if (queued) {
+      this.logger.log(`store index enabled: ${queued} existing items embedded in the background`);
     }
     this.logger.log(
       this.table.pgvector

@@ -30,6 +30,11 @@ export interface IndexState {
   fields: string[];
 }
 
+/** Whether two index configurations make the same vectors. */
+export function sameIndex(a: IndexState, b: IndexState): boolean {
+  return a.embed === b.embed && a.dims === b.dims && JSON.stringify(a.fields) === JSON.stringify(b.fields);
+}
+
 const STORE = `"${CHECKPOINT_SCHEMA}".store`;
 const LIVE = '(s.expires_at IS NULL OR s.expires_at > CURRENT_TIMESTAMP)';
 
@@ -172,12 +177,20 @@ export class VectorTable {
   /**
    * Records `state` as the index's configuration and queues items for embedding again: `all` every item of
    * the store (the first start with an index), else those that had vectors or were waiting (a changed
-   * configuration; their old vectors go). Returns how many items were queued.
+   * configuration; their old vectors go). Returns how many items were queued, or null when another process
+   * recorded this configuration first.
    */
-  async restart(state: IndexState, all: boolean): Promise<number> {
+  async restart(state: IndexState, all: boolean): Promise<number | null> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
+      // processes starting together: one restarts the index, the others find it done
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('store-index-state'))`);
+      const { rows } = await client.query<IndexState>(`SELECT embed, dims, fields FROM store_index_state WHERE id = 1`);
+      if (rows[0] && sameIndex(rows[0], state)) {
+        await client.query('COMMIT');
+        return null;
+      }
       const source = all
         ? `SELECT namespace_path, key, NULL::jsonb AS fields FROM ${STORE}`
         : `SELECT DISTINCT ON (namespace_path, key) namespace_path, key, fields FROM store_vectors`;
