@@ -150,6 +150,16 @@ function retentionSuite(flavour: string, env: Record<string, string>, db: boolea
       await waitFor(async () => ((await statusOf(c1.threads.get(thread.thread_id))) === 404 ? true : undefined), 5_000);
       expect(ids(await sweeper.sweep(), 'deleted')).toContain(thread.thread_id);
 
+      // the id of an expired thread is free at once, before any sweep: a create with it starts a new, empty thread
+      const named = `kept-for-a-while-${flavour}`;
+      await c1.threads.create({ threadId: named, ttl: TTL });
+      await c1.runs.wait(named, 'react', { input: human('old') });
+      await waitFor(async () => ((await statusOf(c1.threads.get(named))) === 404 ? true : undefined), 5_000);
+      expect((await rowsOf(svc, named)).runs).toBe(1);
+      await c1.threads.create({ threadId: named });
+      expect(await rowsOf(svc, named)).toEqual({ sessions: 1, runs: 0, checkpoints: 0, blobs: 0 });
+      expect((await c1.threads.get(named)).values).toEqual({});
+
       const count = () =>
         dbOf(svc).query(`SELECT count(*)::int AS n FROM sessions WHERE tenant_id = 't1'`) as Promise<Array<{ n: number }>>;
       const before = (await count())[0].n;

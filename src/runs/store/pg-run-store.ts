@@ -1,4 +1,4 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
@@ -32,7 +32,7 @@ export class PgRunStore extends RunStore {
   constructor(
     @InjectRepository(RunEntity, ORCHESTRATOR_DATA_SOURCE) private readonly runs: Repository<RunEntity>,
     @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource,
-    @Optional() private readonly retention: ThreadRetention | null = null,
+    @Optional() @Inject(ThreadRetention) private readonly retention: ThreadRetention | null = null,
   ) {
     super();
   }

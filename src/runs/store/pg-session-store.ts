@@ -1,4 +1,4 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 
@@ -20,6 +20,7 @@ import type { ThreadTaint } from '../../tools/thread-taint';
 import {
   awaitingApproval,
   due,
+  expiredForDelete,
   extendLease,
   firstInLine,
   leaseFree,
@@ -46,7 +47,7 @@ export class PgSessionStore extends SessionStore {
   constructor(
     @InjectRepository(SessionEntity, ORCHESTRATOR_DATA_SOURCE) private readonly sessions: Repository<SessionEntity>,
     @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly db: DataSource,
-    @Optional() private readonly retention: ThreadRetention | null = null,
+    @Optional() @Inject(ThreadRetention) private readonly retention: ThreadRetention | null = null,
   ) {
     super();
   }
@@ -67,14 +68,8 @@ export class PgSessionStore extends SessionStore {
     agent: string,
     metadata?: Record<string, unknown>,
   ): Promise<{ session: SessionEntity; created: boolean }> {
-    const rows = rowsOf(
-      await this.db.query(
-        `INSERT INTO sessions (tenant_id, id, agent, metadata, ttl_minutes, ttl_strategy) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
-        [tenantId, id, agent, JSON.stringify(metadata ?? {}), ...this.ttlParams()],
-      ),
-    );
-    return { session: await this.get(id, tenantId), created: rows.length > 0 };
+    const created = await this.insert(tenantId, id, metadata ?? {}, agent);
+    return { session: await this.get(id, tenantId), created };
   }
 
   /** A new session (a LangGraph thread), without agent unless given; false when the tenant already has one with this id. */
@@ -85,14 +80,31 @@ export class PgSessionStore extends SessionStore {
     agent: string | null = null,
     ttl?: ThreadTtl | null,
   ): Promise<boolean> {
-    const rows = rowsOf(
-      await this.db.query(
-        `INSERT INTO sessions (tenant_id, id, agent, metadata, ttl_minutes, ttl_strategy) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
-        [tenantId, id, agent, JSON.stringify(metadata), ...this.ttlParams(ttl)],
-      ),
-    );
-    return rows.length > 0;
+    const insert = async () =>
+      rowsOf(
+        await this.db.query(
+          `INSERT INTO sessions (tenant_id, id, agent, metadata, ttl_minutes, ttl_strategy) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+          [tenantId, id, agent, JSON.stringify(metadata), ...this.ttlParams(ttl)],
+        ),
+      ).length > 0;
+    // the id of an expired session (gone for readers, not swept yet) is free: that session is deleted now
+    return (await insert()) || ((await this.removeIfExpired(tenantId, id)) && (await insert()));
+  }
+
+  /** Deletes the session now when it has expired (`delete` strategy) and may be swept; whether it did. */
+  private async removeIfExpired(tenantId: string, id: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const rows = rowsOf<ExpiredRow>(
+        await tx.query(
+          `SELECT s.tenant_id, s.id, s.ttl_strategy FROM sessions s
+            WHERE s.tenant_id = $1 AND s.id = $2 AND ${expiredForDelete('s')} AND ${sweepable('s')} FOR UPDATE OF s`,
+          [tenantId, id],
+        ),
+      );
+      await removeSessions(tx, rows);
+      return rows.length > 0;
+    });
   }
 
   /** The tenant's session; another tenant's (or no) session is SESSION_NOT_FOUND. */
