@@ -43,16 +43,16 @@ export const runsSettings = defineSettings({
     ),
     THREAD_TTL_MINUTES: variable(
       z.coerce.number().positive().finite().optional(),
-      'minutes (fractions allowed) after its last activity a thread or REST v1 session without its own `ttl` expires; unset = kept until deleted; langgraph.json `checkpointer.ttl.default_ttl` wins (see docs/retention.md)',
+      'minutes (fractions allowed) after its last activity a thread or REST v1 session without its own `ttl` expires; unset = kept until deleted. Not read when langgraph.json has `checkpointer.ttl` (it decides then; see docs/retention.md)',
       'unset',
     ),
     THREAD_TTL_STRATEGY: variable(
       z.enum(['delete', 'keep_latest']).default('delete'),
-      'what expiry does to a thread under the default TTL: `delete` it with its checkpoints and runs, or `keep_latest` (its latest checkpoint only); langgraph.json `checkpointer.ttl.strategy` wins',
+      'what expiry does to a thread under the default TTL: `delete` it with its checkpoints and runs, or `keep_latest` (its latest checkpoint only); langgraph.json `checkpointer.ttl.strategy` instead when it has `checkpointer.ttl`',
     ),
     THREAD_TTL_SWEEP_MINUTES: variable(
       z.coerce.number().positive().finite().default(60),
-      'how often (minutes) the retention sweeper looks for expired threads (one process of the cluster at a time); langgraph.json `checkpointer.ttl.sweep_interval_minutes` wins',
+      'how often (minutes) the retention sweeper looks for expired threads (one process of the cluster at a time); langgraph.json `checkpointer.ttl.sweep_interval_minutes` instead when it has `checkpointer.ttl`',
     ),
     DB_WRITE_RETRIES: variable(
       int(8, 0),
