@@ -54,9 +54,9 @@ export class SessionAccess {
   async job(tenantId: string, id: string, action: 'read' | 'update'): Promise<RunEntity> {
     const run = await this.runs.getForTenant(id, tenantId);
     const filters = await this.access.authorize('threads', action, { thread_id: run.sessionId });
-    if (!filters) return run;
+    // read through its session: an expired session (retention) takes its jobs out of sight with it
     const session = await this.sessions.find(run.sessionId, tenantId);
-    if (!session || !matchesFilters(session.metadata, filters)) throw new RunNotFoundException(id);
+    if (!session || (filters && !matchesFilters(session.metadata, filters))) throw new RunNotFoundException(id);
     return run;
   }
 }

@@ -4,7 +4,7 @@ import { CHECKPOINT_SCHEMA } from './checkpoint-schema';
  * Every statement of ours that writes LangGraph's checkpoint tables (`checkpoints`, `checkpoint_blobs`,
  * `checkpoint_writes`), written once. Two callers, nothing else: the checkpoint writer (checkpoint-writer.ts: a
  * run's checkpoints and pending writes, each in one statement) and the run store (runs/store: a thread's copy, a
- * run's rollback, a session's deletion and the operator's reset, each inside the transaction that writes the
+ * run's rollback, a session's deletion or pruning (retention) and the operator's reset, each inside the transaction that writes the
  * session's or run's rows with it). The official saver's `setup()` creates the tables; its migrations are the
  * library's. Each function is one statement (data-modifying CTEs: all or nothing, one snapshot).
  */
@@ -49,6 +49,43 @@ export async function deleteThread(q: SqlRunner, thread: string): Promise<void> 
           w AS (DELETE FROM ${table('checkpoint_writes')} WHERE thread_id = $1)
      DELETE FROM ${table('checkpoints')} WHERE thread_id = $1`,
     [thread],
+  );
+}
+
+/** Deletes the checkpoints, blobs and pending writes of several threads at once (the retention sweeper's batch). */
+export async function deleteThreads(q: SqlRunner, threads: string[]): Promise<void> {
+  if (!threads.length) return;
+  await q.query(
+    `WITH b AS (DELETE FROM ${table('checkpoint_blobs')} WHERE thread_id = ANY($1::text[])),
+          w AS (DELETE FROM ${table('checkpoint_writes')} WHERE thread_id = ANY($1::text[]))
+     DELETE FROM ${table('checkpoints')} WHERE thread_id = ANY($1::text[])`,
+    [threads],
+  );
+}
+
+/**
+ * Keeps only the latest checkpoint of each namespace of the threads (retention's `keep_latest`: the state stays,
+ * the history goes): older checkpoints, their pending writes, and the blobs no kept checkpoint names in its
+ * `channel_versions`. Checkpoint ids are time-ordered (uuid6), so the latest is the greatest, as the saver reads it.
+ */
+export async function keepLatestCheckpoints(q: SqlRunner, threads: string[]): Promise<void> {
+  if (!threads.length) return;
+  await q.query(
+    `WITH kept AS (
+       SELECT DISTINCT ON (thread_id, checkpoint_ns) thread_id, checkpoint_ns, checkpoint_id, checkpoint
+         FROM ${table('checkpoints')} WHERE thread_id = ANY($1::text[])
+        ORDER BY thread_id, checkpoint_ns, checkpoint_id DESC
+     ), w AS (
+       DELETE FROM ${table('checkpoint_writes')} cw WHERE cw.thread_id = ANY($1::text[])
+          AND NOT EXISTS (SELECT 1 FROM kept k WHERE k.thread_id = cw.thread_id AND k.checkpoint_ns = cw.checkpoint_ns AND k.checkpoint_id = cw.checkpoint_id)
+     ), b AS (
+       DELETE FROM ${table('checkpoint_blobs')} cb WHERE cb.thread_id = ANY($1::text[])
+          AND NOT EXISTS (SELECT 1 FROM kept k WHERE k.thread_id = cb.thread_id AND k.checkpoint_ns = cb.checkpoint_ns
+                             AND k.checkpoint -> 'channel_versions' ->> cb.channel = cb.version)
+     )
+     DELETE FROM ${table('checkpoints')} c WHERE c.thread_id = ANY($1::text[])
+        AND NOT EXISTS (SELECT 1 FROM kept k WHERE k.thread_id = c.thread_id AND k.checkpoint_ns = c.checkpoint_ns AND k.checkpoint_id = c.checkpoint_id)`,
+    [threads],
   );
 }
 

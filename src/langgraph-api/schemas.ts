@@ -77,6 +77,30 @@ export const AssistantLatest = z.object({ version: z.number().int().gte(1) });
 
 const threadStatus = z.enum(['idle', 'busy', 'interrupted', 'error']);
 
+/** A thread's longest `ttl`: 100 years, in minutes (a longer one is past what a Postgres timestamp holds). */
+const MAX_THREAD_TTL_MINUTES = 100 * 366 * 24 * 60;
+const TTL_SHAPE =
+  'ttl is minutes after the last activity (a number > 0, fractions allowed) or { strategy: "delete" | "keep_latest", ttl: minutes }';
+const ttlMinutes = z.number({ error: TTL_SHAPE }).positive({ error: 'ttl must be more than 0 minutes' }).max(MAX_THREAD_TTL_MINUTES);
+
+/**
+ * A thread's `ttl` (docs/retention.md), as the SDK sends it: minutes (the `delete` strategy) or
+ * `{ strategy, ttl }`; null or absent: the deployment's default on create, unchanged on a patch.
+ */
+const threadTtl = z.preprocess(
+  (v) => (typeof v === 'number' ? { ttl: v } : v),
+  z
+    .object(
+      {
+        strategy: z.enum(['delete', 'keep_latest'], { error: 'ttl.strategy is "delete" or "keep_latest"' }).nullish(),
+        ttl: ttlMinutes,
+      },
+      { error: TTL_SHAPE },
+    )
+    .transform((t) => ({ minutes: t.ttl, strategy: t.strategy ?? ('delete' as const) }))
+    .nullish(),
+);
+
 export const ThreadCreate = z.object({
   thread_id: ids.nullish(),
   metadata: record.nullish(),
@@ -89,11 +113,18 @@ export const ThreadCreate = z.object({
       }),
     )
     .nullish(),
-  ttl: z.unknown().optional(),
+  ttl: threadTtl,
 });
 export type ThreadCreateBody = z.infer<typeof ThreadCreate>;
 
-export const ThreadPatch = z.object({ metadata: record.nullish(), ttl: z.unknown().optional() });
+export const ThreadPatch = z.object({ metadata: record.nullish(), ttl: threadTtl });
+
+/** POST /threads/prune: the threads to prune now, and how (`delete` by default, as the SDK sends it). */
+export const ThreadPrune = z.object({
+  thread_ids: z.array(z.string(), { error: 'thread_ids is a list of thread ids' }).max(1000),
+  strategy: z.enum(['delete', 'keep_latest'], { error: 'strategy is "delete" or "keep_latest"' }).nullish(),
+});
+export type ThreadPruneBody = z.infer<typeof ThreadPrune>;
 
 export const ThreadSearch = z.object({
   metadata: boundedFilter.nullish(),

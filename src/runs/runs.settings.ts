@@ -41,6 +41,19 @@ export const runsSettings = defineSettings({
       z.enum(['step', 'agent']).default('step'),
       "`step`: queued runs checkpoint after every step (a crash resumes mid-turn); `agent`: each agent's own choice",
     ),
+    THREAD_TTL_MINUTES: variable(
+      z.coerce.number().positive().finite().optional(),
+      'minutes (fractions allowed) after its last activity a thread or REST v1 session without its own `ttl` expires; unset = kept until deleted. Not read when langgraph.json has `checkpointer.ttl` (it decides then; see docs/retention.md)',
+      'unset',
+    ),
+    THREAD_TTL_STRATEGY: variable(
+      z.enum(['delete', 'keep_latest']).default('delete'),
+      'what expiry does to a thread under the default TTL: `delete` it with its checkpoints and runs, or `keep_latest` (its latest checkpoint only); langgraph.json `checkpointer.ttl.strategy` instead when it has `checkpointer.ttl`',
+    ),
+    THREAD_TTL_SWEEP_MINUTES: variable(
+      z.coerce.number().positive().finite().default(60),
+      'how often (minutes) the retention sweeper looks for expired threads (one process of the cluster at a time); langgraph.json `checkpointer.ttl.sweep_interval_minutes` instead when it has `checkpointer.ttl`',
+    ),
     DB_WRITE_RETRIES: variable(
       int(8, 0),
       "retries (100 ms doubling, at most 5 s apart) of a run's database writes after a connection failure",
@@ -61,6 +74,8 @@ export const runsSettings = defineSettings({
     /** per-run budgets (0 = unlimited): model calls reaching the endpoint, model tokens, tool calls (llm/run-budget's BudgetLimits) */
     runBudget: { modelCalls: e.RUN_MAX_MODEL_CALLS, modelTokens: e.RUN_MAX_MODEL_TOKENS, toolCalls: e.RUN_MAX_TOOL_CALLS },
     /** durability: crash recovery, shutdown, reconciliation (see README "Durability") */
+    /** thread retention from the environment (langgraph.json's `checkpointer.ttl` wins: runs/store/thread-retention.ts) */
+    threadTtl: { defaultMinutes: e.THREAD_TTL_MINUTES, strategy: e.THREAD_TTL_STRATEGY, sweepMinutes: e.THREAD_TTL_SWEEP_MINUTES },
     durability: {
       /** a run is started at most this often (crashes included), then ends `failed` */
       maxAttempts: e.RUN_MAX_ATTEMPTS,

@@ -41,6 +41,8 @@ const status =
 const noEvents = (r: Res) => r.status === 200 && !/^event:/m.test(r.text);
 /** a run's join stream of a hidden thread: one error event, as LangGraph Server streams it */
 const errorEvent = (r: Res) => r.status === 200 && /not found/i.test(r.text) && !/"run_id"/.test(r.text);
+/** POST /threads/prune's answer: 200 with this count */
+const prunedCount = (n: number) => (r: Res) => r.status === 200 && r.body?.pruned_count === n;
 const NEVER = '0 0 1 1 *';
 const input = (text: string) => ({ messages: [{ role: 'user', content: text }] });
 
@@ -557,6 +559,24 @@ export function rules(w: World): Rule[] {
       resource: 'threads',
       action: 'delete',
       cases: [onThread('delete', (t) => ({ method: 'DELETE', path: T(t) }))],
+    },
+    {
+      // each id is authorized as that thread's delete (`keep_latest`: its update); one the caller may not change is
+      // skipped and not counted: a denied caller hears 200 with `pruned_count: 0`, and nothing of the owner's changes
+      route: 'POST /threads/prune',
+      resource: 'threads',
+      action: 'delete',
+      cases: [
+        onThread('prune (delete)', (t) => ({ method: 'POST', path: '/threads/prune', body: { thread_ids: [t.thread] } }), {
+          ok: prunedCount(1),
+          deniedOk: prunedCount(0),
+        }),
+        onThread(
+          'prune (keep_latest)',
+          (t) => ({ method: 'POST', path: '/threads/prune', body: { thread_ids: [t.thread], strategy: 'keep_latest' } }),
+          { ok: prunedCount(1), deniedOk: prunedCount(0) },
+        ),
+      ],
     },
     {
       route: 'POST /threads/:id/copy',

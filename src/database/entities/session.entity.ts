@@ -27,6 +27,18 @@ export class SessionEntity {
   @Column({ type: 'timestamptz', name: 'lease_expires_at', nullable: true })
   leaseExpiresAt: Date | null;
 
+  /** the thread's TTL in minutes (docs/retention.md); null: kept until deleted */
+  @Column({ type: 'double precision', name: 'ttl_minutes', nullable: true })
+  ttlMinutes: number | null;
+
+  /** what expiry does: `delete` the thread, or `keep_latest` (its latest checkpoint only) */
+  @Column({ type: 'text', name: 'ttl_strategy', nullable: true })
+  ttlStrategy: 'delete' | 'keep_latest' | null;
+
+  /** last activity + TTL (kept by a trigger, see the thread-retention migration); null: does not expire */
+  @Column({ type: 'timestamptz', name: 'expires_at', nullable: true })
+  expiresAt: Date | null;
+
   @CreateDateColumn({ type: 'timestamptz', name: 'created_at' })
   createdAt: Date;
 

@@ -15,6 +15,7 @@ import { ThreadTaint1764030000000 } from './1764030000000-thread-taint';
 import { IdempotencyPerPrincipal1764030000003 } from './1764030000003-idempotency-per-principal';
 import { KnowledgeOwners1764031000000 } from './1764031000000-knowledge-owners';
 import { StoreVectors1764040000000 } from './1764040000000-store-vectors';
+import { ThreadRetention1764040000001 } from './1764040000001-thread-retention';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   IdempotencyPerPrincipal1764030000003,
   KnowledgeOwners1764031000000,
   StoreVectors1764040000000,
+  ThreadRetention1764040000001,
 ];

@@ -17,13 +17,13 @@ import {
   type ThreadCreateBody,
   ThreadPatch,
   type ThreadPatchBody,
+  ThreadPrune,
+  type ThreadPruneBody,
   ThreadSearch,
   type ThreadSearchBody,
 } from '../schemas';
 import { ZodPipe } from '../zod-body.pipe';
-import { ThreadsService } from './threads.service';
-
-const THREAD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+import { THREAD_ID, ThreadsService } from './threads.service';
 
 /**
  * LangGraph Server `/threads` (langgraphjs `libs/langgraph-api/src/api/threads.mts`); a thread is a session.
@@ -51,6 +51,13 @@ export class ThreadsController {
     return this.threads.count(tenantId, body);
   }
 
+  /** Prunes threads now: `{ thread_ids, strategy }` → `{ pruned_count }` (ThreadsService.prune; docs/retention.md). */
+  @Post('prune')
+  @HttpCode(200)
+  prune(@Tenant() tenantId: string, @Body(new ZodPipe(ThreadPrune)) body: ThreadPruneBody) {
+    return this.threads.prune(tenantId, body);
+  }
+
   @Get(':id')
   get(@Tenant() tenantId: string, @Param('id') id: string) {
     return this.threads.get(tenantId, known(id));
@@ -65,7 +72,7 @@ export class ThreadsController {
     @Headers('prefer') prefer: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const thread = await this.threads.patch(tenantId, known(id), body.metadata);
+    const thread = await this.threads.patch(tenantId, known(id), body);
     if (!/(^|[\s,;])return=minimal\b/i.test(prefer ?? '')) return thread;
     res.status(204);
     return undefined;

@@ -8,7 +8,7 @@ import { CHECKPOINT_SCHEMA } from '../../database/checkpoint-schema';
 import { hasCheckpointSql } from '../../database/checkpoint-tables';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { rowsOf } from '../../database/query-rows';
-import { leaseHeld, unfinished } from '../../runs/store/run-rules';
+import { leaseHeld, notExpired, unfinished } from '../../runs/store/run-rules';
 
 export type ThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
 
@@ -36,7 +36,7 @@ function authCondition(params: unknown[], auth: AuthFilters | undefined): string
 }
 
 /**
- * A session as a thread, status included: `busy` while its lease is held (a run, a state update) or a run is running,
+ * A session as a thread, status included (an expired one is left out: retention, run-rules `notExpired`): `busy` while its lease is held (a run, a state update) or a run is running,
  * `interrupted` / `error` when the latest run is interrupted / failed, else `idle`.
  */
 const THREADS = `
@@ -49,7 +49,7 @@ const THREADS = `
     LEFT JOIN LATERAL (
       SELECT r.status FROM runs r WHERE r.tenant_id = s.tenant_id AND r.session_id = s.id ORDER BY r.created_at DESC, r.id DESC LIMIT 1
     ) lr ON true
-   WHERE s.tenant_id = $1`;
+   WHERE s.tenant_id = $1 AND ${notExpired('s')}`;
 
 const SORTS: Record<string, string> = {
   thread_id: 'id',

@@ -9,6 +9,7 @@ import { FactoryGraph } from '../../agents/custom-graphs/custom-graph.agent';
 import type { AuthFilters } from '../../auth/auth-filters';
 import { threadIdOf } from '../../auth/tenant';
 import { AppConfig } from '../../config/app-config';
+import { DomainException } from '../../core/errors';
 import { RunEventBus } from '../../events/run-event-bus';
 import { RunAdmission } from '../../orchestrator/run-admission.service';
 import { SessionStore } from '../../runs/store/session-store';
@@ -29,10 +30,15 @@ import {
   type HistoryRequestBody,
   type StateUpdateBody,
   type ThreadCreateBody,
+  type ThreadPatchBody,
+  type ThreadPruneBody,
   type ThreadSearchBody,
 } from '../schemas';
 import { toWire } from '../serde';
 import { type ThreadFilter, type ThreadRow, ThreadsRepository } from './threads.repository';
+
+/** What a session id looks like (another string names no thread). */
+export const THREAD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** When a `values` filter is given, this many candidates are read before filtering on their state. */
 const VALUES_SCAN_CAP = 1000;
@@ -81,7 +87,7 @@ export class ThreadsService {
     const value: Record<string, unknown> = { thread_id: id, metadata: { ...(body.metadata ?? {}) }, if_exists: body.if_exists };
     const filters = await this.authorize('create', value);
     const metadata = (value.metadata as Record<string, unknown> | undefined) ?? {};
-    const created = await this.sessions.insert(tenantId, id, metadata);
+    const created = await this.sessions.insert(tenantId, id, metadata, null, body.ttl);
     if (!created) await this.checkExisting(tenantId, id, filters, body.if_exists);
     if (body.supersteps?.length) {
       // a create refused over its supersteps (no graph, a bad update) leaves no thread behind
@@ -131,12 +137,39 @@ export class ThreadsService {
     return this.wire(tenantId, await this.row(tenantId, id, await this.authorize('read', { thread_id: id })));
   }
 
-  async patch(tenantId: string, id: string, metadata: Record<string, unknown> | null | undefined): Promise<Record<string, unknown>> {
-    const value: Record<string, unknown> = { thread_id: id, metadata: { ...(metadata ?? {}) } };
+  /** Merges metadata into the thread's and, when given, sets its `ttl` (its expiry restarts from now). */
+  async patch(tenantId: string, id: string, body: ThreadPatchBody): Promise<Record<string, unknown>> {
+    const value: Record<string, unknown> = { thread_id: id, metadata: { ...(body.metadata ?? {}) } };
     await this.row(tenantId, id, await this.authorize('update', value));
     const patch = (value.metadata as Record<string, unknown> | undefined) ?? {};
     if (!(await this.sessions.patchMetadata(tenantId, id, patch))) throw new ThreadNotFoundException(id);
+    if (body.ttl && !(await this.sessions.setTtl(tenantId, id, body.ttl))) throw new ThreadNotFoundException(id);
     return this.wire(tenantId, await this.row(tenantId, id));
+  }
+
+  /**
+   * Prunes the threads now (`POST /threads/prune`): `delete` (as a DELETE of each) or `keep_latest` (each keeps its
+   * latest checkpoint only). Each id is authorized as that thread's delete (or, for `keep_latest`, its update): ids
+   * the caller may not see or change, unknown or expired ones, and threads with a run in flight are skipped
+   * untouched and not counted. The answer counts the threads pruned.
+   */
+  async prune(tenantId: string, body: ThreadPruneBody): Promise<{ pruned_count: number }> {
+    const strategy = body.strategy ?? 'delete';
+    const action = strategy === 'delete' ? 'delete' : 'update';
+    let pruned = 0;
+    for (const id of new Set(body.thread_ids)) {
+      if (!THREAD_ID.test(id)) continue;
+      const access = await this.authorize(action, { thread_id: id }).then(
+        (filters) => ({ filters }),
+        (e: unknown) => {
+          if (e instanceof DomainException && [403, 404].includes(e.status)) return null;
+          throw e;
+        },
+      );
+      if (!access || !(await this.repo.get(tenantId, id, access.filters))) continue;
+      if ((await this.sessions.prune(tenantId, id, strategy)) === 'pruned') pruned++;
+    }
+    return { pruned_count: pruned };
   }
 
   /** Deletes the session, its messages, runs and checkpoints (409 while a run holds it). */

@@ -17,7 +17,8 @@ import {
   isUnfinished,
 } from './run-rules';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore, type StoppedRun } from './run-store';
-import { SessionStore, type TenantReset, type TurnSession } from './session-store';
+import { SessionStore, type SweepResult, type TenantReset, type TurnSession } from './session-store';
+import type { ThreadTtl, TtlStrategy } from './thread-retention';
 
 interface Message {
   tenantId: string;
@@ -118,6 +119,9 @@ export class InMemoryRunState {
       metadata,
       activeRunId: null,
       leaseExpiresAt: null,
+      ttlMinutes: null,
+      ttlStrategy: null,
+      expiresAt: null,
       createdAt: this.now(),
       updatedAt: this.now(),
     });
@@ -387,26 +391,79 @@ class InMemorySessionStore extends SessionStore {
     return { session: this.s.copy(session), created: !known };
   }
 
-  async insert(tenantId: string, id: string, metadata: Record<string, unknown>, agent: string | null = null): Promise<boolean> {
+  async insert(
+    tenantId: string,
+    id: string,
+    metadata: Record<string, unknown>,
+    agent: string | null = null,
+    ttl?: ThreadTtl | null,
+  ): Promise<boolean> {
     if (this.s.session(tenantId, id)) return false;
-    this.s.newSession(tenantId, id, agent, metadata);
+    const session = this.s.newSession(tenantId, id, agent, metadata);
+    if (ttl) this.applyTtl(session, ttl);
     return true;
   }
 
   async get(id: string, tenantId: string): Promise<SessionEntity> {
-    const session = this.s.session(tenantId, id);
+    const session = await this.find(id, tenantId);
     if (!session) throw new SessionNotFoundException(id);
-    return this.s.copy(session);
+    return session;
   }
 
   async find(id: string, tenantId: string): Promise<SessionEntity | null> {
     const session = this.s.session(tenantId, id);
-    return session ? this.s.copy(session) : null;
+    return session && !this.expiredForDelete(session) ? this.s.copy(session) : null;
+  }
+
+  /** run-rules `expiredForDelete` on a row in hand. */
+  private expiredForDelete(x: SessionEntity): boolean {
+    return !!x.expiresAt && x.expiresAt <= this.s.now() && x.ttlStrategy !== 'keep_latest' && this.s.leaseFree(x);
+  }
+
+  private applyTtl(x: SessionEntity, ttl: ThreadTtl): void {
+    x.ttlMinutes = ttl.minutes;
+    x.ttlStrategy = ttl.strategy;
+    x.updatedAt = this.s.now();
+    x.expiresAt = new Date(x.updatedAt.getTime() + ttl.minutes * 60_000);
+  }
+
+  async setTtl(tenantId: string, id: string, ttl: ThreadTtl): Promise<boolean> {
+    const session = this.s.session(tenantId, id);
+    if (!session || this.expiredForDelete(session)) return false;
+    this.applyTtl(session, ttl);
+    return true;
+  }
+
+  async sweepExpired(limit: number): Promise<SweepResult | null> {
+    const now = this.s.now();
+    const due = [...this.s.sessions.values()]
+      .filter((x) => x.expiresAt && x.expiresAt <= now && this.s.leaseFree(x) && this.s.firstInLine(x))
+      .slice(0, limit);
+    const result: SweepResult = { deleted: [], pruned: [] };
+    for (const x of due) {
+      if (x.ttlStrategy === 'keep_latest') {
+        x.expiresAt = null;
+        result.pruned.push({ tenantId: x.tenantId, id: x.id });
+      } else {
+        this.forget(x.tenantId, x.id);
+        result.deleted.push({ tenantId: x.tenantId, id: x.id });
+      }
+    }
+    return result;
+  }
+
+  async prune(tenantId: string, id: string, strategy: TtlStrategy): Promise<'pruned' | 'busy' | 'missing'> {
+    const session = this.s.session(tenantId, id);
+    if (!session || this.expiredForDelete(session)) return 'missing';
+    if (!this.s.leaseFree(session) || !this.s.firstInLine(session)) return 'busy';
+    if (strategy === 'delete') this.forget(tenantId, id);
+    return 'pruned';
   }
 
   async list(tenantId: string, limit: number, agent?: string, auth?: AuthFilters): Promise<SessionEntity[]> {
     return [...this.s.sessions.values()]
-      .filter((x) => x.tenantId === tenantId && (!agent || x.agent === agent) && matchesFilters(x.metadata, auth))
+      .filter((x) => x.tenantId === tenantId && !this.expiredForDelete(x))
+      .filter((x) => (!agent || x.agent === agent) && matchesFilters(x.metadata, auth))
       .sort((a, b) => +b.updatedAt - +a.updatedAt)
       .slice(0, limit)
       .map((x) => this.s.copy(x));

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
@@ -24,6 +24,7 @@ import {
   takeLease,
 } from './run-rules';
 import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore, type StoppedRun } from './run-store';
+import { ThreadRetention } from './thread-retention';
 
 /** The run store in Postgres: each transition one statement (raw SQL, the rules from run-rules.ts). */
 @Injectable()
@@ -31,8 +32,15 @@ export class PgRunStore extends RunStore {
   constructor(
     @InjectRepository(RunEntity, ORCHESTRATOR_DATA_SOURCE) private readonly runs: Repository<RunEntity>,
     @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Optional() @Inject(ThreadRetention) private readonly retention: ThreadRetention | null = null,
   ) {
     super();
+  }
+
+  /** A new session's TTL columns: the deployment's default (ThreadRetention; REST v1 sessions name none of their own). */
+  private defaultTtl(): [number | null, string | null] {
+    const ttl = this.retention?.defaultTtl;
+    return [ttl?.minutes ?? null, ttl?.strategy ?? null];
   }
 
   async create(run: NewRun): Promise<RunEntity> {
@@ -67,7 +75,8 @@ export class PgRunStore extends RunStore {
            SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::jsonb[])
              AS n(id, session_id, tenant_id, agent, mode, input, owner, session_metadata)
          ), s AS (
-           INSERT INTO sessions (id, tenant_id, agent, metadata) SELECT session_id, tenant_id, agent, COALESCE(session_metadata, '{}'::jsonb) FROM n
+           INSERT INTO sessions (id, tenant_id, agent, metadata, ttl_minutes, ttl_strategy)
+           SELECT session_id, tenant_id, agent, COALESCE(session_metadata, '{}'::jsonb), $9::float8, $10::text FROM n
          )
          INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, owner, status, attempts)
          SELECT id, session_id, tenant_id, agent, mode, input, owner, 'queued', 0 FROM n
@@ -81,6 +90,7 @@ export class PgRunStore extends RunStore {
           column((r) => pgSafeJson(r.input)),
           column((r) => r.owner ?? null),
           column((r) => (r.sessionMetadata ? pgSafeJson(r.sessionMetadata) : null)),
+          ...this.defaultTtl(),
         ],
       ),
     );
@@ -99,15 +109,18 @@ export class PgRunStore extends RunStore {
   async createStarted(run: NewRun, leaseMs: number, newSession = false, sessionMetadata?: Record<string, unknown>): Promise<RunEntity> {
     const sql = newSession
       ? `WITH s AS (
-           INSERT INTO sessions (id, tenant_id, agent, metadata, active_run_id, lease_expires_at)
-           VALUES ($2, $3, $4, COALESCE($9::jsonb, '{}'::jsonb), $1, ${leaseEnd('$8')})
+           INSERT INTO sessions (id, tenant_id, agent, metadata, active_run_id, lease_expires_at, ttl_minutes, ttl_strategy)
+           VALUES ($2, $3, $4, COALESCE($9::jsonb, '{}'::jsonb), $1, ${leaseEnd('$8')}, $10::float8, $11::text)
          )
          INSERT INTO runs (id, session_id, tenant_id, agent, mode, input, owner, status, attempts, started_at)
          SELECT $1, $2, $3, $4, $5, $6, $7::text, 'running', 1, now()
          RETURNING *`
       : startedInSessionSql(false);
     const rows = rowsOf<Record<string, unknown>>(
-      await this.dataSource.query(sql, startedParams(run, leaseMs, newSession ? run.sessionMetadata : sessionMetadata)),
+      await this.dataSource.query(sql, [
+        ...startedParams(run, leaseMs, newSession ? run.sessionMetadata : sessionMetadata),
+        ...(newSession ? this.defaultTtl() : []),
+      ]),
     );
     return this.runs.create(fromRow(rows[0]));
   }

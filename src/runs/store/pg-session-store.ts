@@ -1,11 +1,18 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Raw, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 
 import { type AuthFilters, metadataContainment } from '../../auth/auth-filters';
 import { threadIdOf } from '../../auth/tenant';
 import { SessionBusyException, SessionNotFoundException } from '../../core/errors';
-import { copyThread, deleteThread, deleteThreadsOfTenant } from '../../database/checkpoint-tables';
+import {
+  copyThread,
+  deleteThread,
+  deleteThreads,
+  deleteThreadsOfTenant,
+  keepLatestCheckpoints,
+  type SqlRunner,
+} from '../../database/checkpoint-tables';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { SessionEntity } from '../../database/entities';
 import { rowsOf } from '../../database/query-rows';
@@ -13,17 +20,21 @@ import type { ThreadTaint } from '../../tools/thread-taint';
 import {
   awaitingApproval,
   due,
+  expiredForDelete,
   extendLease,
   firstInLine,
   leaseFree,
   leaseHeld,
   leaseRemainingMs,
+  notExpired,
   RELEASE_LEASE,
   startable,
+  sweepable,
   takeLease,
   unfinished,
 } from './run-rules';
-import { SessionStore, type TenantReset, type TurnSession } from './session-store';
+import { SessionStore, type SweepResult, type TenantReset, type TurnSession } from './session-store';
+import { ThreadRetention, type ThreadTtl, type TtlStrategy } from './thread-retention';
 
 /** The taint of session $2 copied to session $3 (tenant $1). */
 const COPY_TAINT_SQL = `INSERT INTO thread_taint (tenant_id, session_id, sources, digest, opaque, run_id, tainted_at)
@@ -36,8 +47,15 @@ export class PgSessionStore extends SessionStore {
   constructor(
     @InjectRepository(SessionEntity, ORCHESTRATOR_DATA_SOURCE) private readonly sessions: Repository<SessionEntity>,
     @InjectDataSource(ORCHESTRATOR_DATA_SOURCE) private readonly db: DataSource,
+    @Optional() @Inject(ThreadRetention) private readonly retention: ThreadRetention | null = null,
   ) {
     super();
+  }
+
+  /** The TTL columns' values for a new session: its own TTL, else the deployment's default (none: nulls). */
+  private ttlParams(own?: ThreadTtl | null): [number | null, TtlStrategy | null] {
+    const ttl = own ?? this.retention?.defaultTtl ?? null;
+    return [ttl?.minutes ?? null, ttl?.strategy ?? null];
   }
 
   /**
@@ -50,42 +68,67 @@ export class PgSessionStore extends SessionStore {
     agent: string,
     metadata?: Record<string, unknown>,
   ): Promise<{ session: SessionEntity; created: boolean }> {
-    const rows = rowsOf(
-      await this.db.query(
-        `INSERT INTO sessions (tenant_id, id, agent, metadata) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
-        [tenantId, id, agent, JSON.stringify(metadata ?? {})],
-      ),
-    );
-    return { session: await this.get(id, tenantId), created: rows.length > 0 };
+    const created = await this.insert(tenantId, id, metadata ?? {}, agent);
+    return { session: await this.get(id, tenantId), created };
   }
 
   /** A new session (a LangGraph thread), without agent unless given; false when the tenant already has one with this id. */
-  async insert(tenantId: string, id: string, metadata: Record<string, unknown>, agent: string | null = null): Promise<boolean> {
-    const rows = rowsOf(
-      await this.db.query(
-        `INSERT INTO sessions (tenant_id, id, agent, metadata) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
-        [tenantId, id, agent, JSON.stringify(metadata)],
-      ),
-    );
-    return rows.length > 0;
+  async insert(
+    tenantId: string,
+    id: string,
+    metadata: Record<string, unknown>,
+    agent: string | null = null,
+    ttl?: ThreadTtl | null,
+  ): Promise<boolean> {
+    const insert = async () =>
+      rowsOf(
+        await this.db.query(
+          `INSERT INTO sessions (tenant_id, id, agent, metadata, ttl_minutes, ttl_strategy) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+          [tenantId, id, agent, JSON.stringify(metadata), ...this.ttlParams(ttl)],
+        ),
+      ).length > 0;
+    // the id of an expired session (gone for readers, not swept yet) is free: that session is deleted now
+    return (await insert()) || ((await this.removeIfExpired(tenantId, id)) && (await insert()));
+  }
+
+  /** Deletes the session now when it has expired (`delete` strategy) and may be swept; whether it did. */
+  private async removeIfExpired(tenantId: string, id: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const rows = rowsOf<ExpiredRow>(
+        await tx.query(
+          `SELECT s.tenant_id, s.id, s.ttl_strategy FROM sessions s
+            WHERE s.tenant_id = $1 AND s.id = $2 AND ${expiredForDelete('s')} AND ${sweepable('s')} FOR UPDATE OF s`,
+          [tenantId, id],
+        ),
+      );
+      await removeSessions(tx, rows);
+      return rows.length > 0;
+    });
   }
 
   /** The tenant's session; another tenant's (or no) session is SESSION_NOT_FOUND. */
   async get(id: string, tenantId: string): Promise<SessionEntity> {
-    const s = await this.sessions.findOneBy({ id, tenantId });
+    const s = await this.find(id, tenantId);
     if (!s) throw new SessionNotFoundException(id);
     return s;
   }
 
+  /** The tenant's session, null when there is none or it has expired (retention: gone for readers at once). */
   async find(id: string, tenantId: string): Promise<SessionEntity | null> {
-    return this.sessions.findOneBy({ id, tenantId });
+    return this.sessions
+      .createQueryBuilder('s')
+      .where('s.id = :id AND s.tenant_id = :tenantId', { id, tenantId })
+      .andWhere(notExpired('s'))
+      .getOne();
   }
 
+  /** The tenant's visible sessions (SessionStore.list): expired ones are left out (retention). */
   async list(tenantId: string, limit: number, agent?: string, auth?: AuthFilters): Promise<SessionEntity[]> {
-    const metadata = auth
-      ? { metadata: Raw((m) => `${m} @> CAST(:auth AS jsonb)`, { auth: JSON.stringify(metadataContainment(auth)) }) }
-      : {};
-    return this.sessions.find({ where: { tenantId, ...(agent ? { agent } : {}), ...metadata }, order: { updatedAt: 'DESC' }, take: limit });
+    const q = this.sessions.createQueryBuilder('s').where('s.tenant_id = :tenantId', { tenantId }).andWhere(notExpired('s'));
+    if (agent) q.andWhere('s.agent = :agent', { agent });
+    if (auth) q.andWhere('s.metadata @> CAST(:auth AS jsonb)', { auth: JSON.stringify(metadataContainment(auth)) });
+    return q.orderBy('s.updatedAt', 'DESC').limit(limit).getMany();
   }
 
   /**
@@ -104,6 +147,7 @@ export class PgSessionStore extends SessionStore {
         'scheduled_run_id',
       )
       .where('s.id = :id AND s.tenant_id = :tenantId', { id, tenantId })
+      .andWhere(notExpired('s'))
       .getRawAndEntities<{ waiting_run_id: string | null; scheduled_run_id: string | null }>();
     if (!entities[0]) return null;
     return { session: entities[0], waitingRunId: raw[0]?.waiting_run_id ?? null, scheduledRunId: raw[0]?.scheduled_run_id ?? null };
@@ -180,16 +224,79 @@ export class PgSessionStore extends SessionStore {
   /** A copy of a thread (SessionStore.copy): REPEATABLE READ, so the source's rows are read in one snapshot. */
   async copy(tenantId: string, fromId: string, toId: string, metadata: Record<string, unknown>, agent: string | null): Promise<boolean> {
     return this.db.transaction('REPEATABLE READ', async (tx) => {
+      // the copy keeps the source's TTL (a copy of a thread that expires expires too)
       const created = rowsOf(
         await tx.query(
-          `INSERT INTO sessions (tenant_id, id, agent, metadata) VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
-          [tenantId, toId, agent, JSON.stringify(metadata)],
+          `INSERT INTO sessions (tenant_id, id, agent, metadata, ttl_minutes, ttl_strategy)
+           SELECT $1, $2, $3, $4, src.ttl_minutes, src.ttl_strategy
+             FROM (SELECT 1) one LEFT JOIN sessions src ON src.tenant_id = $1 AND src.id = $5
+           ON CONFLICT (tenant_id, id) DO NOTHING RETURNING id`,
+          [tenantId, toId, agent, JSON.stringify(metadata), fromId],
         ),
       );
       if (!created.length) return false;
       await tx.query(COPY_TAINT_SQL, [tenantId, fromId, toId]);
       await copyThread(tx, threadIdOf(tenantId, fromId), threadIdOf(tenantId, toId));
       return true;
+    });
+  }
+
+  /** Sets the session's TTL (SessionStore.setTtl): a change of its TTL is activity, so its expiry restarts now. */
+  async setTtl(tenantId: string, id: string, ttl: ThreadTtl): Promise<boolean> {
+    const rows = rowsOf(
+      await this.db.query(
+        `UPDATE sessions s SET ttl_minutes = $3, ttl_strategy = $4, updated_at = now()
+          WHERE s.tenant_id = $1 AND s.id = $2 AND ${notExpired('s')} RETURNING s.id`,
+        [tenantId, id, ttl.minutes, ttl.strategy],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * One batch of the retention sweep (SessionStore.sweepExpired), in one transaction that first takes the cluster's
+   * sweep lock (`pg_try_advisory_xact_lock`: a transaction-scoped lock, so it also holds through a transaction-pooling
+   * PgBouncer); null when another process holds it. The expired sessions are picked and row-locked in one statement
+   * (FOR UPDATE SKIP LOCKED) that leaves out any whose lease is held or that has an unfinished run (run-rules
+   * `sweepable`), so no run starts on them until they are gone.
+   */
+  async sweepExpired(limit: number): Promise<SweepResult | null> {
+    return this.db.transaction(async (tx) => {
+      const lock = rowsOf<{ locked: boolean }>(await tx.query(`SELECT pg_try_advisory_xact_lock(${SWEEP_LOCK}) AS locked`));
+      if (!lock[0]?.locked) return null;
+      const rows = rowsOf<ExpiredRow>(
+        await tx.query(
+          `SELECT s.tenant_id, s.id, s.ttl_strategy FROM sessions s WHERE ${sweepable('s')}
+            ORDER BY s.expires_at LIMIT $1 FOR UPDATE OF s SKIP LOCKED`,
+          [limit],
+        ),
+      );
+      const gone = rows.filter((r) => r.ttl_strategy !== 'keep_latest');
+      const kept = rows.filter((r) => r.ttl_strategy === 'keep_latest');
+      await removeSessions(tx, gone);
+      await keepLatest(tx, kept, true);
+      return { deleted: gone.map(keyOf), pruned: kept.map(keyOf) };
+    });
+  }
+
+  /**
+   * Prunes one session now (SessionStore.prune), under its row lock: `missing` when there is no such (visible)
+   * session, `busy` (nothing changed) while its lease is held or a run of it is unfinished.
+   */
+  async prune(tenantId: string, id: string, strategy: TtlStrategy): Promise<'pruned' | 'busy' | 'missing'> {
+    return this.db.transaction(async (tx) => {
+      const rows = rowsOf<ExpiredRow & { idle: boolean }>(
+        await tx.query(
+          `SELECT s.tenant_id, s.id, s.ttl_strategy, (${leaseFree('s')} AND ${firstInLine({ id: 's.id', tenant: 's.tenant_id' })}) AS idle
+             FROM sessions s WHERE s.tenant_id = $1 AND s.id = $2 AND ${notExpired('s')} FOR UPDATE OF s`,
+          [tenantId, id],
+        ),
+      );
+      if (!rows[0]) return 'missing';
+      if (!rows[0].idle) return 'busy';
+      if (strategy === 'delete') await removeSessions(tx, rows);
+      else await keepLatest(tx, rows, false);
+      return 'pruned';
     });
   }
 
@@ -313,6 +420,47 @@ export class PgSessionStore extends SessionStore {
   async copyTaint(tenantId: string, fromId: string, toId: string): Promise<void> {
     await this.db.query(COPY_TAINT_SQL, [tenantId, fromId, toId]);
   }
+}
+
+/** The cluster-wide key of the retention sweep's advisory lock (one sweeper at a time). */
+const SWEEP_LOCK = `hashtext('agents:thread-retention-sweep')`;
+
+interface ExpiredRow {
+  tenant_id: string;
+  id: string;
+  ttl_strategy: TtlStrategy | null;
+}
+
+const keyOf = (r: ExpiredRow) => ({ tenantId: r.tenant_id, id: r.id });
+
+/** Deletes the sessions and their checkpoints (their runs, messages and taint go with them: foreign keys). */
+async function removeSessions(tx: SqlRunner, rows: ExpiredRow[]): Promise<void> {
+  if (!rows.length) return;
+  await deleteThreads(
+    tx,
+    rows.map((r) => threadIdOf(r.tenant_id, r.id)),
+  );
+  await tx.query(
+    `DELETE FROM sessions s USING unnest($1::text[], $2::text[]) AS g(tenant_id, id) WHERE s.tenant_id = g.tenant_id AND s.id = g.id`,
+    [rows.map((r) => r.tenant_id), rows.map((r) => r.id)],
+  );
+}
+
+/**
+ * Keeps the sessions with their latest checkpoint only; `expired` (the sweeper): their expiry is cleared, so they
+ * are not swept again until their next activity sets it anew.
+ */
+async function keepLatest(tx: SqlRunner, rows: ExpiredRow[], expired: boolean): Promise<void> {
+  if (!rows.length) return;
+  await keepLatestCheckpoints(
+    tx,
+    rows.map((r) => threadIdOf(r.tenant_id, r.id)),
+  );
+  if (!expired) return;
+  await tx.query(
+    `UPDATE sessions s SET expires_at = NULL FROM unnest($1::text[], $2::text[]) AS g(tenant_id, id) WHERE s.tenant_id = g.tenant_id AND s.id = g.id`,
+    [rows.map((r) => r.tenant_id), rows.map((r) => r.id)],
+  );
 }
 
 interface TaintRow {

@@ -46,6 +46,27 @@ export function leaseFree(session: string): string {
   return `(${session}.active_run_id IS NULL OR ${session}.lease_expires_at IS NULL OR ${session}.lease_expires_at < now())`;
 }
 
+/**
+ * The session has expired (its `expires_at`, last activity + TTL, has passed) with the `delete` strategy and no
+ * lease holds it: it is gone for every reader from that moment, before the retention sweeper deletes its rows.
+ */
+export function expiredForDelete(session: string): string {
+  return `(${session}.expires_at <= now() AND ${session}.ttl_strategy IS DISTINCT FROM 'keep_latest' AND NOT ${leaseHeld(session)})`;
+}
+
+/** The session is visible to readers: not expiredForDelete (a NULL `expires_at` never expires). */
+export function notExpired(session: string): string {
+  return `NOT COALESCE(${expiredForDelete(session)}, false)`;
+}
+
+/**
+ * The retention sweeper may act on the session: expired (either strategy), no lease held, no run unfinished
+ * (a queued run too: it would start on a deleted thread).
+ */
+export function sweepable(session: string): string {
+  return `(${session}.expires_at <= now() AND ${leaseFree(session)} AND ${firstInLine({ id: `${session}.id`, tenant: `${session}.tenant_id` })})`;
+}
+
 /** `run` holds a live lease on its session. */
 export function holdsLease(session: string, run: string): string {
   return `(${session}.active_run_id = ${run}.id AND ${session}.lease_expires_at > now())`;

@@ -1,6 +1,7 @@
 import type { AuthFilters } from '../../auth/auth-filters';
 import type { SessionEntity } from '../../database/entities';
 import type { ThreadTaint } from '../../tools/thread-taint';
+import type { ThreadTtl, TtlStrategy } from './thread-retention';
 
 /**
  * The run store's side of sessions: the only writer of the `sessions` table — a session's rows (opened by a
@@ -22,6 +23,20 @@ export interface TenantReset {
   sessions?: boolean;
 }
 
+/** A session by its key. */
+export interface SessionKey {
+  tenantId: string;
+  id: string;
+}
+
+/** What one batch of the retention sweep did (SessionStore.sweepExpired). */
+export interface SweepResult {
+  /** sessions deleted with all they held (strategy `delete`) */
+  deleted: SessionKey[];
+  /** sessions kept with their latest checkpoint only (strategy `keep_latest`) */
+  pruned: SessionKey[];
+}
+
 export abstract class SessionStore {
   /**
    * The tenant's session with a client-chosen id, started with `agent` (and `metadata`: its owner) when the tenant
@@ -34,10 +49,22 @@ export abstract class SessionStore {
     metadata?: Record<string, unknown>,
   ): Promise<{ session: SessionEntity; created: boolean }>;
 
-  /** A new session (a LangGraph thread), without agent unless given; false when the tenant already has one with this id. */
-  abstract insert(tenantId: string, id: string, metadata: Record<string, unknown>, agent?: string | null): Promise<boolean>;
+  /**
+   * A new session (a LangGraph thread), without agent unless given, with its own `ttl` or else the deployment's
+   * default (ThreadRetention); false when the tenant already has one with this id.
+   */
+  abstract insert(
+    tenantId: string,
+    id: string,
+    metadata: Record<string, unknown>,
+    agent?: string | null,
+    ttl?: ThreadTtl | null,
+  ): Promise<boolean>;
 
-  /** The tenant's session; another tenant's (or no) session is SESSION_NOT_FOUND. */
+  /**
+   * The tenant's session; another tenant's (or no) session is SESSION_NOT_FOUND. Every read of sessions here leaves
+   * out an expired one (`delete` strategy, run-rules `expiredForDelete`): it is gone for readers before the sweep.
+   */
   abstract get(id: string, tenantId: string): Promise<SessionEntity>;
 
   abstract find(id: string, tenantId: string): Promise<SessionEntity | null>;
@@ -51,6 +78,23 @@ export abstract class SessionStore {
    * (`after_seconds`: queued, not due yet; a turn behind it would wait until then) — one statement for all.
    */
   abstract findForTurn(id: string, tenantId: string): Promise<TurnSession | null>;
+
+  /** Sets the session's TTL, restarting its expiry from now; false when there is no such (unexpired) session. */
+  abstract setTtl(tenantId: string, id: string, ttl: ThreadTtl): Promise<boolean>;
+
+  /**
+   * One batch of the retention sweep: at most `limit` expired sessions without a held lease or an unfinished run,
+   * deleted (`delete`) or cut to their latest checkpoint (`keep_latest`), in one transaction under the cluster's
+   * sweep lock; null when another process holds the lock (it is sweeping).
+   */
+  abstract sweepExpired(limit: number): Promise<SweepResult | null>;
+
+  /**
+   * Prunes one session now (POST /threads/prune): `delete` as SessionStore.delete, or `keep_latest` (its latest
+   * checkpoint only). `busy` (nothing changed) while its lease is held or a run of it is unfinished; `missing` when
+   * the tenant has no such visible session.
+   */
+  abstract prune(tenantId: string, id: string, strategy: TtlStrategy): Promise<'pruned' | 'busy' | 'missing'>;
 
   /** Merges `metadata` into the session's; false when there is no such session. */
   abstract patchMetadata(tenantId: string, id: string, metadata: Record<string, unknown>): Promise<boolean>;
