@@ -5,6 +5,7 @@ import { JwksHealthIndicator } from '../auth/jwks.health';
 import { markServiceControllers } from '../auth/tenant.guard';
 import type { AppConfig } from '../config/app-config';
 import { DatabaseHealthIndicator } from '../database/database.health';
+import { StoreModule } from '../database/store/store.module';
 import { ContractsModule } from '../knowledge/contracts/contracts.module';
 import { DocumentsModule } from '../knowledge/documents/documents.module';
 import { MemoryModule } from '../memory/memory.module';
@@ -24,7 +25,9 @@ import { ChatController } from './controllers/chat.controller';
 import { ContractsController } from './controllers/contracts.controller';
 import { DocumentsController } from './controllers/documents.controller';
 import { JobsController } from './controllers/jobs.controller';
+import { MemoriesController } from './controllers/memories.controller';
 import { SessionsController } from './controllers/sessions.controller';
+import { MemoriesService } from './memories.service';
 import { SessionAccess } from './session-access';
 import { TurnGate } from './turn-gate';
 
@@ -37,6 +40,7 @@ export const API_CONTROLLERS = [
   CatalogController,
   DocumentsController,
   ContractsController,
+  MemoriesController,
   HealthController,
   MetricsController,
 ];
@@ -56,12 +60,14 @@ export class ApiModule implements NestModule {
         ToolsModule,
         DocumentsModule,
         ContractsModule,
+        StoreModule,
       ],
       controllers: API_CONTROLLERS,
       providers: [
         HttpMetricsMiddleware,
         TurnGate,
         SessionAccess,
+        MemoriesService,
         // readiness: each module provides the indicator of what it owns; observability imports none of them
         {
           provide: HEALTH_INDICATORS,
