@@ -60,20 +60,23 @@ export function factKey(fact: Pick<StatedFact, 'kind' | 'text'>): string {
   return createHash('sha256').update(basis).digest('hex').slice(0, 32);
 }
 
-/** Puts each fact under the user's namespace (one batch); a restated fact keeps its `created_at`. */
+/**
+ * Puts each fact under the user's namespace (`put`: a graph's store batches its operations itself). Only the text is
+ * embedded when the store has an index: it is what a later question means.
+ */
 export async function saveFacts(store: BaseStore, userId: string, facts: StatedFact[], sourceSession: string | null): Promise<void> {
-  if (facts.length === 0) return;
   const namespace = memoryNamespace(userId);
   const now = new Date().toISOString();
   const unique = new Map(facts.map((f) => [factKey(f), f]));
-  await store.batch(
-    [...unique].map(([key, f]) => ({
-      namespace,
-      key,
-      // only the fact's text is embedded (when the store has an index): it is what a later question means
-      index: ['text'],
-      value: { text: f.text, kind: f.kind, lang: f.lang, source_session: sourceSession, created_at: now } satisfies MemoryValue,
-    })),
+  await Promise.all(
+    [...unique].map(([key, f]) =>
+      store.put(
+        namespace,
+        key,
+        { text: f.text, kind: f.kind, lang: f.lang, source_session: sourceSession, created_at: now } satisfies MemoryValue,
+        ['text'],
+      ),
+    ),
   );
 }
 
@@ -118,7 +121,7 @@ export async function forgetUser(store: BaseStore, userId: string): Promise<numb
   for (;;) {
     const page = await store.search(namespace, { limit: 100 });
     if (page.length === 0) return deleted;
-    await store.batch(page.map((item) => ({ namespace, key: item.key, value: null })));
+    await Promise.all(page.map((item) => store.delete(namespace, item.key)));
     deleted += page.length;
   }
 }
