@@ -35,6 +35,8 @@ describe('rule paths in English', () => {
     expect(routeByRules('Hello!', true)).toMatchObject({ route: 'agent' });
     expect(routeByRules('What is 12 times 7?', true)).toMatchObject({ route: 'agent' });
     expect(routeByRules('What did I tell you my name was?', true)).toMatchObject({ route: 'agent' });
+    expect(routeByRules("I'm allergic to peanuts", true)).toEqual({ route: 'agent', reason: 'states a fact about the user' });
+    expect(routeByRules('내 생일은 3월 15일이야', true)).toEqual({ route: 'agent', reason: 'states a fact about the user' });
   });
 
   it("the supervisor's first delegation", () => {

@@ -26,7 +26,9 @@ import { ChatController } from './controllers/chat.controller';
 import { ContractsController } from './controllers/contracts.controller';
 import { DocumentsController } from './controllers/documents.controller';
 import { JobsController } from './controllers/jobs.controller';
+import { MemoriesController } from './controllers/memories.controller';
 import { SessionsController } from './controllers/sessions.controller';
+import { MemoriesService } from './memories.service';
 import { SessionAccess } from './session-access';
 import { TurnGate } from './turn-gate';
 
@@ -39,6 +41,7 @@ export const API_CONTROLLERS = [
   CatalogController,
   DocumentsController,
   ContractsController,
+  MemoriesController,
   HealthController,
   MetricsController,
 ];
@@ -59,12 +62,14 @@ export class ApiModule implements NestModule {
         ToolsModule,
         DocumentsModule,
         ContractsModule,
+        StoreModule,
       ],
       controllers: API_CONTROLLERS,
       providers: [
         HttpMetricsMiddleware,
         TurnGate,
         SessionAccess,
+        MemoriesService,
         // readiness: each module provides the indicator of what it owns; observability imports none of them
         {
           provide: HEALTH_INDICATORS,

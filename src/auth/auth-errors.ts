@@ -102,3 +102,16 @@ export class OperatorRequiredException extends DomainException {
     super('FORBIDDEN', `"${action}" is an operator's action: it needs an API key or a token with admin`, 403);
   }
 }
+
+/** 400/403 for a request on memories that names no user it may reach (memories are always one user's). */
+export class MemoryUserException extends DomainException {
+  constructor(reason: 'none' | 'other') {
+    super(
+      reason === 'none' ? 'USER_REQUIRED' : 'FORBIDDEN',
+      reason === 'none'
+        ? 'memories belong to a user: this caller has none, so name one with user_id (an API key or an admin token may)'
+        : "only the tenant's operator (an API key, a token with admin) may name another user's memories",
+      reason === 'none' ? 400 : 403,
+    );
+  }
+}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
-import { OperatorRequiredException } from './auth-errors';
+import { MemoryUserException, OperatorRequiredException } from './auth-errors';
 import { type AuthFilters, parseAuthFilters } from './auth-filters';
 import { currentPrincipal } from './tenant';
 
@@ -29,6 +29,9 @@ const KNOWLEDGE = new Set(['documents', 'contracts']);
 
 /** an owner no row has: a filter that lets nothing through */
 const NOBODY = '\u0000nobody';
+
+/** a user's memories across sessions (the assistant's long-term memory): the user's own, or the operator's to name */
+export const MEMORIES_RESOURCE = 'memories';
 
 /** the resource of the tenant as a whole, whose actions (`truncate`) are the operator's alone */
 export const TENANT_RESOURCE = 'tenant';
@@ -65,6 +68,9 @@ export function ownerRuleOf(filters: AuthFilters | undefined): string | undefine
  *
  * Two resources have rules of their own, taken before any handler (a handler can never widen them):
  * - `tenant:truncate` (`/internal/truncate`) needs `admin` (an API key, an admin token); anyone else gets 403.
+ * - `memories` (`/v1/memories`) are one user's: the filter is `{ owner: <user> }`, the caller's own user; only an
+ *   operator (`admin`: an API key, an admin token) may name another with `value.user_id` (anyone else gets 403), and a
+ *   caller without a user (an API key) must name one (400). A handler that applies may refuse, never widen.
  * - `documents` and `contracts` are the tenant's shared knowledge: reads, searches and creates are the tenant's;
  *   a `delete` is confined to the uploader (`{ owner: <user> }`) unless the caller has `admin`. A handler that
  *   applies may narrow these further (its filter is matched against `{ owner }`), never widen them.
@@ -85,6 +91,7 @@ export class ResourceAccess {
     if (resource === TENANT_RESOURCE) return this.operatorOnly(action);
     const handled = this.handlers ? await this.handlers(resource, action, value) : NOT_HANDLED;
     if (KNOWLEDGE.has(resource)) return this.knowledgeRule(action, handled);
+    if (resource === MEMORIES_RESOURCE) return this.memoriesRule(value);
     return handled === NOT_HANDLED ? this.ownerRule(action, value) : handled;
   }
 
@@ -99,6 +106,17 @@ export class ResourceAccess {
   private operatorOnly(action: string): undefined {
     if (!currentPrincipal()?.permissions.includes('admin')) throw new OperatorRequiredException(`${TENANT_RESOURCE}:${action}`);
     return undefined;
+  }
+
+  /** Memories: the user they belong to, as `{ owner }` — the caller's own, or the one an operator names. */
+  private memoriesRule(value: Record<string, unknown>): AuthFilters {
+    const principal = currentPrincipal();
+    const named = typeof value.user_id === 'string' && value.user_id ? value.user_id : undefined;
+    const operator = principal?.permissions.includes('admin') ?? false;
+    if (named && named !== principal?.userId && !operator) throw new MemoryUserException('other');
+    const owner = named ?? principal?.userId;
+    if (!owner) throw new MemoryUserException('none');
+    return parseAuthFilters({ owner });
   }
 
   /**

@@ -1,3 +1,4 @@
+import { memoryNamespace } from '../../src/memory/long-term/fact-store';
 import type { Case, Res, Rule, Target, Who, World } from '../support/authz-matrix';
 import { newMark } from '../support/authz-matrix';
 
@@ -117,6 +118,23 @@ async function ownContract(w: World): Promise<Target> {
   if (made.status !== 201) throw new Error(`set-up: contract ${made.status} ${made.text}`);
   return { mark, contract: made.body.contract_id };
 }
+
+/** A fact the assistant remembers about the owner (put where the assistant keeps it); the marker is its text. */
+async function ownMemory(w: World): Promise<Target> {
+  const mark = newMark();
+  const me = await owner(w)('GET', '/v1/memories');
+  if (me.status !== 200) throw new Error(`set-up: memories ${me.status} ${me.text}`);
+  const user = me.body.user_id as string;
+  const value = { text: `my locker code is ${mark}`, kind: 'note', lang: 'en', source_session: null, created_at: new Date().toISOString() };
+  const put = await owner(w)('PUT', '/store/items', { namespace: memoryNamespace(user), key: mark.toLowerCase(), value });
+  if (put.status >= 300) throw new Error(`set-up: memory ${put.status} ${put.text}`);
+  return { mark, user };
+}
+/** the owner's memories, by the operator's key: a user's own, an operator's by `user_id` */
+const memoriesOf = (t: Target, who: Who) => (operator(who) ? `/v1/memories?user_id=${encodeURIComponent(t.user!)}` : '/v1/memories');
+/** the owner's memories (the user themself, or the tenant's operator naming them) */
+const mayReachMemories = (who: Who) => who === 'owner' || who === 'admin' || who === 'apiKey';
+const memorySnapshot = async (t: Target, w: World) => (await operatorOf(w)('GET', memoriesOf(t, 'apiKey'))).body;
 
 /** what the tenant's operator reads of the owner's thread: the thread, its state, its runs */
 async function threadSnapshot(t: Target, w: World) {
@@ -347,6 +365,38 @@ export function rules(w: World): Rule[] {
           req: (t) => ({ method: 'DELETE', path: `/v1/contracts/${t.contract}` }),
           allowed: mayDeleteKnowledge,
           snapshot: contractSnapshot,
+        },
+      ],
+    },
+    // ── memories: one user's, reached by that user or named by the tenant's operator ─────────────────────
+    {
+      route: 'GET /v1/memories',
+      resource: 'memories',
+      action: 'read',
+      cases: [
+        listing('own memories (an operator names the owner)', ownMemory, (t, who) => ({ path: memoriesOf(t, who) }), mayReachMemories),
+        {
+          name: 'memories naming the owner',
+          setup: ownMemory,
+          req: (t) => ({ path: `/v1/memories?user_id=${encodeURIComponent(t.user!)}` }),
+          allowed: (who) => who === 'owner' || operator(who),
+          visibleTo: mayReachMemories,
+        },
+      ],
+    },
+    {
+      route: 'DELETE /v1/memories',
+      resource: 'memories',
+      action: 'delete',
+      cases: [
+        {
+          name: 'forget the owner’s memories',
+          setup: ownMemory,
+          req: (t) => ({ method: 'DELETE', path: `/v1/memories?user_id=${encodeURIComponent(t.user!)}` }),
+          allowed: (who) => who === 'owner' || operator(who),
+          snapshot: memorySnapshot,
+          // another tenant's operator names a user of its own tenant: nothing of the owner's changes
+          noEffect: (who) => who === 'otherTenant',
         },
       ],
     },

@@ -88,6 +88,8 @@ export interface Target {
   ns?: string[];
   doc?: string;
   contract?: string;
+  /** the owner's user id (as `GET /v1/memories` names it) */
+  user?: string;
 }
 
 export interface Request {

@@ -50,7 +50,7 @@ export class AssistantAgentFactory implements AgentFactory {
     );
     return {
       name: this.name,
-      description: 'Assistant: router, knowledge-base RAG, summarising memory, general tools.',
+      description: 'Assistant: router, knowledge-base RAG, summarising memory, memories across sessions, general tools.',
       graph,
       buildInput: (turn: TurnContext) => turnInput(turn, { maxIterations: this.config.iterationLimits.assistant }),
       toOutcome: (s: AssistantStateType): AgentOutcome => {
@@ -66,6 +66,7 @@ export class AssistantAgentFactory implements AgentFactory {
             route_reason: s.route_reason,
             summarised: s.summarised,
             messages_in_state: s.messages.length,
+            ...(s.recalled.length || s.remembered.length ? { memories: { recalled: s.recalled.length, remembered: s.remembered } } : {}),
             ...(s.degraded ? { degraded: true } : {}),
           },
           trace: {
@@ -73,6 +74,7 @@ export class AssistantAgentFactory implements AgentFactory {
               { step: 'router', route: s.route, reason: s.route_reason, decided_by: s.route_by },
               ...(s.route === 'rag' ? [{ step: 'rag', passages: s.context ? s.context.split('\n\n[').length : 0 }] : []),
               { step: 'memory', summarised: s.summarised },
+              { step: 'long_term_memory', recalled: s.recalled.length, remembered: s.remembered, decided_by: s.remembered_by },
             ],
             tool_history: s.tool_calls,
           },

@@ -6,6 +6,7 @@ import { createMemoryNode } from '../../memory/memory.node';
 import type { MemoryLimits } from '../../memory/memory-policy';
 import { runToolCalls, type ToolRunOptions, uniqueSources } from '../shared/tool-executor';
 import { type AgentNodeDeps, createAgentNode } from './nodes/agent.node';
+import { createLongTermMemoryNode, LONG_TERM_MEMORY_NODE } from './nodes/long-term-memory.node';
 import { createRagNode } from './nodes/rag.node';
 import { createRouterNode } from './nodes/router.node';
 import { AssistantState, type AssistantStateType } from './state';
@@ -16,7 +17,7 @@ export interface AssistantDeps extends AgentNodeDeps {
   toolRun?: ToolRunOptions;
 }
 
-/** router → (rag →) memory → agent ⇄ tools → END (seed 001). */
+/** router → (rag →) memory → long_term_memory → agent ⇄ tools → END (seed 001, plus memories across sessions). */
 export function buildAssistantGraph(deps: AssistantDeps, checkpointer?: BaseCheckpointSaver) {
   const tools = async function tools(state: AssistantStateType, config: LangGraphRunnableConfig) {
     const last = state.messages[state.messages.length - 1] as AIMessage;
@@ -31,12 +32,14 @@ export function buildAssistantGraph(deps: AssistantDeps, checkpointer?: BaseChec
       const update = await memory(s, c);
       return { ...update, summarised: 'summary' in update };
     })
+    .addNode(LONG_TERM_MEMORY_NODE, createLongTermMemoryNode({ model: deps.model }))
     .addNode('agent', createAgentNode(deps))
     .addNode('tools', tools)
     .addEdge(START, 'router')
     .addConditionalEdges('router', (s) => (s.route === 'rag' ? 'rag' : 'memory'), ['rag', 'memory'])
     .addEdge('rag', 'memory')
-    .addEdge('memory', 'agent')
+    .addEdge('memory', LONG_TERM_MEMORY_NODE)
+    .addEdge(LONG_TERM_MEMORY_NODE, 'agent')
     .addConditionalEdges('agent', (s) => (s.next_action === 'tools' ? 'tools' : END), ['tools', END])
     .addEdge('tools', 'agent')
     .compile({ checkpointer, name: 'assistant' });

@@ -22,3 +22,9 @@ export const ASSISTANT_TEXTS: Messages<{ noModel: string; documents: string }> =
     documents: '관련 문서 내용입니다:',
   },
 };
+
+/** The long_term_memory node's system-prompt section: the facts recalled for this turn follow it, one per line. */
+export const RECALLED_FACTS_HEADER: Messages<string> = {
+  en: '[What you remember about this user from earlier conversations — use it only where it is relevant]',
+  ko: '[이전 대화에서 기억한 사용자 정보 — 관련 있을 때만 활용하세요]',
+};

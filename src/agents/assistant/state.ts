@@ -20,6 +20,12 @@ export const AssistantState = Annotation.Root({
   max_iterations: channel(() => 10),
   tool_calls: channel<ToolCallRecord[]>(() => []),
   summarised: channel(() => false),
+  /** the long_term_memory node's system-prompt section: the user's facts recalled for this turn ('' for none) */
+  memories: channel(() => ''),
+  /** the recalled facts' texts, and the kinds of the facts this turn saved (and who classified them) */
+  recalled: channel<string[]>(() => []),
+  remembered: channel<string[]>(() => []),
+  remembered_by: channel<'rules' | 'model'>(() => 'rules'),
   error: channel<RunError | null>(() => null),
   /** the model failed mid-turn and the answer is built from what was collected so far */
   degraded: channel(() => false),
@@ -40,6 +46,10 @@ export function turnInput(turn: Pick<TurnContext, 'message'>, limits: { maxItera
     max_iterations: limits.maxIterations,
     tool_calls: [],
     summarised: false,
+    memories: '',
+    recalled: [],
+    remembered: [],
+    remembered_by: 'rules',
     error: null,
     degraded: false,
   };

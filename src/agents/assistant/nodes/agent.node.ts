@@ -38,7 +38,11 @@ export function createAgentNode(deps: AgentNodeDeps) {
     if (!model) return { iteration_count, ...withoutModel(state, language) };
     const bound = bindToolsForMode(model, deps.tools, deps.toolCalling());
     const system = new SystemMessage(
-      buildSystemPrompt(`${ASSISTANT_SYSTEM_PROMPT}\n${answerLanguageInstruction(language)}`, state.summary, state.context),
+      buildSystemPrompt(
+        [ASSISTANT_SYSTEM_PROMPT, answerLanguageInstruction(language), state.memories].filter(Boolean).join('\n'),
+        state.summary,
+        state.context,
+      ),
     );
     try {
       const reply = (await bound.invoke([system, ...state.messages], config)) as AIMessage;

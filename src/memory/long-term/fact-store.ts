@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+
+import type { BaseStore, Item } from '@langchain/langgraph';
+
+import type { Language } from '../../core/language';
+import { type FactKind, SINGLE_VALUED, type StatedFact } from './fact-rules';
+
+/** The first label of every user's memories in the (tenant's) LangGraph store. */
+export const MEMORIES_LABEL = 'memories';
+
+/** How many facts a turn gives the agent at most. */
+export const RECALL_LIMIT = 5;
+
+/** A remembered fact as stored: one store item per fact, under the user's namespace. */
+export interface MemoryValue {
+  text: string;
+  kind: FactKind;
+  lang: Language;
+  source_session: string | null;
+  created_at: string;
+}
+
+/** A remembered fact as read back (its key, and its `score` when the store ranked it by meaning). */
+export interface RememberedFact extends MemoryValue {
+  key: string;
+  updated_at: string;
+  score?: number;
+}
+
+/**
+ * The label of a user's namespace: a fixed-length hash of the user id. The store matches namespaces by prefix
+ * (`alice` would also match `alice2`) and refuses `.`, `:`, `_` and `%` in labels (which user ids such as e-mail
+ * addresses have); a fixed-length hash has neither problem, as the tenant's own label (database/store/tenant-store.ts).
+ */
+export function userLabel(userId: string): string {
+  return `u${createHash('sha256').update(userId).digest('hex').slice(0, 40)}`;
+}
+
+/** A user's namespace inside the tenant: `["memories", userLabel(user)]`. */
+export function memoryNamespace(userId: string): string[] {
+  return [MEMORIES_LABEL, userLabel(userId)];
+}
+
+/** A fact's text, normalised for keying: lower case, no punctuation, single spaces. */
+export function normaliseFact(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * A fact's key: its kind for a single-valued kind (a new birthday replaces the old), else its normalised text
+ * (restating a fact updates it rather than duplicating it). Hashed: a stable, fixed-length key.
+ */
+export function factKey(fact: Pick<StatedFact, 'kind' | 'text'>): string {
+  const basis = SINGLE_VALUED.has(fact.kind) ? `kind:${fact.kind}` : `text:${fact.kind}:${normaliseFact(fact.text)}`;
+  return createHash('sha256').update(basis).digest('hex').slice(0, 32);
+}
+
+/**
+ * Puts each fact under the user's namespace (`put`: a graph's store batches its operations itself). Only the text is
+ * embedded when the store has an index: it is what a later question means.
+ */
+export async function saveFacts(store: BaseStore, userId: string, facts: StatedFact[], sourceSession: string | null): Promise<void> {
+  const namespace = memoryNamespace(userId);
+  const now = new Date().toISOString();
+  const unique = new Map(facts.map((f) => [factKey(f), f]));
+  await Promise.all(
+    [...unique].map(([key, f]) =>
+      store.put(
+        namespace,
+        key,
+        { text: f.text, kind: f.kind, lang: f.lang, source_session: sourceSession, created_at: now } satisfies MemoryValue,
+        ['text'],
+      ),
+    ),
+  );
+}
+
+function toFact(item: Item & { score?: number }): RememberedFact {
+  const v = item.value as unknown as MemoryValue;
+  return {
+    key: item.key,
+    text: v.text,
+    kind: v.kind,
+    lang: v.lang,
+    source_session: v.source_session ?? null,
+    created_at: v.created_at,
+    updated_at: new Date(item.updatedAt).toISOString(),
+    ...(typeof item.score === 'number' ? { score: item.score } : {}),
+  };
+}
+
+/** The user's facts, newest first (at most `limit`, from `offset`). */
+export async function listFacts(store: BaseStore, userId: string, limit = 100, offset = 0): Promise<RememberedFact[]> {
+  return (await store.search(memoryNamespace(userId), { limit, offset })).map(toFact);
+}
+
+/**
+ * The facts relevant to `query`. The user's newest facts are read first (one query, no embedding): none, and the
+ * search stops there. When the store ranks by meaning (an embedding index: results carry a `score`), the best
+ * `limit` facts by meaning; without one (a text search finds only shared words), the text matches and then the
+ * newest facts, `limit` in all.
+ */
+export async function recallFacts(store: BaseStore, userId: string, query: string, limit = RECALL_LIMIT): Promise<RememberedFact[]> {
+  const newest = await listFacts(store, userId, limit);
+  if (newest.length === 0) return [];
+  const hits = (await store.search(memoryNamespace(userId), { query, limit })).map(toFact);
+  if (hits.some((h) => h.score !== undefined)) return hits;
+  const seen = new Set<string>();
+  return [...hits, ...newest].filter((f) => !seen.has(f.key) && seen.add(f.key)).slice(0, limit);
+}
+
+/** Deletes every fact of the user; returns how many there were. */
+export async function forgetUser(store: BaseStore, userId: string): Promise<number> {
+  const namespace = memoryNamespace(userId);
+  let deleted = 0;
+  for (;;) {
+    const page = await store.search(namespace, { limit: 100 });
+    if (page.length === 0) return deleted;
+    await Promise.all(page.map((item) => store.delete(namespace, item.key)));
+    deleted += page.length;
+  }
+}
