@@ -39,8 +39,23 @@ async function servingPids(main: MainProcess, p: string, count: number): Promise
   return lines.map((l) => l.pid);
 }
 
-// the shipped build, once for the file
-beforeAll(() => buildOnce(), 180_000);
+/**
+ * Starts `scenario` now, for the test that awaits it later: a scenario that mostly waits (start-ups, restart
+ * delays) runs beside the others. A failed expectation in it rejects the promise, which fails that test.
+ */
+function startEarly<T>(scenario: () => Promise<T>): Promise<T> {
+  const started = scenario();
+  started.catch(() => undefined); // reported by the test that awaits it, not as an unhandled rejection
+  return started;
+}
+
+let embedded: Promise<void>;
+
+// the shipped build, once for the file; the embedded-database process starts at once, beside the cluster below
+beforeAll(() => {
+  buildOnce();
+  embedded = startEarly(embeddedRunsOneProcess);
+}, 180_000);
 
 /** `node dist/main.js` with WEB_CONCURRENCY=2 on the local Postgres and Redis: node:cluster workers on one port. */
 describe('WEB_CONCURRENCY=2: the shipped command as two API processes', () => {
@@ -49,6 +64,10 @@ describe('WEB_CONCURRENCY=2: the shipped command as two API processes', () => {
   let prefix: string;
   let env: Record<string, string>;
   let main: MainProcess;
+  /** the start-up failure scenario (last test), started once the cluster listens: its restart delays pass meanwhile */
+  let brokenStartUp: Promise<void>;
+  let brokenDb: TestDatabase | undefined;
+  let broken: MainProcess | undefined;
 
   beforeAll(async () => {
     await model.start();
@@ -57,16 +76,42 @@ describe('WEB_CONCURRENCY=2: the shipped command as two API processes', () => {
     env = { ...SCRIPTED_LLM, LLM_BASE_URL: model.baseUrl, DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix };
     main = new MainProcess(await freePort(), { ...env, WEB_CONCURRENCY: '2' });
     await waitFor(async () => (main.lines.filter(listening).length === 2 ? true : undefined), 90_000);
+    brokenStartUp = startEarly(workersKeepDyingAtStartUp);
   }, 120_000);
 
   afterAll(async () => {
     if (main?.child.exitCode === null) main.child.kill('SIGKILL');
+    if (broken?.child.exitCode === null) broken.child.kill('SIGKILL');
+    await brokenStartUp?.catch(() => undefined);
     await model.stop();
     const q = new Queue(RUNS_QUEUE, { connection: redisOptions(TEST_REDIS_URL), prefix });
     await q.obliterate({ force: true }).catch(() => undefined);
     await q.close();
     await db?.drop();
+    await brokenDb?.drop();
   });
+
+  /**
+   * `node dist/main.js` with WEB_CONCURRENCY=2 whose configuration parses (in the primary) but whose graph file is
+   * missing: each worker fails as it starts. On a database and queue of its own, as it runs beside the cluster.
+   */
+  async function workersKeepDyingAtStartUp(): Promise<void> {
+    brokenDb = await createTestDatabase('web_concurrency_broken');
+    const own = { DATABASE_URL: brokenDb.url, QUEUE_PREFIX: uniqueQueuePrefix('web_concurrency_broken') };
+    broken = new MainProcess(await freePort(), { ...env, ...own, WEB_CONCURRENCY: '2', LANGGRAPH_CONFIG: '/nonexistent/langgraph.json' });
+    await expect(broken.exited).resolves.toEqual({ code: 1, signal: null });
+    const cluster = broken.lines.filter((l) => l.context === 'Cluster');
+    const delays = cluster.filter((l) => /died \(exit code 1\)/.test(l.msg ?? '')).map((l) => Number(/in (\d+) ms/.exec(l.msg!)![1]));
+    expect(delays).toEqual([1000, 2000, 4000, 8000]);
+    // the fatal line, then (when the other worker was starting again at that moment) the stop of the live one, then the exit
+    const fatal = cluster.findIndex((l) => l.level === 'fatal');
+    expect(cluster[fatal]).toMatchObject({ msg: '5 API processes in a row died before listening: giving up' });
+    expect(cluster.slice(fatal + 1, -1).map((l) => l.msg)).toEqual(
+      cluster.length - fatal === 3 ? ['SIGTERM: stopping 1 API processes'] : [],
+    );
+    expect(cluster.at(-1)!.msg).toBe('all API processes stopped: exit 1');
+    expect(broken.lines.some(listening)).toBe(false);
+  }
 
   it('serves the port from two child processes, each log line with its pid; the primary ran the migrations', async () => {
     const starting = main.lines.find((l) => l.context === 'Cluster' && /^starting 2 API processes/.test(l.msg ?? ''));
@@ -181,45 +226,34 @@ describe('WEB_CONCURRENCY=2: the shipped command as two API processes', () => {
       if (again.child.exitCode === null) again.child.kill('SIGKILL');
     }
   }, 120_000);
+
   it('workers that keep dying at start-up are retried with a growing delay, then the primary exits 1', async () => {
-    // the configuration parses (in the primary) but the graph file is missing: each worker fails as it starts
-    const broken = new MainProcess(await freePort(), { ...env, WEB_CONCURRENCY: '2', LANGGRAPH_CONFIG: '/nonexistent/langgraph.json' });
-    try {
-      await expect(broken.exited).resolves.toEqual({ code: 1, signal: null });
-      const cluster = broken.lines.filter((l) => l.context === 'Cluster');
-      const delays = cluster.filter((l) => /died \(exit code 1\)/.test(l.msg ?? '')).map((l) => Number(/in (\d+) ms/.exec(l.msg!)![1]));
-      expect(delays).toEqual([1000, 2000, 4000, 8000]);
-      // the fatal line, then (when the other worker was starting again at that moment) the stop of the live one, then the exit
-      const fatal = cluster.findIndex((l) => l.level === 'fatal');
-      expect(cluster[fatal]).toMatchObject({ msg: '5 API processes in a row died before listening: giving up' });
-      expect(cluster.slice(fatal + 1, -1).map((l) => l.msg)).toEqual(
-        cluster.length - fatal === 3 ? ['SIGTERM: stopping 1 API processes'] : [],
-      );
-      expect(cluster.at(-1)!.msg).toBe('all API processes stopped: exit 1');
-      expect(broken.lines.some(listening)).toBe(false);
-    } finally {
-      if (broken.child.exitCode === null) broken.child.kill('SIGKILL');
-    }
+    await brokenStartUp; // started beside the tests above (workersKeepDyingAtStartUp)
   }, 120_000);
 });
 
 describe('WEB_CONCURRENCY=2 on the embedded database and queue', () => {
   it('runs one process and says why', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'web-concurrency-'));
-    const main = new MainProcess(await freePort(), { DATA_DIR: dataDir, WEB_CONCURRENCY: '2' });
-    try {
-      const ready = await main.waitForLine(listening, 90_000);
-      expect(ready.pid).toBe(main.pid);
-      expect(ready.msg).toContain('processes: 1, database: embedded, queue: inline');
-      const warning = main.lines.find((l) => l.context === 'Cluster');
-      expect(warning).toMatchObject({ level: 'warn', pid: main.pid });
-      expect(warning!.msg).toMatch(/^WEB_CONCURRENCY=2 ignored: without DATABASE_URL and REDIS_URL .* running one API process$/);
-      expect(main.children()).toEqual([]);
-      expect(await servingPids(main, '/v1/agents', 2)).toEqual([main.pid, main.pid]);
-    } finally {
-      main.child.kill('SIGTERM');
-      await main.exited;
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    await embedded; // started with the file, beside the cluster (embeddedRunsOneProcess)
   }, 120_000);
 });
+
+/** `node dist/main.js` with WEB_CONCURRENCY=2 on the embedded database (DATA_DIR): one process, and a warning saying why. */
+async function embeddedRunsOneProcess(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'web-concurrency-'));
+  const main = new MainProcess(await freePort(), { DATA_DIR: dataDir, WEB_CONCURRENCY: '2' });
+  try {
+    const ready = await main.waitForLine(listening, 90_000);
+    expect(ready.pid).toBe(main.pid);
+    expect(ready.msg).toContain('processes: 1, database: embedded, queue: inline');
+    const warning = main.lines.find((l) => l.context === 'Cluster');
+    expect(warning).toMatchObject({ level: 'warn', pid: main.pid });
+    expect(warning!.msg).toMatch(/^WEB_CONCURRENCY=2 ignored: without DATABASE_URL and REDIS_URL .* running one API process$/);
+    expect(main.children()).toEqual([]);
+    expect(await servingPids(main, '/v1/agents', 2)).toEqual([main.pid, main.pid]);
+  } finally {
+    main.child.kill('SIGTERM');
+    await main.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
