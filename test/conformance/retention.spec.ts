@@ -15,7 +15,8 @@ describe('conformance: thread TTL and prune', () => {
       const byObject = await side.request('POST', '/threads', { ttl: { strategy: 'delete', ttl: 5 } });
       return { thread, patched, byObject: byObject.status };
     });
-    const shape = (v: unknown) => normalize(v, ['config', 'values', 'interrupts']);
+    // `state_updated_at` is ours (the Agent Server's field), not the in-memory reference's: not a TTL matter
+    const shape = (v: unknown) => normalize(v, ['config', 'values', 'interrupts', 'state_updated_at']);
     expect(shape(seen.ours.thread)).toEqual(shape(seen.reference.thread));
     expect(shape(seen.ours.patched)).toEqual(shape(seen.reference.patched));
     expect(seen.ours.thread).not.toHaveProperty('ttl');

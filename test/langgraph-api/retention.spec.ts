@@ -243,6 +243,15 @@ describe('thread retention: the default TTL of REST v1 sessions, the timer, seve
     expect(await rowsOf(svc, id, 'default')).toEqual({ sessions: 0, runs: 0, checkpoints: 0, blobs: 0 });
   });
 
+  it('a v1 job goes with its session: 404 once the session expired, its run row swept', async () => {
+    const job = await svc.http('POST', '/v1/jobs', { message: '나중에 답해 줘' });
+    expect(job.status).toBe(202);
+    const jobId = job.body.job_id as string;
+    await waitFor(async () => ((await svc.http('GET', `/v1/jobs/${jobId}`)).body?.status === 'completed' ? true : undefined));
+    await waitFor(async () => ((await svc.http('GET', `/v1/jobs/${jobId}`)).status === 404 ? true : undefined), 5_000);
+    await waitFor(async () => ((await rowsOf(svc, job.body.session_id as string, 'default')).runs === 0 ? true : undefined), 5_000);
+  });
+
   it('four sweepers on four pools at once sweep each expired thread exactly once', async () => {
     // the app's own timer is one more sweeper; stop it so that what is counted here is all that swept
     await svc.app.get(RetentionSweeper).onApplicationShutdown();
