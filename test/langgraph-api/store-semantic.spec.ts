@@ -11,10 +11,13 @@ const NOTES: Record<string, { text: string }> = {
   seoul: { text: '서울의 겨울은 춥고 건조하다' },
 };
 
-/** The default index embeds the whole value (`$`: its JSON, as LangGraph's getTextAtPath writes it). */
+/**
+ * The default index embeds the whole value (`$`: its indented JSON, as LangGraph writes it), which the OpenAI
+ * client sends with its newlines as spaces.
+ */
 const score = (query: string, value: object) => {
   const q = embed(query);
-  const v = embed(JSON.stringify(value, null, 2));
+  const v = embed(JSON.stringify(value, null, 2).replace(/\n/g, ' '));
   return q.reduce((s, x, i) => s + x * v[i], 0);
 };
 
