@@ -282,6 +282,26 @@ describe('store semantic index: slow endpoint and configuration changes (system 
     }
   }, 60_000);
 
+  it('sweeps expired items on its own every sweep_interval_minutes', async () => {
+    const db = await createTestDatabase('store_sweep_timer');
+    const config = langgraphJson({ ttl: { default_ttl: 0.005, sweep_interval_minutes: 0.02 } });
+    files.push(config);
+    const svc = await startApp({ DATABASE_URL: db.url, API_KEYS: `t1:${KEY}`, LANGGRAPH_CONFIG: config });
+    try {
+      const pool = svc.app.get<Pool>(PG_POOL);
+      expect((await put(svc, ['swept'], 'default-ttl', { text: 'gone soon' })).status).toBe(204);
+      expect((await put(svc, ['swept'], 'own-ttl', { text: 'kept' }, { ttl: 60 })).status).toBe(204);
+      const rows = async () => (await pool.query(`SELECT key FROM langgraph.store ORDER BY key`)).rows.map((r: { key: string }) => r.key);
+      expect(await rows()).toEqual(['default-ttl', 'own-ttl']);
+      // 0.02 minutes = 1.2 s between sweeps; the item expires after 0.3 s
+      await waitFor(async () => ((await rows()).length === 1 ? true : undefined), 5000, 100);
+      expect(await rows()).toEqual(['own-ttl']);
+    } finally {
+      await svc.close();
+      await db.drop();
+    }
+  }, 60_000);
+
   it('re-embeds in the background when the index configuration changed between starts; index: false stays out', async () => {
     const db = await createTestDatabase('store_reindex');
     const first = langgraphJson({ index: { embed: 'openai:scripted-embeddings', dims: 256, fields: ['text'] } });

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
-import { getTextAtPath } from '@langchain/langgraph-checkpoint';
 import { Logger } from '@nestjs/common';
 
 import { DomainException } from '../../core/errors';
 import type { StoreEmbedder } from './embedder';
+import { textsAt } from './field-text';
 import { type FieldVector, type ItemPath, type PendingItem, sameIndex, type VectorTable } from './vector-table';
 
 /** Pending items embedded per background round, at most. */
@@ -143,7 +143,7 @@ export class SemanticIndex {
     const texts: Array<{ item: number; field: string; text: string }> = [];
     items.forEach((item, n) => {
       for (const path of item.fields ?? this.embedder.fields) {
-        const found = getTextAtPath(item.value, path);
+        const found = textsAt(item.value, path);
         found.forEach((text, i) => texts.push({ item: n, field: found.length > 1 ? `${path}#${i}` : path, text }));
       }
     });
