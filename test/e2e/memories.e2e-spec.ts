@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import type { JWTPayload } from 'jose';
-import { Client } from 'pg';
+import type { Pool } from 'pg';
 
 import { CHECKPOINT_SCHEMA } from '../../src/database/checkpoint-schema';
+import { PG_POOL } from '../../src/database/pg-pool';
 import { memoryNamespace } from '../../src/memory/long-term/fact-store';
 import type { ChatRequest } from '../support/model-server';
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
@@ -29,7 +34,12 @@ const systemOf = (r: ChatRequest) => String(r.messages.find((m) => m.role === 's
  * user of the tenant, and is gone after `DELETE /v1/memories`. A stated fact costs no model call (the rules
  * classify it); only a self-description the rules cannot classify costs one decision.
  */
-describe('assistant memories across sessions', () => {
+describe.each([
+  ['the system Postgres (no pgvector)', false],
+  ['the embedded Postgres (PGlite, pgvector)', true],
+])('assistant memories across sessions, on %s', (_where, embedded) => {
+  const dataDir = embedded ? mkdtempSync(join(tmpdir(), 'agents-memories-')) : undefined;
+  afterAll(() => dataDir && rmSync(dataDir, { recursive: true, force: true }));
   const issuer = new TokenIssuer();
   beforeAll(async () => {
     await issuer.start();
@@ -38,6 +48,7 @@ describe('assistant memories across sessions', () => {
   afterAll(() => issuer.stop());
   const svc = useService('memories', {
     model: { resetEach: true },
+    db: !embedded,
     env: ({ model }) => ({
       ...SCRIPTED_LLM,
       DEFAULT_AGENT: 'assistant',
@@ -45,6 +56,7 @@ describe('assistant memories across sessions', () => {
       AUTH_ISSUER: issuer.url,
       AUTH_AUDIENCE: issuer.audience,
       EMBEDDINGS_BASE_URL: model.baseUrl,
+      ...(dataDir ? { DATA_DIR: dataDir } : {}),
     }),
   });
   const { model } = svc;
@@ -57,17 +69,10 @@ describe('assistant memories across sessions', () => {
   const rowsOf = async (user: string) => countRows(`%:${memoryNamespace(user).join(':')}`);
   /** the store's items and owner rows under a namespace path pattern */
   const countRows = async (path: string) => {
-    const db = new Client({ connectionString: svc.db.url });
-    await db.connect();
-    try {
-      const items = await db.query(`SELECT key FROM "${CHECKPOINT_SCHEMA}".store WHERE namespace_path LIKE $1`, [path]);
-      const owners = await db.query(`SELECT key FROM store_owners WHERE prefix LIKE $1`, [path]);
-      return items.rowCount! + owners.rowCount!;
-    } catch (err) {
-      throw new Error(`reading the store's rows: ${(err as Error).message}`);
-    } finally {
-      await db.end();
-    }
+    const pool = svc.app.get<Pool>(PG_POOL, { strict: false });
+    const items = await pool.query(`SELECT key FROM "${CHECKPOINT_SCHEMA}".store WHERE namespace_path LIKE $1`, [path]);
+    const owners = await pool.query(`SELECT key FROM store_owners WHERE prefix LIKE $1`, [path]);
+    return items.rows.length + owners.rows.length;
   };
 
   it('recalls a Korean fact in a later session by meaning, and not for another user of the tenant', async () => {
