@@ -325,6 +325,10 @@ async function main(): Promise<void> {
       const { benchMemory } = await import('./memory.bench');
       rows.push(...(await benchMemory()));
     }
+    if (want('store')) {
+      const { benchStoreRows } = await import('./store-search');
+      rows.push(...(await benchStoreRows(Number(process.env.BENCH_STORE_ITEMS ?? 2000))));
+    }
     if (want('matrix')) {
       const { benchAgentMatrix } = await import('./agent-matrix');
       rows.push(...(await benchAgentMatrix()));

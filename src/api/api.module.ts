@@ -6,6 +6,7 @@ import { markServiceControllers } from '../auth/tenant.guard';
 import type { AppConfig } from '../config/app-config';
 import { DatabaseHealthIndicator } from '../database/database.health';
 import { StoreModule } from '../database/store/store.module';
+import { StoreIndexHealthIndicator } from '../database/store/store-index.health';
 import { ContractsModule } from '../knowledge/contracts/contracts.module';
 import { DocumentsModule } from '../knowledge/documents/documents.module';
 import { MemoryModule } from '../memory/memory.module';
@@ -56,6 +57,7 @@ export class ApiModule implements NestModule {
         OrchestratorModule,
         MemoryModule,
         RunStoreModule,
+        StoreModule,
         RunServiceModule.register(config),
         ToolsModule,
         DocumentsModule,
@@ -71,7 +73,7 @@ export class ApiModule implements NestModule {
         // readiness: each module provides the indicator of what it owns; observability imports none of them
         {
           provide: HEALTH_INDICATORS,
-          inject: [DatabaseHealthIndicator, RunQueueHealthIndicator, McpHealthIndicator, JwksHealthIndicator],
+          inject: [DatabaseHealthIndicator, RunQueueHealthIndicator, McpHealthIndicator, JwksHealthIndicator, StoreIndexHealthIndicator],
           useFactory: (...indicators: HealthIndicator[]) => indicators,
         },
       ],

@@ -19,6 +19,10 @@ export const knowledgeSettings = defineSettings({
     ),
     EMBEDDINGS_API_KEY: variable(optionalString, "the embeddings endpoint's API key (with `EMBEDDINGS_MODEL`, enough for OpenAI)", 'unset'),
     EMBEDDINGS_MODEL: variable(optionalString, 'the embeddings model', '`text-embedding-3-small` when embeddings are configured'),
+    STORE_EMBED_WAIT_MS: variable(
+      int(2000, 0),
+      'how long a store put waits for its item to be embedded (semantic index) before it returns; the item is then indexed in the background',
+    ),
     MAX_CONTRACT_CHARS: variable(int(500_000, 100), 'largest contract accepted (then 413)'),
   },
   build: (e) => {
@@ -36,6 +40,8 @@ export const knowledgeSettings = defineSettings({
       /** OpenAI-compatible embeddings for vector search; unset → full-text + trigram only */
       embeddings,
       maxContractChars: e.MAX_CONTRACT_CHARS,
+      /** how long a store put waits for its vectors before returning (they follow in the background) */
+      storeEmbedWaitMs: e.STORE_EMBED_WAIT_MS,
     };
   },
 });

@@ -165,7 +165,12 @@ export const StoreGet = z.object({
     .nullish()
     .transform((v) => (v ? v.split('.') : [])),
   key: z.string().min(1),
-  refresh_ttl: z.unknown().optional(),
+  /** `true`/`false`: whether this read pushes the item's expiry out by its TTL again (default: `store.ttl.refresh_on_read`) */
+  refresh_ttl: z
+    .string()
+    .regex(/^(true|false|1|0)$/i, 'true or false')
+    .nullish()
+    .transform((v) => (v == null ? undefined : /^(true|1)$/i.test(v))),
 });
 
 export const StoreSearch = z.object({
@@ -173,8 +178,9 @@ export const StoreSearch = z.object({
   filter: boundedFilter.nullish(),
   limit: limit(1000, 10),
   offset,
-  query: z.string().nullish(),
-  refresh_ttl: z.unknown().optional(),
+  query: z.string().max(10_000).nullish(),
+  /** whether the items found get their expiry pushed out by their TTL again (default: `store.ttl.refresh_on_read`) */
+  refresh_ttl: z.boolean().nullish(),
 });
 
 export const StoreNamespaces = z.object({

@@ -1,4 +1,4 @@
-import { GraphModuleLoader } from './graph-module-loader';
+import { ModuleLoader } from '../../platform/module-loader';
 import type { LanggraphConfig } from './langgraph-config';
 import { loadModuleExport } from './module-export';
 
@@ -22,7 +22,7 @@ export interface CustomAuthHandlers {
  * The export named by `auth.path` of a `langgraph.json`, loaded as the graph modules are; it must be an `Auth`
  * (`new Auth()` of `@langchain/langgraph-sdk/auth`). Returns its handlers; any problem is an error naming the file.
  */
-export function loadCustomAuth(config: LanggraphConfig, loader = new GraphModuleLoader()): CustomAuthHandlers | undefined {
+export function loadCustomAuth(config: LanggraphConfig, loader = new ModuleLoader()): CustomAuthHandlers | undefined {
   const spec = config.auth;
   if (!spec) return undefined;
   const { value, fail } = loadModuleExport('auth', spec, config, loader);

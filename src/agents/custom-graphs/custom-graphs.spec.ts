@@ -5,10 +5,10 @@ import path from 'node:path';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { MemorySaver, StateGraph } from '@langchain/langgraph';
 
+import { ModuleLoader } from '../../platform/module-loader';
 import type { AgentDefinition, RunnableGraph, TurnContext } from '../agent-definition';
 import { responseOf } from './custom-graph.agent';
 import { loadCustomGraphs } from './custom-graphs';
-import { GraphModuleLoader } from './graph-module-loader';
 import { applyGraphEnv, parseGraphSpec, readLanggraphConfig } from './langgraph-config';
 
 const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/graphs');
@@ -80,20 +80,20 @@ describe('langgraph.json', () => {
   });
 });
 
-describe('GraphModuleLoader', () => {
+describe('ModuleLoader', () => {
   it('loads TypeScript with relative imports; packages are the service’s own instances', () => {
-    const { graph } = new GraphModuleLoader().load(path.join(FIXTURES, 'echo.ts'));
+    const { graph } = new ModuleLoader().load(path.join(FIXTURES, 'echo.ts'));
     expect(graph).toBeInstanceOf(StateGraph);
   });
 
   it('loads ES modules (.mjs) and keeps named exports', () => {
-    const { makeGraph } = new GraphModuleLoader().load(path.join(FIXTURES, 'greeter.mjs'));
+    const { makeGraph } = new ModuleLoader().load(path.join(FIXTURES, 'greeter.mjs'));
     expect(typeof makeGraph).toBe('function');
   });
 
   it('names a missing relative import', () => {
     const file = tempConfig({ graphs: {} }, { 'broken.ts': "import { x } from './nowhere.js';\nexport const graph = x;\n" });
-    expect(() => new GraphModuleLoader().load(path.join(path.dirname(file), 'broken.ts'))).toThrow(/Cannot find module '\.\/nowhere\.js'/);
+    expect(() => new ModuleLoader().load(path.join(path.dirname(file), 'broken.ts'))).toThrow(/Cannot find module '\.\/nowhere\.js'/);
   });
 });
 

@@ -1,10 +1,10 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { LoggerService } from '@nestjs/common';
 
+import { ModuleLoader } from '../../platform/module-loader';
 import type { AgentDefinition } from '../agent-definition';
 import { customGraphAgent, graphOfExport } from './custom-graph.agent';
 import { defaultsFor, type GraphDefaultsMap, isGraphDefaultsJson, parseGraphDefaults } from './graph-defaults';
-import { GraphModuleLoader } from './graph-module-loader';
 import { applyGraphEnv, readLanggraphConfig } from './langgraph-config';
 import { registerSdkLogger } from './sdk-logger';
 
@@ -42,7 +42,7 @@ export async function loadCustomGraphs(
   if (config.ignored.length > 0) logger.warn({ msg: 'langgraph.json keys not used by this service', keys: config.ignored });
   for (const warning of config.portability) logger.warn(`${config.path}: ${warning}`);
   registerSdkLogger();
-  const loader = new GraphModuleLoader();
+  const loader = new ModuleLoader();
   const agents: AgentDefinition[] = [];
   for (const spec of config.graphs) {
     const label = `graph "${spec.name}" (${spec.file}, export "${spec.exportName}")`;

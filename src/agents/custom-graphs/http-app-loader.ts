@@ -1,4 +1,4 @@
-import { GraphModuleLoader } from './graph-module-loader';
+import { ModuleLoader } from '../../platform/module-loader';
 import type { LanggraphConfig } from './langgraph-config';
 import { loadModuleExport } from './module-export';
 
@@ -13,7 +13,7 @@ export interface UserHttpApp {
  * modules without a build step; `hono` and `@langchain/*` resolve to the service's packages first, then the
  * module's own node_modules). It must be a Hono app; any problem is an error naming the file and export.
  */
-export function loadHttpApp(config: LanggraphConfig, loader = new GraphModuleLoader()): UserHttpApp | undefined {
+export function loadHttpApp(config: LanggraphConfig, loader = new ModuleLoader()): UserHttpApp | undefined {
   const spec = config.httpApp;
   if (!spec) return undefined;
   const { value, fail } = loadModuleExport('http.app', spec, config, loader);

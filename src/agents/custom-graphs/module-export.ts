@@ -1,4 +1,4 @@
-import type { GraphModuleLoader } from './graph-module-loader';
+import type { ModuleLoader } from '../../platform/module-loader';
 import type { GraphSpec, LanggraphConfig } from './langgraph-config';
 
 /** Throws the error of a `langgraph.json` module export (`what`: `auth`, `http.app`) naming its spec, file and export. */
@@ -13,7 +13,7 @@ export function loadModuleExport(
   what: string,
   spec: Omit<GraphSpec, 'name'>,
   config: LanggraphConfig,
-  loader: GraphModuleLoader,
+  loader: ModuleLoader,
 ): { value: unknown; fail: ExportFailure } {
   const fail: ExportFailure = (why, cause) => {
     throw new Error(

@@ -14,6 +14,7 @@ import { StoreOwners1764020000000 } from './1764020000000-store-owners';
 import { ThreadTaint1764030000000 } from './1764030000000-thread-taint';
 import { IdempotencyPerPrincipal1764030000003 } from './1764030000003-idempotency-per-principal';
 import { KnowledgeOwners1764031000000 } from './1764031000000-knowledge-owners';
+import { StoreVectors1764040000000 } from './1764040000000-store-vectors';
 
 /** Every migration, in order. TypeORM runs the pending ones at start-up (never `synchronize`). */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   ThreadTaint1764030000000,
   IdempotencyPerPrincipal1764030000003,
   KnowledgeOwners1764031000000,
+  StoreVectors1764040000000,
 ];

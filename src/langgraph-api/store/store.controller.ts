@@ -31,7 +31,7 @@ export class StoreController {
   /** The item, or JSON `null` (200) when there is none, as the reference answers. */
   @Get('items')
   async get(@Tenant() tenantId: string, @Query(new ZodPipe(StoreGet)) q: StoreGetQuery, @Res() res: Response): Promise<void> {
-    res.status(200).json(await this.store.get(tenantId, q.namespace, q.key));
+    res.status(200).json(await this.store.get(tenantId, q.namespace, q.key, q.refresh_ttl));
   }
 
   @Delete('items')

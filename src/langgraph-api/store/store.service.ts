@@ -1,11 +1,11 @@
 import type { Item } from '@langchain/langgraph-checkpoint';
-import type { PostgresStore } from '@langchain/langgraph-checkpoint-postgres/store';
 import { Inject, Injectable } from '@nestjs/common';
 
 import { ownerRuleOf } from '../../auth/resource-access';
 import { currentUser } from '../../auth/tenant';
 import { AppConfig } from '../../config/app-config';
 import { DomainException } from '../../core/errors';
+import type { ReadWithRefresh, SemanticStore } from '../../database/store/semantic-store';
 import { LANGGRAPH_STORE } from '../../database/store/store.module';
 import { refKey, StoreOwners } from '../../database/store/store-owners';
 import { BAD_LABEL, tenantLabel } from '../../database/store/tenant-store';
@@ -52,7 +52,7 @@ const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOStr
 @Injectable()
 export class StoreService {
   constructor(
-    @Inject(LANGGRAPH_STORE) readonly store: PostgresStore,
+    @Inject(LANGGRAPH_STORE) readonly store: SemanticStore,
     private readonly config: AppConfig,
     private readonly auth: LanggraphCustomAuth,
     private readonly owners: StoreOwners,
@@ -85,12 +85,15 @@ export class StoreService {
     if (!existing) await this.owners.record(ref, currentUser());
   }
 
-  async get(tenantId: string, namespace: string[], key: string): Promise<WireItem | null> {
+  /** The item; `refreshTtl`: whether the read renews its TTL (undefined: `store.ttl.refresh_on_read`). */
+  async get(tenantId: string, namespace: string[], key: string, refreshTtl?: boolean): Promise<WireItem | null> {
     checkNamespace(namespace, 'namespace', true);
     const asked = { namespace, key };
     const filters = await this.auth.authorize('store', 'get', asked);
     const ref = { namespace: [tenantLabel(tenantId), ...asked.namespace], key: asked.key };
-    const item = this.wire(await this.store.get(ref.namespace, ref.key));
+    const read: ReadWithRefresh = { ...ref, ...(refreshTtl !== undefined ? { refreshTtl } : {}) };
+    const [found] = (await this.store.batch([read])) as [Item | null];
+    const item = this.wire(found);
     if (item && !(await this.passes(filters, ref, item))) throw itemNotFound();
     return item;
   }
@@ -123,7 +126,7 @@ export class StoreService {
   async search(
     tenantId: string,
     prefix: string[],
-    q: { filter?: Record<string, unknown> | null; limit: number; offset: number; query?: string | null },
+    q: { filter?: Record<string, unknown> | null; limit: number; offset: number; query?: string | null; refresh_ttl?: boolean | null },
   ): Promise<WireItem[]> {
     checkNamespace(prefix, 'namespace_prefix', true);
     checkStoreFilter(q.filter);
@@ -146,15 +149,19 @@ export class StoreService {
   private async searchPage(
     tenantId: string,
     prefix: string[],
-    q: { filter?: Record<string, unknown> | null; limit: number; offset: number; query?: string | null },
+    q: { filter?: Record<string, unknown> | null; limit: number; offset: number; query?: string | null; refresh_ttl?: boolean | null },
   ): Promise<WireItem[]> {
+    const search: ReadWithRefresh = {
+      namespacePrefix: [tenantLabel(tenantId), ...prefix],
+      filter: q.filter ?? undefined,
+      limit: q.limit,
+      offset: q.offset,
+      query: q.query ?? undefined,
+      ...(q.refresh_ttl != null ? { refreshTtl: q.refresh_ttl } : {}),
+    };
     const items = await this.store
-      .search([tenantLabel(tenantId), ...prefix], {
-        filter: (q.filter ?? undefined) as Record<string, string | number | boolean | null> | undefined,
-        limit: q.limit,
-        offset: q.offset,
-        query: q.query ?? undefined,
-      })
+      .batch([search])
+      .then(([found]) => found as Array<Item & { score?: number }>)
       .catch((err: unknown) => {
         // a numeric comparison met a stored value that is not a number (Postgres: invalid_text_representation)
         if ((err as { code?: string }).code === '22P02' && comparesNumbers(q.filter)) {

@@ -15,7 +15,7 @@ const JS_TO_TS: Record<string, string[]> = { '.js': ['.ts'], '.mjs': ['.mts'], '
 type LoadedModule = { exports: Record<string, unknown> };
 
 /**
- * Loads the graph modules of a `langgraph.json` at run time, without a build step: TypeScript and ES modules
+ * Loads the modules a `langgraph.json` names (graphs, auth, http apps, store embedding functions) at run time, without a build step: TypeScript and ES modules
  * (`.ts .mts .cts .js .mjs`) are transpiled to CommonJS with `@swc/core` (`.cjs` runs as it is) and evaluated
  * in this realm. Relative imports load the same way (`./state.js` finds `state.ts`, as TypeScript's NodeNext
  * convention writes it); package imports (`@langchain/langgraph`, `@langchain/core`, `zod`, …) resolve through
@@ -25,11 +25,11 @@ type LoadedModule = { exports: Record<string, unknown> };
  *
  * Not supported: top-level `await` (modules are evaluated as CommonJS).
  */
-export class GraphModuleLoader {
+export class ModuleLoader {
   private readonly cache = new Map<string, LoadedModule>();
   private swc?: typeof Swc;
 
-  /** The exports of a graph module (loaded once per loader). */
+  /** The exports of a module (loaded once per loader). */
   load(file: string): Record<string, unknown> {
     return this.loadFile(path.resolve(file)).exports;
   }

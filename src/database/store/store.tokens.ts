@@ -1,0 +1,2 @@
+/** The service's one LangGraph store (a `BaseStore`): per tenant through `TenantStore` or `StoreService`. */
+export const LANGGRAPH_STORE = Symbol('LANGGRAPH_STORE');
