@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 
+import { StoreModule } from '../database/store/store.module';
 import { ContractsModule } from '../knowledge/contracts/contracts.module';
 import { DocumentsModule } from '../knowledge/documents/documents.module';
 import { LlmModule } from '../llm/llm.module';
@@ -15,7 +16,7 @@ import { SupervisorAgentFactory } from './supervisor/supervisor.agent';
 const FACTORIES = [ReactAgentFactory, AssistantAgentFactory, SupervisorAgentFactory, PlanExecuteAgentFactory, ContractQaAgentFactory];
 
 @Module({
-  imports: [LlmModule, ToolsModule, DocumentsModule, ContractsModule],
+  imports: [LlmModule, ToolsModule, DocumentsModule, ContractsModule, StoreModule],
   providers: [...FACTORIES, { provide: AGENT_FACTORIES, inject: FACTORIES, useFactory: (...f: AgentFactory[]) => f }, AgentRegistry],
   exports: [AgentRegistry],
 })

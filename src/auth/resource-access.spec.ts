@@ -23,6 +23,21 @@ describe('ResourceAccess', () => {
     expect(searched.metadata).toEqual({ owner: 'mallory' });
   });
 
+  it("reaches a user's own memories; only an operator names another user, and a caller without a user must name one", async () => {
+    for (const isolation of ['owner', 'tenant'] as const) {
+      const access = accessOf(isolation);
+      expect(await runAsPrincipal(alice, () => access.authorize('memories', 'read', {}))).toEqual({ owner: 'alice' });
+      expect(await runAsPrincipal(alice, () => access.authorize('memories', 'delete', { user_id: 'alice' }))).toEqual({ owner: 'alice' });
+      await expect(runAsPrincipal(alice, () => access.authorize('memories', 'read', { user_id: 'bob' }))).rejects.toMatchObject({
+        status: 403,
+      });
+      expect(await runAsPrincipal(admin, () => access.authorize('memories', 'delete', { user_id: 'bob' }))).toEqual({ owner: 'bob' });
+      expect(await runAsPrincipal(apiKey, () => access.authorize('memories', 'read', { user_id: 'bob' }))).toEqual({ owner: 'bob' });
+      await expect(runAsPrincipal(apiKey, () => access.authorize('memories', 'read', {}))).rejects.toMatchObject({ status: 400 });
+      await expect(access.authorize('memories', 'read', { user_id: 'bob' })).rejects.toMatchObject({ status: 403 });
+    }
+  });
+
   it('leaves the whole tenant to an admin token, an API key, no request, and AUTH_USER_ISOLATION=tenant', async () => {
     for (const p of [admin, apiKey]) expect(await runAsPrincipal(p, () => accessOf().authorize('threads', 'read', {}))).toBeUndefined();
     expect(await accessOf().authorize('threads', 'read', {})).toBeUndefined();

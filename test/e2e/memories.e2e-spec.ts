@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import type { JWTPayload } from 'jose';
-import { Client } from 'pg';
+import type { Pool } from 'pg';
 
 import { CHECKPOINT_SCHEMA } from '../../src/database/checkpoint-schema';
+import { PG_POOL } from '../../src/database/pg-pool';
 import { memoryNamespace } from '../../src/memory/long-term/fact-store';
 import type { ChatRequest } from '../support/model-server';
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
@@ -29,7 +34,12 @@ const systemOf = (r: ChatRequest) => String(r.messages.find((m) => m.role === 's
  * user of the tenant, and is gone after `DELETE /v1/memories`. A stated fact costs no model call (the rules
  * classify it); only a self-description the rules cannot classify costs one decision.
  */
-describe('assistant memories across sessions', () => {
+describe.each([
+  ['the system Postgres (no pgvector)', false],
+  ['the embedded Postgres (PGlite, pgvector)', true],
+])('assistant memories across sessions, on %s', (_where, embedded) => {
+  const dataDir = embedded ? mkdtempSync(join(tmpdir(), 'agents-memories-')) : undefined;
+  afterAll(() => dataDir && rmSync(dataDir, { recursive: true, force: true }));
   const issuer = new TokenIssuer();
   beforeAll(async () => {
     await issuer.start();
@@ -38,6 +48,7 @@ describe('assistant memories across sessions', () => {
   afterAll(() => issuer.stop());
   const svc = useService('memories', {
     model: { resetEach: true },
+    db: !embedded,
     env: ({ model }) => ({
       ...SCRIPTED_LLM,
       DEFAULT_AGENT: 'assistant',
@@ -45,6 +56,7 @@ describe('assistant memories across sessions', () => {
       AUTH_ISSUER: issuer.url,
       AUTH_AUDIENCE: issuer.audience,
       EMBEDDINGS_BASE_URL: model.baseUrl,
+      ...(dataDir ? { DATA_DIR: dataDir } : {}),
     }),
   });
   const { model } = svc;
@@ -55,19 +67,13 @@ describe('assistant memories across sessions', () => {
   const operator = (method: string, p: string, body?: unknown) => call(svc.url, { key: ACME_KEY }, method, p, body);
   /** the store's rows of a user's memories, read from the database itself */
   const rowsOf = async (user: string) => countRows(`%:${memoryNamespace(user).join(':')}`);
-  /** the store's items and owner rows under a namespace path pattern */
+  /** the store's items, owner rows and vectors under a namespace path pattern */
   const countRows = async (path: string) => {
-    const db = new Client({ connectionString: svc.db.url });
-    await db.connect();
-    try {
-      const items = await db.query(`SELECT key FROM "${CHECKPOINT_SCHEMA}".store WHERE namespace_path LIKE $1`, [path]);
-      const owners = await db.query(`SELECT key FROM store_owners WHERE prefix LIKE $1`, [path]);
-      return items.rowCount! + owners.rowCount!;
-    } catch (err) {
-      throw new Error(`reading the store's rows: ${(err as Error).message}`);
-    } finally {
-      await db.end();
-    }
+    const pool = svc.app.get<Pool>(PG_POOL, { strict: false });
+    const items = await pool.query(`SELECT key FROM "${CHECKPOINT_SCHEMA}".store WHERE namespace_path LIKE $1`, [path]);
+    const owners = await pool.query(`SELECT key FROM store_owners WHERE prefix LIKE $1`, [path]);
+    const vectors = await pool.query(`SELECT key FROM store_vectors WHERE namespace_path LIKE $1`, [path]);
+    return items.rows.length + owners.rows.length + vectors.rows.length;
   };
 
   it('recalls a Korean fact in a later session by meaning, and not for another user of the tenant', async () => {
@@ -114,6 +120,29 @@ describe('assistant memories across sessions', () => {
     expect(systemOf(model.requests[3])).not.toContain('peanuts');
   });
 
+  it('ranks by meaning with embeddings configured: an old fact the question is about beats five newer ones', async () => {
+    const hana = await as({ sub: 'hana' });
+    const facts = [
+      "I'm allergic to peanuts",
+      'My name is Hana Cho',
+      'I live in Incheon',
+      'I work as a teacher at a middle school',
+      'My daughter is five',
+      'I prefer aisle seats on flights',
+    ];
+    model.setResponder(() => ({ content: 'Noted.' }));
+    for (const message of facts) expect((await hana('POST', '/v1/chat', { message })).body).toMatchObject({ llm_calls: 1 });
+    expect((await hana('GET', '/v1/memories')).body.memories).toHaveLength(6);
+    const embedded = model.embeddingCalls;
+    expect(embedded).toBeGreaterThan(0); // the facts were embedded as they were saved
+
+    await hana('POST', '/v1/chat', { message: 'Which foods should I avoid because of my allergy?' });
+    const system = systemOf(model.requests.at(-1)!);
+    expect(system).toContain("- I'm allergic to peanuts");
+    expect(system.match(/^- /gm)).toHaveLength(5);
+    expect(model.embeddingCalls).toBe(embedded + 1); // the question, once
+  });
+
   it('asks the model once, only for a self-description the rules cannot classify; a question or a passing state costs nothing', async () => {
     const erin = await as({ sub: 'erin' });
     model.enqueue({ content: 'Good question!' }, { content: 'Rest well.' });
@@ -139,7 +168,7 @@ describe('assistant memories across sessions', () => {
     await frank('POST', '/v1/chat', { message: 'My name is Frank Lee' });
     await frank('POST', '/v1/chat', { message: '나는 부산에 살아' });
     expect((await frank('GET', '/v1/memories')).body.memories).toHaveLength(2);
-    expect(await rowsOf('frank')).toBe(4); // two items, each with its owner row
+    expect(await rowsOf('frank')).toBe(6); // two items, each with its owner row and its vector (the text)
 
     expect((await frank('DELETE', '/v1/memories')).status).toBe(204);
     expect(await rowsOf('frank')).toBe(0);

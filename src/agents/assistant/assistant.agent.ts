@@ -1,7 +1,8 @@
-import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { Injectable } from '@nestjs/common';
+import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph';
+import { Inject, Injectable } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
+import { LANGGRAPH_STORE } from '../../database/store/store.module';
 import { DocumentsService } from '../../knowledge/documents/documents.service';
 import { LlmService } from '../../llm/llm.service';
 import { MetricsService } from '../../observability/metrics.service';
@@ -34,6 +35,7 @@ export class AssistantAgentFactory implements AgentFactory {
     private readonly documents: DocumentsService,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
+    @Inject(LANGGRAPH_STORE) private readonly store: BaseStore,
   ) {}
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition<AssistantStateType, AssistantUpdate> {
@@ -45,6 +47,7 @@ export class AssistantAgentFactory implements AgentFactory {
         documents: this.documents,
         memory: this.config.assistantMemory,
         toolRun: { metrics: this.metrics },
+        rankedRecall: () => ranksByMeaning(this.store),
       },
       checkpointer,
     );
@@ -82,4 +85,9 @@ export class AssistantAgentFactory implements AgentFactory {
       },
     };
   }
+}
+
+/** Whether the store ranks a search's `query` by meaning (it has a semantic index: embeddings are configured). */
+function ranksByMeaning(store: BaseStore): boolean {
+  return Boolean((store as { index?: unknown }).index);
 }

@@ -15,6 +15,8 @@ export interface AssistantDeps extends AgentNodeDeps {
   documents: DocumentsService;
   memory: MemoryLimits;
   toolRun?: ToolRunOptions;
+  /** whether the store ranks searches by meaning (else recall gives the user's newest facts) */
+  rankedRecall?: () => boolean;
 }
 
 /** router → (rag →) memory → long_term_memory → agent ⇄ tools → END (seed 001, plus memories across sessions). */
@@ -32,7 +34,7 @@ export function buildAssistantGraph(deps: AssistantDeps, checkpointer?: BaseChec
       const update = await memory(s, c);
       return { ...update, summarised: 'summary' in update };
     })
-    .addNode(LONG_TERM_MEMORY_NODE, createLongTermMemoryNode({ model: deps.model }))
+    .addNode(LONG_TERM_MEMORY_NODE, createLongTermMemoryNode({ model: deps.model, ranked: deps.rankedRecall ?? (() => false) }))
     .addNode('agent', createAgentNode(deps))
     .addNode('tools', tools)
     .addEdge(START, 'router')

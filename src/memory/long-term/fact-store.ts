@@ -68,16 +68,10 @@ export async function saveFacts(store: BaseStore, userId: string, facts: StatedF
   const namespace = memoryNamespace(userId);
   const now = new Date().toISOString();
   const unique = new Map(facts.map((f) => [factKey(f), f]));
-  await Promise.all(
-    [...unique].map(([key, f]) =>
-      store.put(
-        namespace,
-        key,
-        { text: f.text, kind: f.kind, lang: f.lang, source_session: sourceSession, created_at: now } satisfies MemoryValue,
-        ['text'],
-      ),
-    ),
-  );
+  for (const [key, f] of unique) {
+    const value: MemoryValue = { text: f.text, kind: f.kind, lang: f.lang, source_session: sourceSession, created_at: now };
+    await store.put(namespace, key, { ...value }, ['text']);
+  }
 }
 
 function toFact(item: Item & { score?: number }): RememberedFact {
@@ -100,18 +94,21 @@ export async function listFacts(store: BaseStore, userId: string, limit = 100, o
 }
 
 /**
- * The facts relevant to `query`. The user's newest facts are read first (one query, no embedding): none, and the
- * search stops there. When the store ranks by meaning (an embedding index: results carry a `score`), the best
- * `limit` facts by meaning; without one (a text search finds only shared words), the text matches and then the
- * newest facts, `limit` in all.
+ * The facts relevant to `query`, at most `limit`. The user's newest facts are read first (one query, no embedding):
+ * none, and recall stops there. When the store ranks by meaning (`ranked`: it has a semantic index), the best facts
+ * by meaning; without one, the newest facts (a text search would find only facts that share the question's words,
+ * which a question phrased differently does not).
  */
-export async function recallFacts(store: BaseStore, userId: string, query: string, limit = RECALL_LIMIT): Promise<RememberedFact[]> {
+export async function recallFacts(
+  store: BaseStore,
+  userId: string,
+  query: string,
+  opts: { ranked: boolean; limit?: number },
+): Promise<RememberedFact[]> {
+  const limit = opts.limit ?? RECALL_LIMIT;
   const newest = await listFacts(store, userId, limit);
-  if (newest.length === 0) return [];
-  const hits = (await store.search(memoryNamespace(userId), { query, limit })).map(toFact);
-  if (hits.some((h) => h.score !== undefined)) return hits;
-  const seen = new Set<string>();
-  return [...hits, ...newest].filter((f) => !seen.has(f.key) && seen.add(f.key)).slice(0, limit);
+  if (newest.length === 0 || !opts.ranked) return newest;
+  return (await store.search(memoryNamespace(userId), { query, limit })).map(toFact);
 }
 
 /** Deletes every fact of the user; returns how many there were. */
@@ -121,7 +118,7 @@ export async function forgetUser(store: BaseStore, userId: string): Promise<numb
   for (;;) {
     const page = await store.search(namespace, { limit: 100 });
     if (page.length === 0) return deleted;
-    await Promise.all(page.map((item) => store.delete(namespace, item.key)));
+    for (const item of page) await store.delete(namespace, item.key);
     deleted += page.length;
   }
 }

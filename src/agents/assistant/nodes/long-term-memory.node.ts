@@ -24,15 +24,14 @@ export function runUserOf(config: LangGraphRunnableConfig): string | undefined {
  * agent's system prompt. Without a user or a store it does nothing; a store or model failure leaves the turn
  * without memories rather than failing it.
  */
-export function createLongTermMemoryNode(deps: { model: () => BaseChatModel | null }) {
+export function createLongTermMemoryNode(deps: { model: () => BaseChatModel | null; ranked?: () => boolean }) {
   return async function long_term_memory(state: AssistantStateType, config: LangGraphRunnableConfig): Promise<AssistantUpdate> {
     const user = runUserOf(config);
     const store = config.store;
     if (!user || !store) return {};
-    const [recalled, saved] = await Promise.all([
-      guarded(config, () => recallFacts(store, user, state.user_message), []),
-      guarded(config, () => remember(store, user, state.user_message, config), { facts: [], by: 'rules' as const }),
-    ]);
+    // one after the other: the embedded Postgres has one connection, which a run's own writes may be holding
+    const recalled = await guarded(config, () => recallFacts(store, user, state.user_message, { ranked: deps.ranked?.() ?? false }), []);
+    const saved = await guarded(config, () => remember(store, user, state.user_message, config), { facts: [], by: 'rules' as const });
     const language = turnLanguage(config, state.user_message);
     const memories = recalled.length
       ? `${localize(RECALLED_FACTS_HEADER, language)}\n${recalled.map((f) => `- ${f.text}`).join('\n')}`
