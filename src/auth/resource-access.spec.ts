@@ -1,3 +1,4 @@
+import { isOthersMemories, memoryNamespace } from './memory-namespace';
 import type { RequestPrincipal } from './principal';
 import { NOT_HANDLED, ownerRuleOf, ResourceAccess } from './resource-access';
 import { runAsPrincipal } from './tenant';
@@ -36,6 +37,29 @@ describe('ResourceAccess', () => {
       await expect(runAsPrincipal(apiKey, () => access.authorize('memories', 'read', {}))).rejects.toMatchObject({ status: 400 });
       await expect(access.authorize('memories', 'read', { user_id: 'bob' })).rejects.toMatchObject({ status: 403 });
     }
+  });
+
+  it("keeps the store's memories namespaces to their user whatever the isolation or a handler: no reading or planting another's", async () => {
+    for (const isolation of ['owner', 'tenant'] as const) {
+      const access = accessOf(isolation);
+      access.useHandlers(async () => undefined); // a handler that would let everything through
+      const put = (namespace: string[]) => access.authorize('store', 'put', { namespace, key: 'k', value: {} });
+      await expect(runAsPrincipal(alice, () => put(memoryNamespace('bob')))).rejects.toMatchObject({ status: 403 });
+      await expect(
+        runAsPrincipal(alice, () => access.authorize('store', 'get', { namespace: memoryNamespace('bob') })),
+      ).rejects.toMatchObject({
+        status: 403,
+      });
+      expect(ownerRuleOf(await runAsPrincipal(alice, () => put(memoryNamespace('alice'))))).toBe('alice');
+      expect(ownerRuleOf(await runAsPrincipal(alice, () => access.authorize('store', 'search', { namespace: ['memories'] })))).toBe(
+        'alice',
+      );
+      expect(await runAsPrincipal(admin, () => put(memoryNamespace('bob')))).toBeUndefined();
+      expect(await runAsPrincipal(apiKey, () => put(memoryNamespace('bob')))).toBeUndefined();
+    }
+    expect(isOthersMemories(memoryNamespace('alice'), 'alice')).toBe(false);
+    expect(isOthersMemories(memoryNamespace('bob'), 'alice')).toBe(true);
+    expect(isOthersMemories(['notes', 'x'], 'alice')).toBe(false);
   });
 
   it('leaves the whole tenant to an admin token, an API key, no request, and AUTH_USER_ISOLATION=tenant', async () => {

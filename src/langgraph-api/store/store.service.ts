@@ -1,8 +1,9 @@
 import type { Item } from '@langchain/langgraph-checkpoint';
 import { Inject, Injectable } from '@nestjs/common';
 
+import { isOthersMemories } from '../../auth/memory-namespace';
 import { ownerRuleOf } from '../../auth/resource-access';
-import { currentUser } from '../../auth/tenant';
+import { currentPrincipal, currentUser } from '../../auth/tenant';
 import { AppConfig } from '../../config/app-config';
 import { DomainException } from '../../core/errors';
 import type { ReadWithRefresh, SemanticStore } from '../../database/store/semantic-store';
@@ -16,6 +17,15 @@ import { checkStoreFilter, comparesNumbers } from './store-filter';
 import { ownedNamespaces } from './store-namespaces';
 
 export { tenantLabel } from '../../database/store/tenant-store';
+
+/**
+ * The caller's user when it has no `admin` (an API key and an admin token reach every user's memories): what a
+ * search or namespace listing leaves out of other users' memories, whatever the isolation (auth/memory-namespace.ts).
+ */
+function userOutsideMemories(): string | undefined {
+  const principal = currentPrincipal();
+  return principal?.userId && !principal.permissions.includes('admin') ? principal.userId : undefined;
+}
 
 function checkNamespace(namespace: string[], what: string, allowEmpty: boolean): void {
   if (!allowEmpty && namespace.length === 0) throw new InvalidRequestException(`${what} must have at least one label`);
@@ -133,9 +143,13 @@ export class StoreService {
     const asked = { namespace: prefix, filter: q.filter, limit: q.limit, offset: q.offset, query: q.query };
     const filters = await this.auth.authorize('store', 'search', asked);
     const page = (limit: number, offset: number) => this.searchPage(tenantId, asked.namespace, { ...q, limit, offset });
-    if (!filters) return page(q.limit, q.offset);
+    const user = userOutsideMemories();
+    if (!filters && !user) return page(q.limit, q.offset);
     const owner = ownerRuleOf(filters);
-    if (!owner) return scanAuthorized(page, (i) => storeItemPasses(filters, i.namespace, i.key, i.value), q);
+    if (!owner) {
+      const passes = (i: WireItem) => !isOthersMemories(i.namespace, user) && storeItemPasses(filters, i.namespace, i.key, i.value);
+      return scanAuthorized(page, passes, q);
+    }
     // the owner rule: each page's items with their owners, read in one query
     const label = tenantLabel(tenantId);
     const withOwners = async (limit: number, offset: number) => {
@@ -187,12 +201,13 @@ export class StoreService {
       suffix: q.suffix,
       max_depth: q.max_depth,
     });
-    if (!filters) return this.namespacePage(tenantId, q);
+    const user = userOutsideMemories();
+    if (!filters && !user) return this.namespacePage(tenantId, q);
     const owner = ownerRuleOf(filters);
     if (owner) return ownedNamespaces(await this.owners.namespacesOf(tenantLabel(tenantId), owner), q);
     // the namespaces the filter lets through (as the platform matches them: by `namespace` alone), then the page
     const all = await this.namespacePage(tenantId, { ...q, limit: NAMESPACE_SCAN_CAP, offset: 0 });
-    return all.filter((ns) => storeItemPasses(filters, ns)).slice(q.offset, q.offset + q.limit);
+    return all.filter((ns) => !isOthersMemories(ns, user) && storeItemPasses(filters, ns)).slice(q.offset, q.offset + q.limit);
   }
 
   private async namespacePage(

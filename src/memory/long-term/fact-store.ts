@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 
 import type { BaseStore, Item } from '@langchain/langgraph';
 
+import { MEMORIES_LABEL, memoryNamespace, userLabel } from '../../auth/memory-namespace';
 import type { Language } from '../../core/language';
 import { type FactKind, SINGLE_VALUED, type StatedFact } from './fact-rules';
 
-/** The first label of every user's memories in the (tenant's) LangGraph store. */
-export const MEMORIES_LABEL = 'memories';
+export { MEMORIES_LABEL, memoryNamespace, userLabel };
 
 /** How many facts a turn gives the agent at most. */
 export const RECALL_LIMIT = 5;
@@ -25,20 +25,6 @@ export interface RememberedFact extends MemoryValue {
   key: string;
   updated_at: string;
   score?: number;
-}
-
-/**
- * The label of a user's namespace: a fixed-length hash of the user id. The store matches namespaces by prefix
- * (`alice` would also match `alice2`) and refuses `.`, `:`, `_` and `%` in labels (which user ids such as e-mail
- * addresses have); a fixed-length hash has neither problem, as the tenant's own label (database/store/tenant-store.ts).
- */
-export function userLabel(userId: string): string {
-  return `u${createHash('sha256').update(userId).digest('hex').slice(0, 40)}`;
-}
-
-/** A user's namespace inside the tenant: `["memories", userLabel(user)]`. */
-export function memoryNamespace(userId: string): string[] {
-  return [MEMORIES_LABEL, userLabel(userId)];
 }
 
 /** A fact's text, normalised for keying: lower case, no punctuation, single spaces. */
