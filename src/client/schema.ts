@@ -289,6 +289,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/memories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["MemoriesController_list"];
+        put?: never;
+        post?: never;
+        delete: operations["MemoriesController_forget"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -793,6 +809,26 @@ export interface components {
         };
         ContractListDto: {
             contracts: components["schemas"]["ContractSummaryDto"][];
+        };
+        MemoryDto: {
+            /** @description stable per fact: a restated fact keeps its key */
+            key: string;
+            /** @example I'm allergic to peanuts */
+            text: string;
+            /** @enum {string} */
+            kind: "allergy" | "birthday" | "name" | "diet" | "home" | "job" | "family" | "preference" | "note";
+            /** @example en */
+            lang: string;
+            /** @description the session it was stated in */
+            source_session: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        MemoryListDto: {
+            user_id: string;
+            memories: components["schemas"]["MemoryDto"][];
         };
     };
     responses: never;
@@ -1489,6 +1525,66 @@ export interface operations {
             path: {
                 id: string;
             };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `{ error: { code, message } }` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    MemoriesController_list: {
+        parameters: {
+            query?: {
+                /** @description the user whose memories (an operator's only; a user's own by default) */
+                user_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryListDto"];
+                };
+            };
+            /** @description `{ error: { code, message } }` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    MemoriesController_forget: {
+        parameters: {
+            query?: {
+                /** @description the user whose memories (an operator's only; a user's own by default) */
+                user_id?: string;
+            };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;

@@ -7,6 +7,7 @@ describe('knowledge settings', () => {
       knowledge: { backend: 'postgres', opensearchUrl: 'http://127.0.0.1:9200', opensearchIndex: 'agents-documents' },
       embeddings: undefined,
       maxContractChars: 500_000,
+      storeEmbedWaitMs: 2000,
     });
   });
 
