@@ -17,11 +17,15 @@ export function memoryNamespace(userId: string): string[] {
   return [MEMORIES_LABEL, userLabel(userId)];
 }
 
+/** what userLabel makes: `u` and 40 hex digits */
+const USER_LABEL = /^u[0-9a-f]{40}$/;
+
 /**
- * Whether a store namespace (or prefix) reaches into another user's memories: it starts with `memories` and names
- * a user label that is not `userId`'s. A prefix of just `["memories"]` names no user (the owner rule confines it).
+ * Whether a store namespace (or prefix) reaches into the assistant's memories of a user other than `userId`: it
+ * starts with `memories` and its next label is a user label (userLabel) that is not `userId`'s. Other namespaces
+ * under `memories` (a graph's own, such as LangMem's `["memories", <user id>]`) are not the assistant's.
  */
 export function isOthersMemories(namespace: string[], userId: string | undefined): boolean {
-  if (namespace[0] !== MEMORIES_LABEL || namespace.length < 2) return false;
+  if (namespace[0] !== MEMORIES_LABEL || namespace.length < 2 || !USER_LABEL.test(namespace[1])) return false;
   return !userId || namespace[1] !== userLabel(userId);
 }

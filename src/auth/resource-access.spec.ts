@@ -39,7 +39,7 @@ describe('ResourceAccess', () => {
     }
   });
 
-  it("keeps the store's memories namespaces to their user whatever the isolation or a handler: no reading or planting another's", async () => {
+  it("keeps the assistant's memories of a user to that user whatever the isolation or a handler: no reading or planting another's", async () => {
     for (const isolation of ['owner', 'tenant'] as const) {
       const access = accessOf(isolation);
       access.useHandlers(async () => undefined); // a handler that would let everything through
@@ -50,16 +50,17 @@ describe('ResourceAccess', () => {
       ).rejects.toMatchObject({
         status: 403,
       });
-      expect(ownerRuleOf(await runAsPrincipal(alice, () => put(memoryNamespace('alice'))))).toBe('alice');
-      expect(ownerRuleOf(await runAsPrincipal(alice, () => access.authorize('store', 'search', { namespace: ['memories'] })))).toBe(
-        'alice',
-      );
+      // the caller's own, a graph's own namespace under `memories`, and an operator's reach: the usual rules
+      await expect(runAsPrincipal(alice, () => put(memoryNamespace('alice')))).resolves.toBeUndefined();
+      await expect(runAsPrincipal(alice, () => put(['memories', 'bob']))).resolves.toBeUndefined();
       expect(await runAsPrincipal(admin, () => put(memoryNamespace('bob')))).toBeUndefined();
       expect(await runAsPrincipal(apiKey, () => put(memoryNamespace('bob')))).toBeUndefined();
     }
     expect(isOthersMemories(memoryNamespace('alice'), 'alice')).toBe(false);
     expect(isOthersMemories(memoryNamespace('bob'), 'alice')).toBe(true);
     expect(isOthersMemories(['notes', 'x'], 'alice')).toBe(false);
+    expect(isOthersMemories(['memories', 'bob'], 'alice')).toBe(false);
+    expect(isOthersMemories(['memories'], 'alice')).toBe(false);
   });
 
   it('leaves the whole tenant to an admin token, an API key, no request, and AUTH_USER_ISOLATION=tenant', async () => {

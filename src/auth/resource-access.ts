@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { MemoryUserException, OperatorRequiredException } from './auth-errors';
 import { type AuthFilters, parseAuthFilters } from './auth-filters';
-import { isOthersMemories, MEMORIES_LABEL } from './memory-namespace';
+import { isOthersMemories } from './memory-namespace';
 import { currentPrincipal } from './tenant';
 
 /** What the custom handlers answer when none of them applies to a request (or it has no custom-auth user). */
@@ -37,9 +37,16 @@ export const MEMORIES_RESOURCE = 'memories';
 /** LangGraph's store (`/store`, and the namespaces of a graph's `config.store` are the same items) */
 const STORE_RESOURCE = 'store';
 
-/** a store request whose namespace (or prefix) is under `memories` */
-function isMemoriesNamespace(value: Record<string, unknown>): boolean {
-  return Array.isArray(value.namespace) && value.namespace[0] === MEMORIES_LABEL;
+/**
+ * The assistant's memories of another user (`["memories", <their label>, …]`) are never a store request's: they are
+ * recalled into that user's turns, so reading one leaks and writing one plants. 403 for a user without `admin`,
+ * whatever the isolation or a handler says (a handler is asked after this); an operator (`admin`: an API key, an
+ * admin token) reaches every user's. Other namespaces under `memories` (a graph's own) follow the usual rules.
+ */
+function refuseOthersMemories(value: Record<string, unknown>): void {
+  const principal = currentPrincipal();
+  if (!principal || principal.permissions.includes('admin') || !Array.isArray(value.namespace)) return;
+  if (isOthersMemories(value.namespace as string[], principal.userId)) throw new MemoryUserException('other');
 }
 
 /** the resource of the tenant as a whole, whose actions (`truncate`) are the operator's alone */
@@ -98,10 +105,10 @@ export class ResourceAccess {
   /** The filter for `resource:action`; may change `value` (the metadata of a create). */
   async authorize(resource: string, action: string, value: Record<string, unknown>): Promise<AuthFilters | undefined> {
     if (resource === TENANT_RESOURCE) return this.operatorOnly(action);
+    if (resource === STORE_RESOURCE) refuseOthersMemories(value);
     const handled = this.handlers ? await this.handlers(resource, action, value) : NOT_HANDLED;
     if (KNOWLEDGE.has(resource)) return this.knowledgeRule(action, handled);
     if (resource === MEMORIES_RESOURCE) return this.memoriesRule(value);
-    if (resource === STORE_RESOURCE && isMemoriesNamespace(value)) return this.memoriesInStore(value, handled);
     return handled === NOT_HANDLED ? this.ownerRule(action, value) : handled;
   }
 
@@ -127,19 +134,6 @@ export class ResourceAccess {
     const owner = named ?? principal?.userId;
     if (!owner) throw new MemoryUserException('none');
     return parseAuthFilters({ owner });
-  }
-
-  /**
-   * The store under `memories`: a user's memories are recalled into that user's turns, so another user may neither
-   * read nor plant one there (403 naming the namespace as another user's), whatever the isolation or a handler says;
-   * a user is confined to its own items. An operator (`admin`: an API key, an admin token) reaches every user's.
-   */
-  private memoriesInStore(value: Record<string, unknown>, handled: AuthFilters | undefined | typeof NOT_HANDLED): AuthFilters | undefined {
-    const principal = currentPrincipal();
-    if (!principal || principal.permissions.includes('admin')) return handled === NOT_HANDLED ? undefined : handled;
-    if (isOthersMemories(value.namespace as string[], principal.userId)) throw new MemoryUserException('other');
-    if (!principal.userId) throw new MemoryUserException('none');
-    return ownedBy(principal.userId);
   }
 
   /**

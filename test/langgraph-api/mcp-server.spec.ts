@@ -35,7 +35,16 @@ describe('the assistants as an MCP server (/mcp)', () => {
     await expect(connect()).rejects.toThrow(/UNAUTHORIZED/);
   });
 
-  it('runs the assistant for a call: its answer comes back, the run is recorded', async () => {
+  it('runs the assistant for a call: its answer comes back, the run is counted, its temporary thread goes', async () => {
+    // a call is a stateless run: its row goes with its temporary thread as soon as it ends, so it is counted, not read
+    const completed = async () => {
+      const text = await (await fetch(`${svc.url}/metrics`, { headers: { 'x-api-key': T1 } })).text();
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith('agent_runs_total{') && /agent="react"/.test(l) && /status="completed"/.test(l));
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    const before = await completed();
     svc.model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }] }, { content: '6 times 7 is 42.' });
     const client = await connect(T1);
     const result = await client.callTool({
@@ -44,13 +53,21 @@ describe('the assistants as an MCP server (/mcp)', () => {
     });
     expect(result).toMatchObject({ content: [{ type: 'text', text: '6 times 7 is 42.' }] });
     expect(result.isError).toBeFalsy();
+    expect(svc.model.requests).toHaveLength(2);
+    await waitFor(async () => ((await completed()) === before + 1 ? true : undefined));
 
     const db = new PgClient({ connectionString: svc.db.url });
     await db.connect();
-    const runs = await db
-      .query(`SELECT agent, status, tenant_id, llm_calls FROM runs ORDER BY created_at DESC LIMIT 1`)
-      .finally(() => db.end());
-    expect(runs.rows).toEqual([{ agent: 'react', status: 'completed', tenant_id: 't1', llm_calls: 2 }]);
+    const left = async () =>
+      (await db.query(`SELECT count(*)::int AS n FROM runs WHERE tenant_id = 't1' AND status <> 'completed'`)).rows[0].n;
+    try {
+      await waitFor(async () =>
+        (await db.query(`SELECT count(*)::int AS n FROM sessions WHERE tenant_id = 't1'`)).rows[0].n === 0 ? true : undefined,
+      );
+      expect(await left()).toBe(0);
+    } finally {
+      await db.end();
+    }
   });
 
   it('cancels the run when the client goes away mid-call', async () => {
