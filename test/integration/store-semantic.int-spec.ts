@@ -339,4 +339,20 @@ describe('store semantic index: slow endpoint and configuration changes (system 
       await db.drop();
     }
   }, 90_000);
+
+  it('without embeddings, a query search is the text search, on the embedded Postgres (one connection) too', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'store-text-'));
+    const svc = await startApp({ DATA_DIR: dir, API_KEYS: `t1:${KEY}` });
+    try {
+      expect((await put(svc, ['notes'], 'tea', { text: 'I like green tea in the morning' })).status).toBe(204);
+      expect((await put(svc, ['notes'], 'rain', { text: DOCS.rain })).status).toBe(204);
+      const found = await search(svc, { namespace_prefix: ['notes'], query: 'tea' });
+      expect(found.status).toBe(200);
+      expect(found.body.items.map((i) => i.key)).toEqual(['tea']);
+      expect(found.body.items[0].score).toBeUndefined();
+    } finally {
+      await svc.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

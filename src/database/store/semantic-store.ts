@@ -21,6 +21,27 @@ const isSearch = (op: Operation): op is SearchOperation => 'namespacePrefix' in 
 const isPut = (op: Operation): op is PutWithTtl => 'value' in op;
 const isGet = (op: Operation): op is GetOperation => 'key' in op && !('value' in op);
 
+/** PostgresStore's own text search (ts_rank over the value), which its `batch` reaches on a second connection. */
+interface TextSearching {
+  textSearch(
+    prefix: string[],
+    options: { query: string; filter?: Record<string, unknown>; limit?: number; offset?: number },
+  ): Promise<Item[]>;
+}
+
+const hasTextSearch = (store: BaseStore): boolean => typeof (store as Partial<TextSearching>).textSearch === 'function';
+
+/** A text search's items as the batch would give them: without the text rank (`score` is the index's alone). */
+async function textSearch(store: TextSearching, op: SearchOperation): Promise<Item[]> {
+  const found = await store.textSearch(op.namespacePrefix, {
+    query: op.query!,
+    filter: op.filter,
+    limit: op.limit ?? 10,
+    offset: op.offset ?? 0,
+  });
+  return found.map(({ namespace, key, value, createdAt, updatedAt }) => ({ namespace, key, value, createdAt, updatedAt }));
+}
+
 /**
  * The service's store: LangGraph's PostgresStore (created without its own `index`, so it needs no pgvector)
  * with the semantic index beside it. A put is written by PostgresStore, then embedded (SemanticIndex; the put
@@ -47,7 +68,10 @@ export class SemanticStore extends BaseStore {
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     const index = this.index;
     const ranked = (op: Operation): op is SearchOperation => !!index && isSearch(op) && !!op.query;
-    const passed = operations.map((op, i) => ({ op, i })).filter(({ op }) => !ranked(op));
+    // without an index a `query` is PostgresStore's text search, asked on its own: inside `batch` it would take a
+    // second connection while holding one (a deadlock where the pool has one connection: the embedded Postgres)
+    const texted = (op: Operation): op is SearchOperation => !index && isSearch(op) && !!op.query && hasTextSearch(this.inner);
+    const passed = operations.map((op, i) => ({ op, i })).filter(({ op }) => !ranked(op) && !texted(op));
     const results: unknown[] = new Array(operations.length);
     if (passed.length > 0) {
       const innerResults = (await this.inner.batch(passed.map(({ op }) => op))) as unknown[];
@@ -55,6 +79,7 @@ export class SemanticStore extends BaseStore {
     }
     if (index) await this.indexWrites(index, operations.filter(isPut));
     for (const [i, op] of operations.entries()) {
+      if (texted(op)) results[i] = await textSearch(this.inner as unknown as TextSearching, op);
       if (!ranked(op)) continue;
       const query = await index!.queryVector(op.query!);
       results[i] = await index!.table.search(op.namespacePrefix, query, {
