@@ -31,9 +31,12 @@ for (let i = 0; ; i++) {
   cwd = join(cwd, steps[i]);
   mkdirSync(cwd);
 }
+// the server's graphs see only the config's env: a test's own settings for its graphs (`CONFORMANCE_*`, such as the
+// scripted model's URL) are passed along
+const testEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('CONFORMANCE_')));
 const server = await spawnServer(
   { port, nJobsPerWorker: '10', host: '127.0.0.1' },
-  { config, env: typeof config.env === 'object' ? config.env : {}, hostUrl: 'https://smith.langchain.com' },
+  { config, env: { ...(typeof config.env === 'object' ? config.env : {}), ...testEnv }, hostUrl: 'https://smith.langchain.com' },
   { pid: process.pid, projectCwd: cwd },
 );
 process.once('SIGTERM', () => server.kill('SIGTERM'));
