@@ -1,13 +1,16 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Runnable } from '@langchain/core/runnables';
 import type { StreamEvent } from '@langchain/core/tracers/log_stream';
+import type { IterableReadableStream } from '@langchain/core/utils/stream';
 
 import type { RunnableGraph } from '../core/run-types';
 
 /**
  * An agent's graph behind LangChain's `streamEvents`: the graph (with its wrappers, e.g. endOnModelOutage) runs
  * through its own `stream`, and LangChain's event-stream callback handler (not exported by @langchain/core, so it is
- * reached through `Runnable.streamEvents`) reports every chain, model and tool of the run.
+ * reached through `Runnable.streamEvents`) reports every chain, model and tool of the run. `stream` hands the graph's
+ * stream over as it is: another buffered layer around it would deliver each part one pull late, after the events
+ * that follow it (LangGraph Server interleaves them as they happen).
  */
 class StreamingGraph extends Runnable<unknown, unknown> {
   lc_namespace = ['agent_orchestrator', 'events'];
@@ -20,11 +23,17 @@ class StreamingGraph extends Runnable<unknown, unknown> {
     return Promise.reject(new Error('StreamingGraph only streams'));
   }
 
-  override async *_streamIterator(input: unknown, options?: Partial<RunnableConfig>): AsyncGenerator<unknown> {
+  override stream(input: unknown, options?: Partial<RunnableConfig>): Promise<IterableReadableStream<unknown>> {
     // `version` is streamEvents' own option, not the graph's
     const { version: _, ...config } = (options ?? {}) as Record<string, unknown>;
-    yield* await this.graph.stream(input, config);
+    return this.graph.stream(input, config) as Promise<IterableReadableStream<unknown>>;
   }
+}
+
+/** the name LangGraph Server gives the root run's events: the compiled graph's (`LangGraph` unless named) */
+function graphNameOf(graph: RunnableGraph): string | undefined {
+  const compiled = (graph.compiled ?? graph) as { getName?: () => string };
+  return typeof compiled.getName === 'function' ? compiled.getName() : undefined;
 }
 
 /**
@@ -41,9 +50,11 @@ export async function* streamWithEvents(
   onEvent: (event: StreamEvent) => void,
 ): AsyncGenerator<unknown> {
   let root: string | undefined;
+  // the run's own name (`runName`, for traces) is not what a client of the events sees
+  const rootName = graphNameOf(graph);
   for await (const event of new StreamingGraph(graph).streamEvents(input, { ...options, version: 'v2' })) {
     root ??= event.run_id; // the first event is the root graph's on_chain_start
     if (event.event === 'on_chain_stream' && event.run_id === root) yield (event.data as { chunk: unknown }).chunk;
-    else if (!event.tags?.includes('langsmith:hidden')) onEvent(event);
+    else if (!event.tags?.includes('langsmith:hidden')) onEvent(event.run_id === root && rootName ? { ...event, name: rootName } : event);
   }
 }

@@ -47,3 +47,36 @@ describe('conformance: AG-UI LangGraphAgent', () => {
     writeFileSync('/tmp/agui/ref.json', JSON.stringify(seen.reference, null, 1));
   });
 });
+
+describe('wire dump', () => {
+  const model = new ScriptedModelServer();
+  beforeAll(async () => {
+    process.env.CONFORMANCE_MODEL_URL = await model.start();
+    model.configure({ tokenPerChunk: true });
+    model.setResponder(respond);
+  });
+  afterAll(() => model.stop());
+  const pair = usePair('ag_ui_wire');
+  it('wire', async () => {
+    const seen = await pair.both(async (side) => {
+      const thread = await side.client.threads.create();
+      const out: any[] = [];
+      for await (const e of side.client.runs.stream(thread.thread_id, 'agent', {
+        input: { messages: [{ type: 'human', content: 'weather?', id: 'u1' }] },
+        streamMode: ['events', 'values', 'updates', 'messages-tuple'] as any,
+      }))
+        out.push(e);
+      return out;
+    });
+    const sum = (e: any) =>
+      e.event === 'events'
+        ? `events ${e.data.event} ${e.data.name} ${e.data.metadata?.langgraph_node} ${JSON.stringify(e.data.data?.chunk?.kwargs?.content ?? e.data.data?.chunk?.content ?? '')}`
+        : e.event === 'messages'
+          ? `messages ${e.data[0].type} ${JSON.stringify(e.data[0].content)} ${JSON.stringify(e.data[0].tool_call_chunks ?? '')}`
+          : `${e.event} ${JSON.stringify(e.data).slice(0, 150)}`;
+    writeFileSync('/tmp/agui/wire_ours', seen.ours.map(sum).join('\n').replace(/chatcmpl-\d+/g, 'chatcmpl-N') + '\n');
+    writeFileSync('/tmp/agui/wire_ref', seen.reference.map(sum).join('\n').replace(/chatcmpl-\d+/g, 'chatcmpl-N') + '\n');
+    writeFileSync('/tmp/agui/wire_ours.json', JSON.stringify(seen.ours, null, 1));
+    writeFileSync('/tmp/agui/wire_ref.json', JSON.stringify(seen.reference, null, 1));
+  });
+});
