@@ -23,10 +23,18 @@ class StreamingGraph extends Runnable<unknown, unknown> {
     return Promise.reject(new Error('StreamingGraph only streams'));
   }
 
-  override stream(input: unknown, options?: Partial<RunnableConfig>): Promise<IterableReadableStream<unknown>> {
+  override async stream(input: unknown, options?: Partial<RunnableConfig>): Promise<IterableReadableStream<unknown>> {
     // `version` is streamEvents' own option, not the graph's
     const { version: _, ...config } = (options ?? {}) as Record<string, unknown>;
-    return this.graph.stream(input, config) as Promise<IterableReadableStream<unknown>>;
+    const parts = await this.graph.stream(input, config);
+    // LangChain reads it as an async generator (`next` and `for await`): Pregel's stream and wrappers' generators are
+    const generator =
+      typeof (parts as { next?: unknown }).next === 'function'
+        ? parts
+        : (async function* () {
+            yield* parts;
+          })();
+    return generator as IterableReadableStream<unknown>;
   }
 }
 

@@ -30,7 +30,13 @@ interface Turn {
 
 /** One AG-UI run of `graphId` on `threadId` through a fresh adapter, as a CopilotKit runtime makes it: its events. */
 async function runOn(side: Side, graphId: string, threadId: string, turn: Turn): Promise<BaseEvent[]> {
-  const agent = new LangGraphAgent({ deploymentUrl: side.url, graphId, threadId, initialMessages: turn.messages, initialState: turn.state });
+  const agent = new LangGraphAgent({
+    deploymentUrl: side.url,
+    graphId,
+    threadId,
+    initialMessages: turn.messages,
+    initialState: turn.state,
+  });
   const events: BaseEvent[] = [];
   await agent.runAgent(
     { runId: randomUUID(), resume: turn.resume, forwardedProps: turn.forwardedProps },
@@ -61,7 +67,13 @@ function rawSummary(raw: unknown): unknown {
     return { tuple: message?.type, content: message?.content, tool_call_chunks: message?.tool_call_chunks, node: meta?.langgraph_node };
   }
   const e = raw as { event?: string; name?: string; metadata?: Record<string, unknown>; data?: { chunk?: Record<string, unknown> } };
-  return { event: e.event, name: e.name, node: e.metadata?.langgraph_node, content: e.data?.chunk?.content, tool_call_chunks: e.data?.chunk?.tool_call_chunks };
+  return {
+    event: e.event,
+    name: e.name,
+    node: e.metadata?.langgraph_node,
+    content: e.data?.chunk?.content,
+    tool_call_chunks: e.data?.chunk?.tool_call_chunks,
+  };
 }
 
 function ofType<T = Record<string, any>>(events: BaseEvent[], type: string): T[] {
@@ -89,16 +101,28 @@ describe('conformance: AG-UI (CopilotKit LangGraphAgent)', () => {
     const deltas = ofType(seen.ours, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta);
     expect(deltas.length).toBeGreaterThan(5);
     expect(deltas.join('')).toBe('Hello! You said: hi there. How can I help?');
-    expect(seen.ours.map((e) => e.type)).toEqual(expect.arrayContaining(['RUN_STARTED', 'STEP_STARTED', 'TEXT_MESSAGE_END', 'RUN_FINISHED']));
+    expect(seen.ours.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['RUN_STARTED', 'STEP_STARTED', 'TEXT_MESSAGE_END', 'RUN_FINISHED']),
+    );
     expect(comparable(seen.ours)).toEqual(comparable(seen.reference));
   });
 
   it('a tool call: TOOL_CALL_START / ARGS / END with the model name and arguments, then its TOOL_CALL_RESULT', async () => {
     const seen = await pair.both((side) => runOn(side, 'agent', randomUUID(), { messages: [user('u1', 'weather?')] }));
     expect(ofType(seen.ours, 'TOOL_CALL_START').map((e) => e.toolCallName)).toEqual(['weather']);
-    expect(JSON.parse(ofType(seen.ours, 'TOOL_CALL_ARGS').map((e) => e.delta).join(''))).toEqual({ city: 'Oslo' });
+    expect(
+      JSON.parse(
+        ofType(seen.ours, 'TOOL_CALL_ARGS')
+          .map((e) => e.delta)
+          .join(''),
+      ),
+    ).toEqual({ city: 'Oslo' });
     expect(ofType(seen.ours, 'TOOL_CALL_RESULT').map((e) => e.content)).toEqual(['Oslo: 21 degrees, sunny']);
-    expect(ofType(seen.ours, 'TEXT_MESSAGE_CONTENT').map((e) => e.delta).join('')).toBe('The weather: Oslo: 21 degrees, sunny. Enjoy the day!');
+    expect(
+      ofType(seen.ours, 'TEXT_MESSAGE_CONTENT')
+        .map((e) => e.delta)
+        .join(''),
+    ).toBe('The weather: Oslo: 21 degrees, sunny. Enjoy the day!');
     expect(comparable(seen.ours)).toEqual(comparable(seen.reference));
   });
 
@@ -109,7 +133,9 @@ describe('conformance: AG-UI (CopilotKit LangGraphAgent)', () => {
     });
     const final = seen.ours.messages.at(-1)!.messages as Array<Record<string, any>>;
     expect(final.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-    expect(final[1].toolCalls).toEqual([{ id: 'call_weather', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }]);
+    expect(final[1].toolCalls).toEqual([
+      { id: 'call_weather', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } },
+    ]);
     expect(seen.ours.states.at(-1)!.snapshot.messages).toHaveLength(4);
     expect(comparable(seen.ours.states as never)).toEqual(comparable(seen.reference.states as never));
     expect(comparable(seen.ours.messages as never)).toEqual(comparable(seen.reference.messages as never));
