@@ -25,8 +25,7 @@ const steps = relative(root, base).split(sep).filter(Boolean);
 let from = root;
 let cwd = tmp;
 for (let i = 0; ; i++) {
-  for (const entry of readdirSync(from))
-    if (entry !== steps[i] && entry !== '.langgraph_api') symlinkSync(join(from, entry), join(cwd, entry));
+  for (const entry of readdirSync(from)) if (entry !== steps[i] && entry !== '.langgraph_api') symlinkSync(join(from, entry), join(cwd, entry));
   if (i === steps.length) break;
   from = join(from, steps[i]);
   cwd = join(cwd, steps[i]);
