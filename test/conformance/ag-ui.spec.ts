@@ -160,6 +160,27 @@ describe('conformance: AG-UI (CopilotKit LangGraphAgent)', () => {
     expect(comparable([...seen.ours.first, ...seen.ours.second])).toEqual(comparable([...seen.reference.first, ...seen.reference.second]));
   });
 
+  it("a graph's own error: RUN_ERROR with its message, and the adapter's run fails", async () => {
+    const seen = await pair.both(async (side) => {
+      const events: BaseEvent[] = [];
+      const agent = new LangGraphAgent({
+        deploymentUrl: side.url,
+        graphId: 'failing',
+        threadId: randomUUID(),
+        initialMessages: [user('u1', 'report')],
+      });
+      const failure = await agent.runAgent({ runId: randomUUID() }, { onEvent: ({ event }) => void events.push(event) }).then(
+        () => 'finished',
+        (err: Error) => err.message,
+      );
+      return { events, failure };
+    });
+    expect(ofType(seen.ours.events, 'RUN_ERROR').map((e) => e.message)).toEqual(['quota of 3 reports reached']);
+    expect(seen.ours.events.map((e) => e.type)).not.toContain('RUN_FINISHED');
+    expect(comparable(seen.ours.events)).toEqual(comparable(seen.reference.events));
+    expect(seen.ours.failure).toEqual(seen.reference.failure);
+  });
+
   it('an interrupt: the on_interrupt event ends the run; resuming it (resume entry, or the legacy command) finishes the graph', async () => {
     const seen = await pair.both(async (side) => {
       const turn = { messages: [user('u1', 'may I?')], state: { ask: true } };
