@@ -59,7 +59,7 @@ export const a2aSettings = defineSettings({
 function parseAgents(setting: string): A2aAgents {
   let text = setting;
   try {
-    if (!setting.trimStart().startsWith('{')) text = readFileSync(setting, 'utf8');
+    if (!/^[{[]/.test(setting.trimStart())) text = readFileSync(setting, 'utf8');
   } catch (err) {
     throw invalidConfiguration(`A2A_AGENTS: neither JSON nor a readable file (${(err as Error).message})`);
   }
