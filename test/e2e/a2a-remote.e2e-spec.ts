@@ -108,7 +108,7 @@ describe('remote A2A agents as tools and sub-agents', () => {
       status: 'down',
       error: expect.stringMatching(/interface localhost:\d+: refused/),
     });
-    expect(ready.body.checks.a2a.detail).toMatch(/hidden \(.*refused/);
+    expect(ready.body.checks.a2a.detail).toMatch(/^down: .*sneaky \(/);
 
     const { body } = await http(svc.url, 'GET', '/v1/tools');
     const desc = body.tools.find((t: any) => t.name === 'a2a__desk');
@@ -140,7 +140,8 @@ describe('remote A2A agents as tools and sub-agents', () => {
     expect(metrics).toMatch(/agent_tool_executions_total\{tool="a2a__desk",status="success"\} 1/);
 
     model.enqueue({ toolCalls: [{ name: 'a2a__desk', args: { message: 'And its main station?' } }] }, { content: 'Gare du Nord.' });
-    await chat({ message: 'And its main station?', agent: 'react', session_id: res.body.session_id });
+    // the thread holds the remote answer (untrusted): a further remote call needs consent (see below)
+    await chat({ message: 'And its main station?', agent: 'react', session_id: res.body.session_id, allow_tools: ['a2a__desk'] });
     model.enqueue({ toolCalls: [{ name: 'a2a__desk', args: { message: 'Capital of Spain?' } }] }, { content: 'Madrid.' });
     await chat({ message: 'Capital of Spain?', agent: 'react' });
     const [first, followUp, otherThread] = desk.received.slice(-3);
@@ -168,7 +169,7 @@ describe('remote A2A agents as tools and sub-agents', () => {
       expect.objectContaining({ text: 'Which city is the capital of France? Ask the travel desk.\n\n[작업] Name the capital of France.' }),
     ]);
     const trace = await http(svc.url, 'GET', `/v1/sessions/${res.body.session_id}/runs/${res.body.run_id}/trace`);
-    expect(trace.body.agent_outputs).toEqual([
+    expect(trace.body.details.agent_outputs).toEqual([
       { agent: 'desk', task: 'Name the capital of France.', output: expect.stringContaining(ANSWER) },
     ]);
   });
@@ -236,7 +237,7 @@ describe('remote A2A agents as tools and sub-agents', () => {
       req.tools?.length ? { toolCalls: [{ name: 'a2a__desk', args: { message: 'Again?' } }] } : { content: 'x' },
     );
     const before = desk.received.length;
-    const res = await chat({ message: 'Keep asking the desk', agent: 'react' });
+    const res = await chat({ message: 'Keep asking the desk: Again?', agent: 'react', allow_tools: ['a2a__desk'] });
     expect(res.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', budget: 'tool_calls', limit: 3 });
     expect(desk.received.length - before).toBe(3);
   });
