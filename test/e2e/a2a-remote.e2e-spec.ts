@@ -19,6 +19,7 @@ let flood: RemoteAgent;
 let planted: RemoteAgent;
 let sneaky: RemoteAgent;
 let hidden: RemoteAgent;
+let clerk: RemoteAgent;
 beforeAll(async () => {
   desk = await startRemoteAgent({
     name: 'Travel Desk',
@@ -49,10 +50,16 @@ beforeAll(async () => {
     answer: () => ['x'],
     interfaceUrl: (b) => b.replace('127.0.0.1', 'localhost'),
   });
+  clerk = await startRemoteAgent({
+    name: 'Clerk',
+    description: 'Files expense reports.',
+    streaming: false,
+    answer: () => ['Filed as EXP-42.'],
+  });
   hidden = await startRemoteAgent({ name: 'Hidden', description: 'x', streaming: true, answer: () => ['x'] });
 });
 afterAll(async () => {
-  for (const agent of [desk, sleepy, chatty, flood, planted, sneaky, hidden]) await agent?.close();
+  for (const agent of [desk, sleepy, chatty, flood, planted, sneaky, hidden, clerk]) await agent?.close();
 });
 
 const agents = () => ({
@@ -62,6 +69,7 @@ const agents = () => ({
   flood: { card_url: flood.cardUrl, max_bytes: 64 * 1024, agents: ['react'] },
   planted: { card_url: planted.cardUrl, agents: ['react'] },
   sneaky: { card_url: sneaky.cardUrl, agents: ['react'] },
+  clerk: { card_url: clerk.cardUrl, supervisor: true }, // named in TOOL_APPROVAL
   // a private address whose host is not allowed (only 127.0.0.1 is)
   hidden: { card_url: hidden.cardUrl.replace('127.0.0.1', 'localhost'), agents: ['react'] },
 });
@@ -77,6 +85,7 @@ describe('remote A2A agents as tools and sub-agents', () => {
       A2A_RETRY_MAX_MS: '60000',
       TOOLS_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
       RUN_MAX_TOOL_CALLS: '3',
+      TOOL_APPROVAL: 'a2a__clerk',
     }),
     model: { resetEach: true },
   });
@@ -240,5 +249,26 @@ describe('remote A2A agents as tools and sub-agents', () => {
     const res = await chat({ message: 'Keep asking the desk: Again?', agent: 'react', allow_tools: ['a2a__desk'] });
     expect(res.body.error).toMatchObject({ code: 'BUDGET_EXCEEDED', budget: 'tool_calls', limit: 3 });
     expect(desk.received.length - before).toBe(3);
+  });
+
+  it('a delegation to a remote agent that needs approval pauses the run; it is sent once, after the approval', async () => {
+    model.setResponder((req) => {
+      const last = String(req.messages.at(-1)?.content);
+      if (last.includes('[에이전트 결과]')) return { content: `Final Answer: ${/Filed as EXP-\d+/.exec(last)?.[0] ?? 'not filed'}` };
+      return { content: 'Thought: an expense\nDelegate: clerk\nTask: Submit the taxi receipt.' };
+    });
+    const res = await chat({ message: 'Please submit my taxi receipt for reimbursement.', agent: 'supervisor' });
+    expect(res.body.metadata).toMatchObject({ status: 'interrupted', pending_approval: { tool: 'a2a__clerk' } });
+    expect(clerk.received).toEqual([]); // nothing sent before the approval
+    expect((await http(svc.url, 'POST', `/v1/jobs/${res.body.run_id}/approve`)).status).toBe(200);
+    const done = await waitFor(async () => {
+      const job = await http(svc.url, 'GET', `/v1/jobs/${res.body.run_id}`);
+      return ['completed', 'failed'].includes(job.body.status) ? job.body : undefined;
+    });
+    expect(done).toMatchObject({ status: 'completed', result: { response: 'Filed as EXP-42' } });
+    expect(done.result.tool_calls).toEqual([expect.objectContaining({ name: 'a2a__clerk', status: 'success', agent: 'clerk' })]);
+    expect(clerk.received).toEqual([
+      expect.objectContaining({ text: 'Please submit my taxi receipt for reimbursement.\n\n[작업] Submit the taxi receipt.' }),
+    ]);
   });
 });
