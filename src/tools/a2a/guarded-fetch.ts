@@ -20,7 +20,9 @@ export function guardedFetch(opts: SafeFetchOptions, credentials?: OriginHeaders
     const url = new URL(input instanceof Request ? input.url : String(input));
     const headers = Object.fromEntries(new Headers(init?.headers).entries());
     if (credentials && url.origin === credentials.origin) Object.assign(headers, credentials.headers);
-    const body = typeof init?.body === 'string' ? init.body : undefined;
+    if (init?.body != null && typeof init.body !== 'string')
+      throw new ToolError('refused: only text request bodies are sent to a remote agent');
+    const body = init?.body ?? undefined;
     const opened = await openSafe(url, { method: init?.method, headers, body, signal: init?.signal ?? undefined }, opts);
     const status = opened.res.statusCode ?? 502;
     const empty = status === 204 || status === 304 || init?.method === 'HEAD';
