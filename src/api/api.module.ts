@@ -18,6 +18,7 @@ import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { RunServiceModule } from '../orchestrator/run-service.module';
 import { RunQueueHealthIndicator } from '../runs/run-queue.health';
 import { RunStoreModule } from '../runs/store/run-store.module';
+import { A2aHealthIndicator } from '../tools/a2a/a2a.health';
 import { McpHealthIndicator } from '../tools/mcp/mcp.health';
 import { ToolsModule } from '../tools/tools.module';
 import { ApprovalsController } from './controllers/approvals.controller';
@@ -73,7 +74,14 @@ export class ApiModule implements NestModule {
         // readiness: each module provides the indicator of what it owns; observability imports none of them
         {
           provide: HEALTH_INDICATORS,
-          inject: [DatabaseHealthIndicator, RunQueueHealthIndicator, McpHealthIndicator, JwksHealthIndicator, StoreIndexHealthIndicator],
+          inject: [
+            DatabaseHealthIndicator,
+            RunQueueHealthIndicator,
+            McpHealthIndicator,
+            A2aHealthIndicator,
+            JwksHealthIndicator,
+            StoreIndexHealthIndicator,
+          ],
           useFactory: (...indicators: HealthIndicator[]) => indicators,
         },
       ],

@@ -11,6 +11,7 @@ import { langgraphApiSettings } from '../langgraph-api/langgraph-api.settings';
 import { llmSettings } from '../llm/llm.settings';
 import { observabilitySettings } from '../observability/observability.settings';
 import { runsSettings } from '../runs/runs.settings';
+import { a2aSettings } from '../tools/a2a/a2a.settings';
 import { mcpSettings } from '../tools/mcp/mcp.settings';
 import { toolsSettings } from '../tools/tools.settings';
 
@@ -30,6 +31,7 @@ export const SETTINGS = [
   knowledgeSettings,
   toolsSettings,
   mcpSettings,
+  a2aSettings,
   authSettings,
   tokenSettings,
   langgraphApiSettings,

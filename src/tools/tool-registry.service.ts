@@ -3,6 +3,7 @@ import { Inject, Injectable, OnModuleInit, Optional } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
 import { DocumentsService } from '../knowledge/documents/documents.service';
+import { a2aToolName } from './a2a/a2a-card';
 import { calculatorTool } from './basic/calculator.tool';
 import { createDatetimeTool } from './basic/datetime.tool';
 import { createKnowledgeBaseTool } from './basic/knowledge-base.tool';
@@ -121,11 +122,15 @@ export class ToolRegistry implements OnModuleInit {
     return unique;
   }
 
-  /** `<server>__*` for each MCP server whose `agents` name this agent. */
+  /** `<server>__*` for each MCP server, and `a2a__<name>` for each remote A2A agent, whose `agents` name this agent. */
   private grantedTo(agent: string | undefined): string[] {
     if (!agent) return [];
     const servers = Object.entries(this.config?.mcpServers ?? {});
-    return servers.filter(([, s]) => s.agents.includes(agent)).map(([name]) => `${name}__*`);
+    const remote = Object.entries(this.config?.a2aAgents ?? {});
+    return [
+      ...servers.filter(([, s]) => s.agents.includes(agent)).map(([name]) => `${name}__*`),
+      ...remote.filter(([, a]) => a.agents.includes(agent)).map(([name]) => a2aToolName(name)),
+    ];
   }
 
   list(): ToolInfo[] {

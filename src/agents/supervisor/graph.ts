@@ -1,21 +1,16 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { type BaseCheckpointSaver, END, type LangGraphRunnableConfig, START, StateGraph } from '@langchain/langgraph';
 
+import type { SubAgent } from './a2a-sub-agent';
 import { createSupervisorRoute } from './nodes/supervisor-route.node';
-import type { ReactSubAgent } from './react-sub-agent';
 import { SupervisorState, type SupervisorStateType, type SupervisorUpdate } from './state';
 
 /** supervisor_route → (agent → supervisor_route)* → END (seed 003). */
-export function buildSupervisorGraph(
-  deps: { model: () => BaseChatModel | null; agents: ReactSubAgent[] },
-  checkpointer?: BaseCheckpointSaver,
-) {
+export function buildSupervisorGraph(deps: { model: () => BaseChatModel | null; agents: SubAgent[] }, checkpointer?: BaseCheckpointSaver) {
   // node names are the configured agents' (SUPERVISOR_AGENTS): typed as `string`
   const graph: StateGraph<typeof SupervisorState.spec, SupervisorStateType, SupervisorUpdate, string> = new StateGraph(SupervisorState);
-  graph.addNode(
-    'supervisor_route',
-    createSupervisorRoute({ model: deps.model, agents: deps.agents.map((a) => ({ name: a.name, description: a.description })) }),
-  );
+  // the agents themselves: a remote agent's description (its card) is read on every routing
+  graph.addNode('supervisor_route', createSupervisorRoute({ model: deps.model, agents: deps.agents }));
   for (const agent of deps.agents) {
     graph.addNode(agent.name, async (state: SupervisorStateType, config: LangGraphRunnableConfig) => {
       const { output, records, sources } = await agent.run(state.task, state.messages, config);

@@ -1,15 +1,18 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 
 import { AppConfig } from '../../config/app-config';
 import { turnLanguage } from '../../core/language';
 import type { RunError } from '../../database/entities';
 import { LlmService } from '../../llm/llm.service';
 import { MetricsService } from '../../observability/metrics.service';
+import { A2aAgentSource } from '../../tools/a2a/a2a-agent-source.service';
+import { a2aToolName } from '../../tools/a2a/a2a-card';
 import { ToolRegistry } from '../../tools/tool-registry.service';
 import type { AgentDefinition, AgentFactory, AgentOutcome, TurnContext } from '../agent-definition';
 import { endOnModelOutage, outageAnswer } from '../shared/outage';
 import { uniqueSources } from '../shared/tool-executor';
+import { createA2aSubAgent, type SubAgent } from './a2a-sub-agent';
 import { buildSupervisorGraph } from './graph';
 import { createReactSubAgent, SubAgentOutage } from './react-sub-agent';
 import { type SupervisorStateType, type SupervisorUpdate, turnInput } from './state';
@@ -44,7 +47,20 @@ export class SupervisorAgentFactory implements AgentFactory {
     private readonly tools: ToolRegistry,
     private readonly config: AppConfig,
     private readonly metrics: MetricsService,
+    @Optional() private readonly remote?: A2aAgentSource,
   ) {}
+
+  /** A2A_AGENTS with `supervisor: true`: remote agents the supervisor may delegate to (a2a-sub-agent.ts). */
+  private remoteSubAgents(taken: string[], toolRun: { metrics: MetricsService }): SubAgent[] {
+    const remote = Object.entries(this.config.a2aAgents ?? {}).filter(([, a]) => a.supervisor);
+    return remote.map(([name]) => {
+      if (taken.includes(name) || name === 'supervisor_route')
+        throw new Error(`Invalid configuration: A2A_AGENTS: "${name}" is already the name of one of the supervisor's agents`);
+      const toolName = a2aToolName(name);
+      const spec = { name, toolName, tools: this.tools.pick([toolName]), describe: () => this.remote?.description(name) };
+      return createA2aSubAgent(spec, { toolRun });
+    });
+  }
 
   create(checkpointer: BaseCheckpointSaver): AgentDefinition<SupervisorStateType, SupervisorUpdate> {
     const deps = {
@@ -52,10 +68,16 @@ export class SupervisorAgentFactory implements AgentFactory {
       toolCalling: () => this.llm.toolCallingFor(this.name),
       toolRun: { metrics: this.metrics },
     };
-    const agents = this.config.supervisor.agents.map((a) =>
+    const agents: SubAgent[] = this.config.supervisor.agents.map((a) =>
       createReactSubAgent(
         { ...a, tools: this.tools.pick(a.tools, `supervisor:${a.name}`), maxIterations: this.config.supervisor.agentMaxIterations },
         deps,
+      ),
+    );
+    agents.push(
+      ...this.remoteSubAgents(
+        agents.map((a) => a.name),
+        deps.toolRun,
       ),
     );
     const compiled = buildSupervisorGraph({ model: deps.model, agents }, checkpointer);

@@ -184,8 +184,22 @@ function wrap(res: IncomingMessage, url: URL, body: Buffer): SafeResponse {
   };
 }
 
-/** Fetches `url` under the SSRF policy above. Refusals, timeouts and oversize bodies throw a ToolError. */
-export async function safeFetch(url: string | URL, init: SafeFetchInit, opts: SafeFetchOptions): Promise<SafeResponse> {
+/** A response whose head arrived under the SSRF policy; its body is still to be read (within `signal`). */
+export interface OpenedResponse {
+  res: IncomingMessage;
+  /** The final URL after redirects. */
+  url: URL;
+  /** The caller's signal and the overall deadline: reading the body stops when it aborts. */
+  signal: AbortSignal;
+  /** Turns an error met while reading the body into the ToolError `safeFetch` would throw. */
+  fail(err: unknown): unknown;
+}
+
+/**
+ * Opens `url` under the SSRF policy above (every hop checked, the connection pinned to the checked addresses)
+ * and returns once the final response's head arrived; the caller reads the body (a stream) within `signal`.
+ */
+export async function openSafe(url: string | URL, init: SafeFetchInit, opts: SafeFetchOptions): Promise<OpenedResponse> {
   let current: URL;
   try {
     current = new URL(url);
@@ -195,6 +209,12 @@ export async function safeFetch(url: string | URL, init: SafeFetchInit, opts: Sa
   const deadline = AbortSignal.timeout(opts.timeoutMs);
   const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
   const maxRedirects = opts.maxRedirects ?? 5;
+  const fail = (err: unknown, host: string): unknown => {
+    if (err instanceof ToolError || init.signal?.aborted) return err;
+    if (deadline.aborted) return new ToolError(`request to ${host} timed out after ${opts.timeoutMs} ms`, { cause: err });
+    const code = (err as NodeJS.ErrnoException).code;
+    return new ToolError(`request to ${host} failed: ${code ?? (err as Error).message}`, { cause: err });
+  };
   let hopInit = init;
   for (let hop = 0; ; hop++) {
     try {
@@ -209,13 +229,20 @@ export async function safeFetch(url: string | URL, init: SafeFetchInit, opts: Sa
         current = next;
         continue;
       }
-      return wrap(res, current, await readBody(res, opts.maxBytes, signal));
+      const host = current.host;
+      return { res, url: current, signal, fail: (err) => fail(err, host) };
     } catch (err) {
-      if (err instanceof ToolError) throw err;
-      if (init.signal?.aborted) throw err;
-      if (deadline.aborted) throw new ToolError(`request to ${current.host} timed out after ${opts.timeoutMs} ms`, { cause: err });
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new ToolError(`request to ${current.host} failed: ${code ?? (err as Error).message}`, { cause: err });
+      throw fail(err, current.host);
     }
+  }
+}
+
+/** Fetches `url` under the SSRF policy above. Refusals, timeouts and oversize bodies throw a ToolError. */
+export async function safeFetch(url: string | URL, init: SafeFetchInit, opts: SafeFetchOptions): Promise<SafeResponse> {
+  const opened = await openSafe(url, init, opts);
+  try {
+    return wrap(opened.res, opened.url, await readBody(opened.res, opts.maxBytes, opened.signal));
+  } catch (err) {
+    throw opened.fail(err);
   }
 }
