@@ -1,9 +1,4 @@
-import {
-  A2AError,
-  RequestMalformedError,
-  TaskNotFoundError,
-  UnsupportedOperationError,
-} from '@a2a-js/sdk/errors';
+import { A2AError, RequestMalformedError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { Logger } from '@nestjs/common';
 
 import { DomainException } from '../../core/errors';

@@ -95,7 +95,8 @@ export class A2aTasks {
   /** A tool call's decision, from a data part `{ "approve": true | false }`; the task goes on (same run). */
   private async decide(tenantId: string, run: RunEntity, content: MessageContent): Promise<Started> {
     const approved = approvalOf(content);
-    if (approved === undefined) throw new RequestMalformedError('this task waits for a decision: reply with a data part {"approve": true} or {"approve": false}');
+    if (approved === undefined)
+      throw new RequestMalformedError('this task waits for a decision: reply with a data part {"approve": true} or {"approve": false}');
     await this.runs.decideApproval(tenantId, run.sessionId, run.id, approved);
     return { run: await this.runs.byId(tenantId, run.id), threadId: run.sessionId };
   }
@@ -125,7 +126,12 @@ export class A2aTasks {
       : (
           await this.threads.search(
             tenantId,
-            ThreadSearch.parse({ metadata: { assistant_id: assistant.assistant_id }, limit: MAX_CONTEXTS, sort_by: 'updated_at', sort_order: 'desc' }),
+            ThreadSearch.parse({
+              metadata: { assistant_id: assistant.assistant_id },
+              limit: MAX_CONTEXTS,
+              sort_by: 'updated_at',
+              sort_order: 'desc',
+            }),
           )
         ).map((t) => t.thread_id as string);
     const window = offset + size + 1;
@@ -187,7 +193,9 @@ export class A2aTasks {
     const full = answer?.$case === 'text' ? answer.value : undefined;
     // the streamed tokens were the answer: the artifact is closed; otherwise it is replaced by the answer
     if (full !== undefined) yield this.artifactUpdate(run, full === streamed ? '' : full, full === streamed, true);
-    yield { payload: { $case: 'statusUpdate', value: { taskId: run.id, contextId: run.sessionId, status: task.status, metadata: undefined } } };
+    yield {
+      payload: { $case: 'statusUpdate', value: { taskId: run.id, contextId: run.sessionId, status: task.status, metadata: undefined } },
+    };
   }
 
   /** Drains `follow` (a blocking SendMessage): the task once its run has ended or waits for input. */
@@ -200,7 +208,12 @@ export class A2aTasks {
     return {
       payload: {
         $case: 'statusUpdate',
-        value: { taskId: run.id, contextId: run.sessionId, status: { state, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined },
+        value: {
+          taskId: run.id,
+          contextId: run.sessionId,
+          status: { state, message: undefined, timestamp: new Date().toISOString() },
+          metadata: undefined,
+        },
       },
     };
   }
@@ -208,7 +221,12 @@ export class A2aTasks {
   private artifactUpdate(run: RunEntity, text: string, append: boolean, lastChunk: boolean): StreamResponse {
     const artifact = answerArtifact(text);
     if (!text) artifact.parts = [];
-    return { payload: { $case: 'artifactUpdate', value: { taskId: run.id, contextId: run.sessionId, artifact, append, lastChunk, metadata: undefined } } };
+    return {
+      payload: {
+        $case: 'artifactUpdate',
+        value: { taskId: run.id, contextId: run.sessionId, artifact, append, lastChunk, metadata: undefined },
+      },
+    };
   }
 
   /** The run, when the caller may read its thread and it is a task of this assistant; else task-not-found. */

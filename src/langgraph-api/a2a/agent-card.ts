@@ -32,13 +32,21 @@ function schemesOf(auth: CardAuth): Record<string, SecurityScheme> {
     };
   }
   if (auth.apiKeys || auth.tokens || auth.custom) {
-    const what = [auth.apiKeys && 'an API key', auth.tokens && "a token of the service's issuer", auth.custom && "what langgraph.json's auth handler accepts"]
+    const what = [
+      auth.apiKeys && 'an API key',
+      auth.tokens && "a token of the service's issuer",
+      auth.custom && "what langgraph.json's auth handler accepts",
+    ]
       .filter(Boolean)
       .join(', or ');
     schemes.bearer = {
       scheme: {
         $case: 'httpAuthSecurityScheme',
-        value: { description: `Authorization: Bearer with ${what}`, scheme: 'Bearer', bearerFormat: auth.tokens && !auth.apiKeys ? 'JWT' : '' },
+        value: {
+          description: `Authorization: Bearer with ${what}`,
+          scheme: 'Bearer',
+          bearerFormat: auth.tokens && !auth.apiKeys ? 'JWT' : '',
+        },
       },
     };
   }
@@ -60,7 +68,10 @@ export function agentCardOf(assistant: AssistantWire, url: string, auth: CardAut
     description,
     version: versionOf(assistant),
     provider: undefined,
-    supportedInterfaces: duplicateInterfacesForLegacy([{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }], ['JSONRPC']),
+    supportedInterfaces: duplicateInterfacesForLegacy(
+      [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+      ['JSONRPC'],
+    ),
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: schemes,
     securityRequirements: requirements,

@@ -33,7 +33,8 @@ export function contentOf(message: Message | undefined): MessageContent {
     if (content?.$case === 'text') texts.push(content.value);
     else if (content?.$case === 'data') {
       const value: unknown = content.value;
-      if (!value || typeof value !== 'object' || Array.isArray(value)) throw new RequestMalformedError('a data part must hold a JSON object');
+      if (!value || typeof value !== 'object' || Array.isArray(value))
+        throw new RequestMalformedError('a data part must hold a JSON object');
       Object.assign(data, value);
       hasData = true;
     } else throw new ContentTypeNotSupportedError('only text and data parts are accepted (no files or URLs)');
@@ -98,7 +99,14 @@ export function message(role: Role, taskId: string, contextId: string, id: strin
 }
 
 export function answerArtifact(text: string): Artifact {
-  return { artifactId: ANSWER_ARTIFACT, name: ANSWER_ARTIFACT, description: '', parts: [textPart(text)], metadata: undefined, extensions: [] };
+  return {
+    artifactId: ANSWER_ARTIFACT,
+    name: ANSWER_ARTIFACT,
+    description: '',
+    parts: [textPart(text)],
+    metadata: undefined,
+    extensions: [],
+  };
 }
 
 const APPROVAL_TEXT: Messages<(tool: string) => string> = {
@@ -118,7 +126,10 @@ function statusMessageOf(run: RunEntity, waiting: WaitingFor | undefined): Messa
   const say = (parts: Part[]) => message(Role.ROLE_AGENT, run.id, run.sessionId, `${run.id}:status`, parts);
   if (waiting?.kind === 'interrupt') return say([textPart(interruptText(waiting.values)), dataPart({ interrupts: waiting.values })]);
   if (waiting?.kind === 'approval') {
-    return say([textPart(localize(APPROVAL_TEXT, language)(waiting.tool)), dataPart({ approval: { tool: waiting.tool, args: waiting.args } })]);
+    return say([
+      textPart(localize(APPROVAL_TEXT, language)(waiting.tool)),
+      dataPart({ approval: { tool: waiting.tool, args: waiting.args } }),
+    ]);
   }
   if (run.status === 'failed') return say([textPart(run.error?.message ?? localize(FAILED_TEXT, language))]);
   return undefined;
@@ -137,7 +148,11 @@ export function taskOf(run: RunEntity, extra: { answer?: string; waiting?: Waiti
   return {
     id: run.id,
     contextId: run.sessionId,
-    status: { state, message: statusMessageOf(run, extra.waiting), timestamp: (run.finishedAt ?? run.startedAt ?? run.createdAt).toISOString() },
+    status: {
+      state,
+      message: statusMessageOf(run, extra.waiting),
+      timestamp: (run.finishedAt ?? run.startedAt ?? run.createdAt).toISOString(),
+    },
     artifacts: extra.answer !== undefined ? [answerArtifact(extra.answer)] : [],
     history,
     metadata: undefined,
@@ -150,5 +165,9 @@ export function aiTextOf(data: unknown): string | undefined {
   if (!chunk || (chunk.type !== 'AIMessageChunk' && chunk.type !== 'ai')) return undefined;
   if (typeof chunk.content === 'string') return chunk.content;
   if (!Array.isArray(chunk.content)) return undefined;
-  return chunk.content.map((p: unknown) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('');
+  return chunk.content
+    .map((p: unknown) =>
+      p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '',
+    )
+    .join('');
 }
