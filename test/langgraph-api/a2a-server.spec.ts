@@ -1,13 +1,8 @@
 import path from 'node:path';
 
 import { type AgentCard, type Message, Role, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
-import {
-  type Client,
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-} from '@a2a-js/sdk/client';
+import { type Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { Client as LgClient } from '@langchain/langgraph-sdk';
 import { Client as PgClient } from 'pg';
 
@@ -93,16 +88,26 @@ describe('the assistants as A2A agents (/a2a)', () => {
     const fetchImpl = fetchWith(headers);
     const transports = [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: legacy } })];
     const factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports, cardResolver: new DefaultAgentCardResolver({ fetchImpl }) }),
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports,
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      }),
     );
     if (!legacy) return factory.createFromUrl(`${svc.url}/a2a/${assistant}/`);
     const card = await new DefaultAgentCardResolver({ fetchImpl }).resolve(`${svc.url}/a2a/${assistant}/`);
     // only the card's 0.3 interface: the client speaks A2A 0.3 (`message/send`, `tasks/get`, …) to the server
-    return factory.createFromAgentCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3') });
+    return factory.createFromAgentCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
+    });
   }
 
   const rpc = async (assistant: string, body: string, headers: Headers_ = { 'x-api-key': T1 }) => {
-    const res = await fetch(`${svc.url}/a2a/${assistant}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const res = await fetch(`${svc.url}/a2a/${assistant}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
     return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
   };
 
@@ -124,7 +129,9 @@ describe('the assistants as A2A agents (/a2a)', () => {
       expect.objectContaining({ url: `${svc.url}/a2a/react`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }),
     ]);
     expect(Object.keys(card.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
-    expect(card.securitySchemes.apiKey).toEqual({ apiKeySecurityScheme: expect.objectContaining({ location: 'header', name: 'x-api-key' }) });
+    expect(card.securitySchemes.apiKey).toEqual({
+      apiKeySecurityScheme: expect.objectContaining({ location: 'header', name: 'x-api-key' }),
+    });
 
     const client = await clientFor('hitl', { 'x-api-key': T1 });
     const sdkCard: AgentCard = await client.getAgentCard();
@@ -160,7 +167,9 @@ describe('the assistants as A2A agents (/a2a)', () => {
     expect(streamed).toBe('About two million people.');
     const second = events[0].payload!.value as Task;
     expect(second.contextId).toBe(task.contextId);
-    const thread = await new LgClient({ apiUrl: svc.url, apiKey: T1 }).threads.getState<{ messages: Array<{ content: string }> }>(task.contextId);
+    const thread = await new LgClient({ apiUrl: svc.url, apiKey: T1 }).threads.getState<{ messages: Array<{ content: string }> }>(
+      task.contextId,
+    );
     expect(thread.values.messages.map((m) => m.content)).toEqual([
       'What is the capital of France?',
       'Paris is the capital.',
@@ -209,7 +218,9 @@ describe('the assistants as A2A agents (/a2a)', () => {
 
   it('cancels a long run; a client that goes away mid-stream leaves its run to finish', async () => {
     const client = await clientFor('slow', { 'x-api-key': T1 });
-    const long = asTask(await client.sendMessage({ ...send(userMessage('', {}, { ms: 400 })), configuration: { returnImmediately: true } as never }));
+    const long = asTask(
+      await client.sendMessage({ ...send(userMessage('', {}, { ms: 400 })), configuration: { returnImmediately: true } as never }),
+    );
     expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(long.status?.state);
     const cancelled = await client.cancelTask({ tenant: '', id: long.id, metadata: undefined });
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
@@ -234,19 +245,28 @@ describe('the assistants as A2A agents (/a2a)', () => {
     expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const db = new PgClient({ connectionString: svc.db.url });
     await db.connect();
-    const runsOf = async () => (await db.query(`SELECT count(*)::int AS n FROM runs WHERE session_id = $1`, [waiting.contextId])).rows[0].n;
+    const runsOf = async () =>
+      (await db.query(`SELECT count(*)::int AS n FROM runs WHERE tenant_id = 't1' AND session_id = $1`, [waiting.contextId])).rows[0].n;
     try {
       const before = await runsOf();
       for (const headers of [await userOf('bob'), { 'x-api-key': T2 }]) {
         const other = await clientFor('hitl', headers);
-        await expect(other.getTask({ tenant: '', id: waiting.id })).rejects.toThrow(/not found/i);
-        await expect(other.cancelTask({ tenant: '', id: waiting.id, metadata: undefined })).rejects.toThrow(/not found/i);
-        await expect(other.sendMessage(send(userMessage('yes', { taskId: waiting.id, contextId: waiting.contextId })))).rejects.toThrow(/not found/i);
+        await expect(other.getTask({ tenant: '', id: waiting.id })).rejects.toThrow(TaskNotFoundError);
+        await expect(other.cancelTask({ tenant: '', id: waiting.id, metadata: undefined })).rejects.toThrow(TaskNotFoundError);
+        await expect(other.sendMessage(send(userMessage('yes', { taskId: waiting.id, contextId: waiting.contextId })))).rejects.toThrow(
+          TaskNotFoundError,
+        );
         const intoContext = other.sendMessage(send(userMessage('hijack', { contextId: waiting.contextId })));
         // another tenant's caller starts its own context of that id (ids are per tenant); another user is refused
-        if ('authorization' in headers) await expect(intoContext).rejects.toThrow(/not found/i);
+        if ('authorization' in headers) await expect(intoContext).rejects.toThrow(TaskNotFoundError);
         else await intoContext.catch(() => undefined);
-        const listed = await other.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '', statusTimestampAfter: undefined });
+        const listed = await other.listTasks({
+          tenant: '',
+          contextId: '',
+          status: TaskState.TASK_STATE_UNSPECIFIED,
+          pageToken: '',
+          statusTimestampAfter: undefined,
+        });
         expect(listed.tasks.map((t) => t.id)).not.toContain(waiting.id);
       }
       expect(await runsOf()).toBe(before);
@@ -263,14 +283,25 @@ describe('the assistants as A2A agents (/a2a)', () => {
     expect(JSON.parse(parse.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
     const notRpc = await rpc('react', JSON.stringify({ hello: 'world' }));
     expect(JSON.parse(notRpc.text)).toMatchObject({ error: { code: -32600 } });
-    const badParams = await rpc('react', JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: [1] }), { 'x-api-key': T1, 'A2A-Version': '1.0' });
+    const badParams = await rpc('react', JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: [1] }), {
+      'x-api-key': T1,
+      'A2A-Version': '1.0',
+    });
     expect(JSON.parse(badParams.text)).toMatchObject({ id: 3, error: { code: -32602 } });
     const noParts = await rpc(
       'react',
-      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'message/send', params: { message: { messageId: 'x', role: 'user', parts: [], kind: 'message' } } }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'message/send',
+        params: { message: { messageId: 'x', role: 'user', parts: [], kind: 'message' } },
+      }),
     );
     expect(JSON.parse(noParts.text)).toMatchObject({ id: 4, error: { code: -32602 } });
-    const unknownTask = await rpc('react', JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tasks/get', params: { id: '00000000-0000-4000-8000-000000000000' } }));
+    const unknownTask = await rpc(
+      'react',
+      JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tasks/get', params: { id: '00000000-0000-4000-8000-000000000000' } }),
+    );
     expect(JSON.parse(unknownTask.text)).toMatchObject({ id: 5, error: { code: -32001 } });
     const push = await rpc(
       'react',
@@ -278,12 +309,16 @@ describe('the assistants as A2A agents (/a2a)', () => {
       { 'x-api-key': T1, 'A2A-Version': '1.0' },
     );
     expect(JSON.parse(push.text)).toMatchObject({ id: 6, error: { code: -32003 } });
-    const method = await rpc('react', JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'Nope', params: {} }), { 'x-api-key': T1, 'A2A-Version': '1.0' });
+    const method = await rpc('react', JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'Nope', params: {} }), {
+      'x-api-key': T1,
+      'A2A-Version': '1.0',
+    });
     expect(JSON.parse(method.text)).toMatchObject({ id: 7, error: { code: -32601 } });
     const unknownAgent = await rpc('nope', JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tasks/get', params: { id: 'x' } }));
     expect(unknownAgent.status).toBe(404);
     expect(JSON.parse(unknownAgent.text)).toMatchObject({ jsonrpc: '2.0', error: { data: { code: 'ASSISTANT_NOT_FOUND' } } });
-    for (const r of [parse, notRpc, badParams, noParts, unknownTask, push, method, unknownAgent]) expect(r.text).not.toMatch(/at .*\.(ts|js):\d+/);
+    for (const r of [parse, notRpc, badParams, noParts, unknownTask, push, method, unknownAgent])
+      expect(r.text).not.toMatch(/at .*\.(ts|js):\d+/);
     expect(svc.model.requests).toHaveLength(0);
   });
 

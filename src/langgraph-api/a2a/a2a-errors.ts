@@ -11,6 +11,8 @@ export class AgentNotFoundException extends DomainException {
 }
 
 const logger = new Logger('A2A');
+/** one answer for an unknown task or context and for another user's or tenant's: nothing tells them apart */
+const NOT_FOUND = 'task or context not found';
 
 /**
  * The A2A error for what the services threw, which the SDK's transport renders as its JSON-RPC error: a run or a
@@ -21,7 +23,7 @@ const logger = new Logger('A2A');
 export function a2aErrorOf(e: unknown): Error {
   if (e instanceof A2AError) return e;
   if (e instanceof DomainException) {
-    if (e.status === 404) return new TaskNotFoundError(e.message);
+    if (e.status === 404) return new TaskNotFoundError(NOT_FOUND);
     if (e.status === 400 || e.status === 422) return new RequestMalformedError(e.message);
     if (e.status < 500) return new UnsupportedOperationError(e.message);
   }

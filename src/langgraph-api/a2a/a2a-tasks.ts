@@ -233,7 +233,7 @@ export class A2aTasks {
   private async ownRun(tenantId: string, assistant: AssistantWire, taskId: string): Promise<RunEntity> {
     if (!taskId.trim()) throw new RequestMalformedError('a task id is required');
     const run = await this.runs.byId(tenantId, taskId);
-    if (run.input.lg?.assistant_id !== assistant.assistant_id) throw new TaskNotFoundError(`task ${taskId.slice(0, 128)} not found`);
+    if (run.input.lg?.assistant_id !== assistant.assistant_id) throw new TaskNotFoundError('task or context not found');
     return run;
   }
 
