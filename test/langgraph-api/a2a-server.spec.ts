@@ -77,6 +77,7 @@ describe('the assistants as A2A agents (/a2a)', () => {
       AUTH_ISSUER: issuer.url,
       AUTH_AUDIENCE: issuer.audience,
       LANGGRAPH_CONFIG: path.join(FIXTURES, 'langgraph.runs.json'),
+      TOOL_APPROVAL: 'calculator',
     }),
     model: { resetEach: true },
   });
@@ -214,6 +215,28 @@ describe('the assistants as A2A agents (/a2a)', () => {
       pageSize: 1,
     });
     expect(next.tasks.map((t) => t.id)).toEqual([waiting.id]);
+  });
+
+  it('asks for a decision on a tool call that needs approval, in the user’s language, and goes on once it is given', async () => {
+    const client = await clientFor('react', { 'x-api-key': T1 });
+    svc.model.enqueue({ toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }] }, { content: '6 times 7 is 42.' });
+    const waiting = asTask(await client.sendMessage(send(userMessage('6 곱하기 7은 얼마인가요?'))));
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const parts = waiting.status?.message?.parts ?? [];
+    const said = parts[0]?.content;
+    expect(said?.$case === 'text' && said.value).toMatch(/calculator.*승인/);
+    const asked = parts[1]?.content;
+    expect(asked?.$case === 'data' && asked.value).toEqual({ approval: { tool: 'calculator', args: { expression: '6 * 7' } } });
+    expect(svc.model.requests).toHaveLength(1);
+    // words are no decision: the task still waits, nothing ran
+    await expect(client.sendMessage(send(userMessage('승인', { taskId: waiting.id })))).rejects.toThrow(/approve/);
+    expect((await client.getTask({ tenant: '', id: waiting.id })).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const decided = asTask(await client.sendMessage(send(userMessage('', { taskId: waiting.id }, { approve: true }))));
+    expect(decided.id).toBe(waiting.id);
+    // the same task, awaited to its end: the call ran once approved
+    expect(decided.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOfArtifacts(decided)).toBe('6 times 7 is 42.');
+    expect(svc.model.requests).toHaveLength(2);
   });
 
   it('cancels a long run; a client that goes away mid-stream leaves its run to finish', async () => {
