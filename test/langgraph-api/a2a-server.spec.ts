@@ -78,6 +78,7 @@ describe('the assistants as A2A agents (/a2a)', () => {
       AUTH_AUDIENCE: issuer.audience,
       LANGGRAPH_CONFIG: path.join(FIXTURES, 'langgraph.runs.json'),
       TOOL_APPROVAL: 'calculator',
+      TRUSTED_PROXIES: 'loopback',
     }),
     model: { resetEach: true },
   });
@@ -114,7 +115,7 @@ describe('the assistants as A2A agents (/a2a)', () => {
 
   it('serves a card for built-in agents and langgraph.json graphs, with the URL and credentials the client used', async () => {
     const res = await fetch(`${svc.url}/.well-known/agent-card.json?assistant_id=react`, {
-      headers: { 'x-api-key': T1, 'x-forwarded-host': 'agents.example.com', 'x-forwarded-proto': 'https' },
+      headers: { 'x-api-key': T1, 'x-forwarded-host': 'agents.example.com', 'x-forwarded-proto': 'https', 'x-forwarded-prefix': '/edge' },
     });
     expect(res.status).toBe(200);
     const card = (await res.json()) as Record<string, any>;
@@ -124,11 +125,15 @@ describe('the assistants as A2A agents (/a2a)', () => {
       defaultInputModes: ['text/plain', 'application/json'],
       skills: [expect.objectContaining({ id: 'react', inputModes: ['text/plain', 'application/json'] })],
     });
-    // forwarded headers from an untrusted peer are dropped: the URL is the one this request reached
+    // behind a trusted proxy (TRUSTED_PROXIES=loopback): the URL the client used, through the proxy
     expect(card.supportedInterfaces).toEqual([
-      expect.objectContaining({ url: `${svc.url}/a2a/react`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
-      expect.objectContaining({ url: `${svc.url}/a2a/react`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }),
+      expect.objectContaining({ url: 'https://agents.example.com/edge/a2a/react', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+      expect.objectContaining({ url: 'https://agents.example.com/edge/a2a/react', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }),
     ]);
+    const direct = (await (
+      await fetch(`${svc.url}/a2a/react/.well-known/agent-card.json`, { headers: { 'x-api-key': T1 } })
+    ).json()) as any;
+    expect(direct.supportedInterfaces[0].url).toBe(`${svc.url}/a2a/react`);
     expect(Object.keys(card.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
     expect(card.securitySchemes.apiKey).toEqual({
       apiKeySecurityScheme: expect.objectContaining({ location: 'header', name: 'x-api-key' }),
@@ -166,6 +171,10 @@ describe('the assistants as A2A agents (/a2a)', () => {
       .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
       .join('');
     expect(streamed).toBe('About two million people.');
+    // the answer's tokens as they come: appended chunks of one artifact, then its last chunk
+    const updates = events.flatMap((e) => (e.payload?.$case === 'artifactUpdate' ? [e.payload.value] : []));
+    expect(updates.filter((u) => u.append && !u.lastChunk).length).toBeGreaterThan(1);
+    expect(updates.at(-1)?.lastChunk).toBe(true);
     const second = events[0].payload!.value as Task;
     expect(second.contextId).toBe(task.contextId);
     const thread = await new LgClient({ apiUrl: svc.url, apiKey: T1 }).threads.getState<{ messages: Array<{ content: string }> }>(
@@ -298,6 +307,33 @@ describe('the assistants as A2A agents (/a2a)', () => {
     } finally {
       await db.end();
     }
+  });
+
+  it('streams A2A 0.3 to a client that sends no A2A-Version: its last status update is final', async () => {
+    svc.model.enqueue({ content: 'Short answer.' });
+    const res = await fetch(`${svc.url}/a2a/react`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': T1 },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'r1',
+        method: 'message/stream',
+        params: { message: { kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } },
+      }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const results = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)).result);
+    expect(results[0]).toMatchObject({ kind: 'task', status: { state: 'submitted' } });
+    expect(results.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+    const text = results
+      .filter((r) => r.kind === 'artifact-update')
+      .flatMap((r) => r.artifact.parts)
+      .map((p: { text?: string }) => p.text ?? '')
+      .join('');
+    expect(text).toBe('Short answer.');
   });
 
   it('answers broken bodies, unknown methods and push notifications with JSON-RPC errors, never a 500', async () => {
