@@ -2,7 +2,7 @@ import path from 'node:path';
 
 import { type AgentCard, type Message, Role, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { Client as LgClient } from '@langchain/langgraph-sdk';
 import { Client as PgClient } from 'pg';
 
@@ -204,6 +204,12 @@ describe('the assistants as A2A agents (/a2a)', () => {
     expect(resumed.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(resumed.contextId).toBe(waiting.contextId);
     expect(textOfArtifacts(resumed)).toBe('answer was yes');
+    // a message to the ended task is refused; the context goes on with contextId alone (a new interrupt, resumed so)
+    await expect(client.sendMessage(send(userMessage('again', { taskId: resumed.id })))).rejects.toThrow(UnsupportedOperationError);
+    const again = asTask(await client.sendMessage(send(userMessage('once more', { contextId: waiting.contextId }))));
+    expect(again.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const byContext = asTask(await client.sendMessage(send(userMessage('', { contextId: waiting.contextId }, { choice: 'no' }))));
+    expect(textOfArtifacts(byContext)).toBe('answer was [object Object]');
 
     const listed = await client.listTasks({
       tenant: '',
@@ -213,8 +219,8 @@ describe('the assistants as A2A agents (/a2a)', () => {
       statusTimestampAfter: undefined,
       pageSize: 1,
     });
-    expect(listed.tasks.map((t) => t.id)).toEqual([resumed.id]);
-    expect(listed.totalSize).toBe(2);
+    expect(listed.tasks.map((t) => t.id)).toEqual([byContext.id]);
+    expect(listed.totalSize).toBe(4);
     const next = await client.listTasks({
       tenant: '',
       contextId: '',
@@ -223,7 +229,23 @@ describe('the assistants as A2A agents (/a2a)', () => {
       statusTimestampAfter: undefined,
       pageSize: 1,
     });
-    expect(next.tasks.map((t) => t.id)).toEqual([waiting.id]);
+    expect(next.tasks.map((t) => t.id)).toEqual([again.id]);
+    const completed = await client.listTasks({
+      tenant: '',
+      contextId: waiting.contextId,
+      status: TaskState.TASK_STATE_COMPLETED,
+      pageToken: '',
+      statusTimestampAfter: undefined,
+    });
+    expect(completed.tasks.map((t) => t.id)).toEqual([byContext.id, resumed.id]);
+    const asking = await client.listTasks({
+      tenant: '',
+      contextId: waiting.contextId,
+      status: TaskState.TASK_STATE_INPUT_REQUIRED,
+      pageToken: '',
+      statusTimestampAfter: undefined,
+    });
+    expect(asking.tasks.map((t) => t.id)).toEqual([again.id, waiting.id]);
   });
 
   it('asks for a decision on a tool call that needs approval, in the user’s language, and goes on once it is given', async () => {
@@ -373,10 +395,28 @@ describe('the assistants as A2A agents (/a2a)', () => {
       'A2A-Version': '1.0',
     });
     expect(JSON.parse(method.text)).toMatchObject({ id: 7, error: { code: -32601 } });
+    const version = await rpc('react', JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'GetTask', params: { id: 'x' } }), {
+      'x-api-key': T1,
+      'A2A-Version': '2.0',
+    });
+    expect(JSON.parse(version.text)).toMatchObject({ id: 9, error: { code: -32009 } });
+    const file = await rpc(
+      'react',
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 10,
+        method: 'SendMessage',
+        params: {
+          message: { messageId: 'f', role: 'ROLE_USER', parts: [{ url: 'https://example.com/a.pdf', mediaType: 'application/pdf' }] },
+        },
+      }),
+      { 'x-api-key': T1, 'A2A-Version': '1.0' },
+    );
+    expect(JSON.parse(file.text)).toMatchObject({ id: 10, error: { code: -32005 } });
     const unknownAgent = await rpc('nope', JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tasks/get', params: { id: 'x' } }));
     expect(unknownAgent.status).toBe(404);
     expect(JSON.parse(unknownAgent.text)).toMatchObject({ jsonrpc: '2.0', error: { data: { code: 'ASSISTANT_NOT_FOUND' } } });
-    for (const r of [parse, notRpc, badParams, noParts, unknownTask, push, method, unknownAgent])
+    for (const r of [parse, notRpc, badParams, noParts, unknownTask, push, method, version, file, unknownAgent])
       expect(r.text).not.toMatch(/at .*\.(ts|js):\d+/);
     expect(svc.model.requests).toHaveLength(0);
   });

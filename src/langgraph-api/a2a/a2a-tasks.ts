@@ -33,6 +33,17 @@ const PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 100;
 /** the contexts (threads) a listing without contextId looks through, most recently updated first */
 const MAX_CONTEXTS = 100;
+/** the runs of each context a listing looks through, newest first */
+const MAX_TASKS_PER_CONTEXT = 1000;
+/** the LangGraph API's run statuses a task state comes from (`interrupted`: canceled or input-required, told apart by the row) */
+const RUN_STATUSES_OF: Partial<Record<TaskState, string[]>> = {
+  [TaskState.TASK_STATE_SUBMITTED]: ['pending'],
+  [TaskState.TASK_STATE_WORKING]: ['running'],
+  [TaskState.TASK_STATE_COMPLETED]: ['success'],
+  [TaskState.TASK_STATE_FAILED]: ['error', 'timeout'],
+  [TaskState.TASK_STATE_CANCELED]: ['interrupted'],
+  [TaskState.TASK_STATE_INPUT_REQUIRED]: ['interrupted'],
+};
 
 interface Started {
   run: RunEntity;
@@ -134,19 +145,21 @@ export class A2aTasks {
             }),
           )
         ).map((t) => t.thread_id as string);
-    const window = offset + size + 1;
-    const ids = (
-      await Promise.all(contexts.map((c) => this.runs.list(tenantId, c, RunListQuery.parse({ limit: window }))))
-    ).flat() as Array<{ run_id: string; assistant_id: string; created_at: string }>;
-    const mine = ids
-      .filter((r) => r.assistant_id === assistant.assistant_id)
+    const listed = (
+      await Promise.all(contexts.map((c) => this.runs.list(tenantId, c, RunListQuery.parse({ limit: MAX_TASKS_PER_CONTEXT }))))
+    ).flat() as Array<{ run_id: string; assistant_id: string; created_at: string; status: string }>;
+    const candidates = listed
+      .filter((r) => r.assistant_id === assistant.assistant_id && (!q.status || (RUN_STATUSES_OF[q.status] ?? []).includes(r.status)))
       .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.run_id.localeCompare(a.run_id));
-    const rows = await Promise.all(mine.map((r) => this.runs.byId(tenantId, r.run_id)));
-    const wanted = q.status ? rows.filter((r) => taskStateOf(r) === q.status) : rows;
-    const page = wanted.slice(offset, offset + size);
+    const byId = (ids: Array<{ run_id: string }>) => Promise.all(ids.map((r) => this.runs.byId(tenantId, r.run_id)));
+    // `interrupted` runs are canceled or input-required tasks: those filters read the rows; the others only the page's
+    const exact = q.status === TaskState.TASK_STATE_CANCELED || q.status === TaskState.TASK_STATE_INPUT_REQUIRED;
+    const matching = exact ? (await byId(candidates)).filter((r) => taskStateOf(r) === q.status) : undefined;
+    const total = matching?.length ?? candidates.length;
+    const page = matching ? matching.slice(offset, offset + size) : await byId(candidates.slice(offset, offset + size));
     const tasks = await Promise.all(page.map((r) => this.taskOfRun(tenantId, r, q.historyLength)));
-    const more = wanted.length > offset + size;
-    return { tasks, nextPageToken: more ? String(offset + size) : '', pageSize: size, totalSize: wanted.length };
+    const more = total > offset + size;
+    return { tasks, nextPageToken: more ? String(offset + size) : '', pageSize: size, totalSize: total };
   }
 
   /**
