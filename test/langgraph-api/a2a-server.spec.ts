@@ -280,16 +280,22 @@ describe('the assistants as A2A agents (/a2a)', () => {
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
 
     const gone = new AbortController();
-    const stream = client.sendMessageStream(send(userMessage('', {}, { ms: 60 })), { signal: gone.signal });
+    const stream = client.sendMessageStream(send(userMessage('', {}, { ms: 150 })), { signal: gone.signal });
     const first = (await stream.next()).value as StreamResponse;
     const task = first.payload!.value as Task;
     gone.abort();
     await stream.return(undefined).catch(() => undefined);
+    // gone while its run is still in flight (ten steps of 150 ms)
+    expect((await client.getTask({ tenant: '', id: task.id })).status?.state).not.toBe(TaskState.TASK_STATE_COMPLETED);
     const done = await waitFor(async () => {
       const t = await client.getTask({ tenant: '', id: task.id });
       return t.status?.state === TaskState.TASK_STATE_COMPLETED ? t : undefined;
     }, 20_000);
     expect(done.id).toBe(task.id);
+    // following it again (SubscribeToTask) ends with its final status
+    const again = await collect(client.resubscribeTask({ tenant: '', id: task.id }));
+    const final = again.at(-1)?.payload;
+    expect(final?.$case === 'statusUpdate' && final.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
   it("refuses another tenant's and another user's task and context, and writes nothing to them", async () => {
