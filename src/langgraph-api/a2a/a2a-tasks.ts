@@ -50,6 +50,12 @@ interface Started {
   threadId: string;
 }
 
+/** a pending read of the run's events whose rejection (the stream aborted) is handled, whether or not it is awaited */
+function settled<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
 const sleep = (ms: number) => new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref());
 
 /**
@@ -175,17 +181,19 @@ export class A2aTasks {
     const events = this.runs.stream(run.id, [...STREAM_MODES], { signal: until, tenantId, threadId })[Symbol.asyncIterator]();
     let streamed = '';
     let working = run.status === 'running';
+    let paused = false;
     try {
-      let next = events.next();
+      let next = settled(events.next());
       for (;;) {
         const step = await Promise.race([next, sleep(APPROVAL_POLL_MS)]);
         if (until.aborted) return;
         if (step === null) {
-          if (waitsForApproval(await this.runs.byId(tenantId, run.id))) break;
+          paused = waitsForApproval(await this.runs.byId(tenantId, run.id));
+          if (paused) break;
           continue;
         }
         if (step.done) break;
-        next = events.next();
+        next = settled(events.next());
         const e = step.value;
         if (!working && e.event === 'metadata') {
           working = true;
@@ -200,6 +208,8 @@ export class A2aTasks {
     } finally {
       stop.abort();
     }
+    // the run's last event comes before its row is final: wait for its end (a paused run has not ended)
+    if (!paused) await this.runs.ended(run.id, signal);
     if (signal.aborted) return;
     const task = await this.taskOfRun(tenantId, await this.runs.byId(tenantId, run.id));
     const answer = task.artifacts[0]?.parts[0]?.content;
