@@ -209,7 +209,10 @@ describe('the assistants as A2A agents (/a2a)', () => {
     const again = asTask(await client.sendMessage(send(userMessage('once more', { contextId: waiting.contextId }))));
     expect(again.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const byContext = asTask(await client.sendMessage(send(userMessage('', { contextId: waiting.contextId }, { choice: 'no' }))));
-    expect(textOfArtifacts(byContext)).toBe('answer was [object Object]');
+    expect(byContext.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // the data part is the value interrupt() returned
+    const state = await new LgClient({ apiUrl: svc.url, apiKey: T1 }).threads.getState<{ answer: unknown }>(waiting.contextId);
+    expect(state.values.answer).toEqual({ choice: 'no' });
 
     const listed = await client.listTasks({
       tenant: '',
