@@ -249,6 +249,14 @@ describe('the assistants as A2A agents (/a2a)', () => {
       statusTimestampAfter: undefined,
     });
     expect(asking.tasks.map((t) => t.id)).toEqual([again.id, waiting.id]);
+    const since = await client.listTasks({
+      tenant: '',
+      contextId: waiting.contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageToken: '',
+      statusTimestampAfter: again.status!.timestamp,
+    });
+    expect(since.tasks.map((t) => t.id)).toEqual([byContext.id]);
   });
 
   it('asks for a decision on a tool call that needs approval, in the user’s language, and goes on once it is given', async () => {

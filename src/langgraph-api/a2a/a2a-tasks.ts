@@ -19,6 +19,7 @@ import {
   type MessageContent,
   resumeValueOf,
   runInputOf,
+  statusTimeOf,
   taskOf,
   taskStateOf,
   type WaitingFor,
@@ -158,9 +159,13 @@ export class A2aTasks {
       .filter((r) => r.assistant_id === assistant.assistant_id && (!q.status || (RUN_STATUSES_OF[q.status] ?? []).includes(r.status)))
       .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.run_id.localeCompare(a.run_id));
     const byId = (ids: Array<{ run_id: string }>) => Promise.all(ids.map((r) => this.runs.byId(tenantId, r.run_id)));
-    // `interrupted` runs are canceled or input-required tasks: those filters read the rows; the others only the page's
-    const exact = q.status === TaskState.TASK_STATE_CANCELED || q.status === TaskState.TASK_STATE_INPUT_REQUIRED;
-    const matching = exact ? (await byId(candidates)).filter((r) => taskStateOf(r) === q.status) : undefined;
+    // `interrupted` runs are canceled or input-required tasks, and a status time is the row's: those filters read
+    // the rows; the others only the page's
+    const after = q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : undefined;
+    if (Number.isNaN(after)) throw new RequestMalformedError('statusTimestampAfter is not a timestamp');
+    const exact = q.status === TaskState.TASK_STATE_CANCELED || q.status === TaskState.TASK_STATE_INPUT_REQUIRED || after !== undefined;
+    const keep = (r: RunEntity) => (!q.status || taskStateOf(r) === q.status) && (after === undefined || statusTimeOf(r).getTime() > after);
+    const matching = exact ? (await byId(candidates)).filter(keep) : undefined;
     const total = matching?.length ?? candidates.length;
     const page = matching ? matching.slice(offset, offset + size) : await byId(candidates.slice(offset, offset + size));
     const tasks = await Promise.all(page.map((r) => this.taskOfRun(tenantId, r, q.historyLength)));

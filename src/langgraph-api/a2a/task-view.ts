@@ -140,6 +140,11 @@ export function interruptValuesOf(interrupts: unknown[]): unknown[] {
   return interrupts.map((i) => (i && typeof i === 'object' && 'value' in i ? (i as { value: unknown }).value : i));
 }
 
+/** When the task's status last changed, as far as its run tells: its end, else its start, else its creation. */
+export function statusTimeOf(run: Pick<RunEntity, 'finishedAt' | 'startedAt' | 'createdAt'>): Date {
+  return run.finishedAt ?? run.startedAt ?? run.createdAt;
+}
+
 /** The run as a task: its state, status message, the user's message and (once completed) the answer. */
 export function taskOf(run: RunEntity, extra: { answer?: string; waiting?: WaitingFor; historyLength?: number } = {}): Task {
   const state = taskStateOf(run);
@@ -151,7 +156,7 @@ export function taskOf(run: RunEntity, extra: { answer?: string; waiting?: Waiti
     status: {
       state,
       message: statusMessageOf(run, extra.waiting),
-      timestamp: (run.finishedAt ?? run.startedAt ?? run.createdAt).toISOString(),
+      timestamp: statusTimeOf(run).toISOString(),
     },
     artifacts: extra.answer !== undefined ? [answerArtifact(extra.answer)] : [],
     history,
