@@ -32,7 +32,26 @@ const RENDERERS: Record<Dialect, (e: HttpError) => RenderedError> = {
     }
     return { status: e.status, headers, contentType: JSON_TYPE, body: JSON.stringify({ ...envelope(e), detail: e.message }) };
   },
+  a2a: (e) => jsonRpcError(e),
 };
+
+/** JSON-RPC's codes for what is wrong with the request itself: unreadable JSON, or a body that is refused as a whole */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const INTERNAL_ERROR = -32603;
+
+/**
+ * A2A's JSON-RPC endpoint: a JSON-RPC error object (`id: null`, the request was not read), with HTTP 200 for a
+ * body refused before it was read (as JSON-RPC over HTTP answers it); authentication, limits and server faults
+ * keep their status so that clients and proxies see them.
+ */
+function jsonRpcError(e: HttpError): RenderedError {
+  const bodyFault = e.status === 400 || e.status === 415 || e.status === 422;
+  const code = e.code === 'INVALID_JSON' ? PARSE_ERROR : e.status >= 500 ? INTERNAL_ERROR : INVALID_REQUEST;
+  const error = { code, message: e.message, data: { code: e.code } };
+  const headers = { ...e.headers, 'X-Error-Code': e.code };
+  return { status: bodyFault ? 200 : e.status, headers, contentType: JSON_TYPE, body: JSON.stringify({ jsonrpc: '2.0', id: null, error }) };
+}
 
 export function renderError(e: HttpError, dialect: Dialect): RenderedError {
   return RENDERERS[dialect](e);

@@ -7,6 +7,8 @@ import { StoreModule } from '../database/store/store.module';
 import { OrchestratorModule } from '../orchestrator/orchestrator.module';
 import { RunServiceModule } from '../orchestrator/run-service.module';
 import { RunStoreModule } from '../runs/store/run-store.module';
+import { A2aController } from './a2a/a2a.controller';
+import { A2aTasks } from './a2a/a2a-tasks';
 import { AssistantsController } from './assistants/assistants.controller';
 import { AssistantsRepository } from './assistants/assistants.repository';
 import { AssistantsService } from './assistants/assistants.service';
@@ -45,7 +47,8 @@ import { UiBundles } from './ui/ui-bundles';
  *
  * Runs (`/threads/{id}/runs...`, `/runs/...`, `runs/`) are run rows queued through the runs module (the same
  * dynamic module instance the REST API uses: `RunsModule.register` returns one per config). Crons (`crons/`)
- * start their runs through the same module. `/mcp` offers the assistants as MCP tools (mcp/mcp.controller.ts).
+ * start their runs through the same module. `/mcp` offers the assistants as MCP tools (mcp/mcp.controller.ts), `/a2a`
+ * as A2A agents (a2a/a2a.controller.ts).
  */
 export const LANGGRAPH_API_CONTROLLERS = [
   AssistantsController,
@@ -55,6 +58,7 @@ export const LANGGRAPH_API_CONTROLLERS = [
   ThreadProtocolController,
   CronsController,
   McpController,
+  A2aController,
   UiController,
   InfoController,
   StreamSocketController,
@@ -80,6 +84,7 @@ export class LangGraphApiModule {
         LangGraphRunsService,
         RunJoins,
         ThreadProtocolService,
+        A2aTasks,
         RunRequestChecks,
         RunWebhooks,
         WebhookDelivery,

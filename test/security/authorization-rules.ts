@@ -47,6 +47,16 @@ const prunedCount = (n: number) => (r: Res) => r.status === 200 && r.body?.prune
 const NEVER = '0 0 1 1 *';
 const input = (text: string) => ({ messages: [{ role: 'user', content: text }] });
 
+/** a JSON-RPC call of A2A (0.3 method names unless an `A2A-Version: 1.0` header goes with it) */
+const a2a = (agent: string, method: string, params: unknown) => ({
+  method: 'POST',
+  path: `/a2a/${agent}`,
+  body: { jsonrpc: '2.0', id: 1, method, params },
+});
+/** an A2A refusal of a task or context the caller may not see: task-not-found, as an unknown one */
+const taskNotFound = (r: Res) => r.status === 200 && r.body?.error?.code === -32001 && r.body?.result === undefined;
+const cardPath = (head: string, id: string) => (head.startsWith('/a2a') ? `/a2a/${id}/.well-known/agent-card.json` : `${head}${id}`);
+
 function owner(w: World) {
   return w.as.owner!;
 }
@@ -1027,6 +1037,52 @@ export function rules(w: World): Rule[] {
       resource: 'assistants',
       action: 'search',
       cases: [fresh('MCP, another method', () => ({ method: 'DELETE', path: '/mcp' }), { ok: (r) => r.status < 500 && r.status !== 401 })],
+    },
+    // ── A2A: each assistant as an agent (its card, JSON-RPC at /a2a/{id}); tasks are runs of the caller's threads ──
+    ...(['/.well-known/agent-card.json?assistant_id=', '/a2a/'] as const).map((head): Rule => ({
+      route: head.startsWith('/a2a') ? 'GET /a2a/:assistantId/.well-known/agent-card.json' : 'GET /.well-known/agent-card.json',
+      resource: 'assistants',
+      action: 'read',
+      cases: [
+        fresh(`A2A card of a graph (${head})`, () => ({ path: cardPath(head, w.graph) })),
+        onAssistant(`A2A card of the owner’s assistant (${head})`, (t) => ({ path: cardPath(head, t.assistant!) })),
+      ],
+    })),
+    {
+      route: 'POST /a2a/:assistantId',
+      resource: 'threads',
+      action: 'read, create_run, update (as the runs routes)',
+      cases: [
+        onThread('A2A GetTask of the owner’s run', (t) => a2a(w.graph, 'tasks/get', { id: t.run }), {
+          ok: (r) => r.status === 200 && r.body?.result?.kind === 'task',
+          deniedOk: taskNotFound,
+        }),
+        onThread('A2A CancelTask of the owner’s (finished) run', (t) => a2a(w.graph, 'tasks/cancel', { id: t.run }), {
+          ok: (r) => r.status === 200 && r.body?.error?.code === -32002,
+          deniedOk: taskNotFound,
+        }),
+        // another tenant's caller starts a context of that id in its own tenant (ids are per tenant)
+        onThread(
+          'A2A message into the owner’s context',
+          (t) =>
+            a2a(w.graph, 'message/send', {
+              message: {
+                kind: 'message',
+                messageId: newMark(),
+                role: 'user',
+                contextId: t.thread,
+                parts: [{ kind: 'text', text: 'PLANTED' }],
+              },
+            }),
+          { ok: (r) => r.status === 200 && r.body?.result?.kind === 'task', deniedOk: taskNotFound, upsert: true },
+        ),
+        listing(
+          'A2A ListTasks of the assistant',
+          ownThread,
+          () => ({ ...a2a(w.graph, 'ListTasks', {}), headers: { 'A2A-Version': '1.0' } }),
+          ownsThread,
+        ),
+      ],
     },
     {
       route: 'POST /ui/:graph',

@@ -6,6 +6,7 @@ import { RunAlreadyFinishedException, RunNotFoundException, SessionBusyException
 import type { RunEntity } from '../../database/entities';
 import { type KnownSession, type TurnRequest } from '../../orchestrator/run-admission.service';
 import { RunsService } from '../../orchestrator/runs.service';
+import { ToolApprovalService } from '../../orchestrator/tool-approval.service';
 import { RunStore } from '../../runs/store/run-store';
 import { SessionStore } from '../../runs/store/session-store';
 import { AssistantsService } from '../assistants/assistants.service';
@@ -60,6 +61,7 @@ export class LangGraphRunsService {
     private readonly webhooks: RunWebhooks,
     private readonly delivery: WebhookDelivery,
     private readonly checks: RunRequestChecks,
+    private readonly approvals: ToolApprovalService,
   ) {}
 
   /**
@@ -193,6 +195,22 @@ export class LangGraphRunsService {
     const ids = await this.repo.list(tenantId, threadId, q.status ? rowStatusesOf(q.status) : null, q.limit, q.offset);
     const rows = await Promise.all(ids.map((id) => this.records.get(id, 'run')));
     return rows.filter((r) => !q.status || q.status !== 'error' || r.error?.code !== 'RUN_TIMEOUT').map(toApiRun);
+  }
+
+  /**
+   * A run named by its id alone (A2A names a task so): the row once the caller may `action` its thread, else the
+   * same 404 as for a run of a thread the caller may not see.
+   */
+  async byId(tenantId: string, runId: string, action = 'read'): Promise<RunEntity> {
+    const run = await this.records.getForTenant(runId, tenantId, 'run').catch(() => null);
+    if (!run) throw new RunNotFoundException(runId, 'run');
+    return this.row(tenantId, run.sessionId, runId, action);
+  }
+
+  /** The decision on a tool call the run waits for (TOOL_APPROVAL), by whoever may update the run's thread. */
+  async decideApproval(tenantId: string, threadId: string, runId: string, approved: boolean): Promise<void> {
+    await this.row(tenantId, threadId, runId, 'update');
+    await this.approvals.decide(runId, approved, tenantId);
   }
 
   /** Cancels a run (RunsService.stop); an ended run is left as it is and the cancel succeeds, as LangGraph Server answers it. */
