@@ -14,7 +14,28 @@ const RULES: Array<[RegExp, string]> = [
   ],
 ];
 
+/**
+ * The first delegation by the topic rules, when exactly one agent matches. A message that names another available
+ * agent (`ask the peer when the contract renews`: a remote agent's name is often the user's only hint) is left to
+ * the model: a topic word must not overrule the agent the user asked for. A name alone never delegates (a word
+ * match must not send the user's text to a remote agent).
+ */
 export function delegateByRules(message: string, available: string[]): string | null {
   const hits = RULES.filter(([p, agent]) => p.test(message) && available.includes(agent)).map(([, a]) => a);
-  return new Set(hits).size === 1 ? hits[0] : null;
+  if (new Set(hits).size !== 1) return null;
+  const named = available.filter((a) => a !== hits[0] && mentions(message, a));
+  return named.length ? null : hits[0];
+}
+
+/**
+ * `name` as a word of `message`, ignoring case; `_` and `-` in the name also match a space. Only Latin letters and
+ * digits end a word, so a Korean particle may follow (`peer에게`).
+ */
+function mentions(message: string, name: string): boolean {
+  const pattern = escape(name).replace(/[_-]/g, '[ _-]');
+  return new RegExp(`(?<![\\p{Script=Latin}\\p{N}_])${pattern}(?![\\p{Script=Latin}\\p{N}_])`, 'iu').test(message);
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

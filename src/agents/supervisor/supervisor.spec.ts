@@ -28,4 +28,16 @@ describe('supervisor routing rules', () => {
     expect(delegateByRules('프로젝트 일정 어떻게 돼?', all)).toBeNull();
     expect(delegateByRules('서울 날씨 어때?', ['rag_agent'])).toBeNull();
   });
+
+  it('leaves a message naming another agent to the model; a name alone never delegates', () => {
+    const withPeer = [...all, 'peer', 'travel_desk'];
+    expect(delegateByRules('When does contract C-19 renew? Ask the peer service.', withPeer)).toBeNull();
+    expect(delegateByRules('travel desk에게 서울 날씨 물어봐', withPeer)).toBeNull();
+    expect(delegateByRules('계약서 갱신일은? peer에게 물어봐', withPeer)).toBeNull();
+    expect(delegateByRules('When does contract C-19 renew?', withPeer)).toBe('internal_agent');
+    expect(delegateByRules('peer review of 123 * 456', withPeer)).toBeNull();
+    expect(delegateByRules('peerless 123 * 456', withPeer)).toBe('internal_agent'); // a word, not a prefix
+    expect(delegateByRules('Ask the peer.', withPeer)).toBeNull();
+    expect(delegateByRules('compute 2 * 3 with internal_agent', withPeer)).toBe('internal_agent'); // names its own pick
+  });
 });
