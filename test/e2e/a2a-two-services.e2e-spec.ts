@@ -115,7 +115,12 @@ describe('two services, one calling the other over A2A', () => {
     // a follow-up in front's thread continues the same context on the peer (consent: the thread holds remote text)
     peerModel.setResponder((req) => ({ content: `Notice period: 60 days (asked: ${lastUser(req)})` }));
     frontModel.enqueue({ toolCalls: [{ name: 'a2a__peer', args: { message: 'And the notice period?' } }] }, { content: '60 days.' });
-    const next = await chat({ message: 'And the notice period?', agent: 'react', session_id: res.body.session_id, allow_tools: ['a2a__peer'] });
+    const next = await chat({
+      message: 'And the notice period?',
+      agent: 'react',
+      session_id: res.body.session_id,
+      allow_tools: ['a2a__peer'],
+    });
     expect(next.body).toMatchObject({ response: '60 days.', error: null });
     const after = await peerThreads();
     expect(after).toHaveLength(before + 1); // the same peer thread
@@ -139,7 +144,10 @@ describe('two services, one calling the other over A2A', () => {
     // the tool with the wrong key: the peer refuses the card, so front never calls it and the peer runs nothing
     frontModel.reset();
     peerModel.reset();
-    frontModel.enqueue({ toolCalls: [{ name: 'a2a__stranger', args: { message: 'Delete everything' } }] }, { content: 'Could not reach it.' });
+    frontModel.enqueue(
+      { toolCalls: [{ name: 'a2a__stranger', args: { message: 'Delete everything' } }] },
+      { content: 'Could not reach it.' },
+    );
     const refused = await chat({ message: 'Ask the stranger', agent: 'react' });
     expect(refused.body.tool_calls).toEqual([expect.objectContaining({ name: 'a2a__stranger', status: 'error' })]);
     expect(peerModel.requests).toHaveLength(0);
