@@ -115,7 +115,13 @@ describe('the assistants as A2A agents (/a2a)', () => {
 
   it('serves a card for built-in agents and langgraph.json graphs, with the URL and credentials the client used', async () => {
     const res = await fetch(`${svc.url}/.well-known/agent-card.json?assistant_id=react`, {
-      headers: { 'x-api-key': T1, 'x-forwarded-host': 'agents.example.com', 'x-forwarded-proto': 'https', 'x-forwarded-prefix': '/edge' },
+      headers: {
+        'x-api-key': T1,
+        'a2a-version': '1.0',
+        'x-forwarded-host': 'agents.example.com',
+        'x-forwarded-proto': 'https',
+        'x-forwarded-prefix': '/edge',
+      },
     });
     expect(res.status).toBe(200);
     const card = (await res.json()) as Record<string, any>;
@@ -131,7 +137,7 @@ describe('the assistants as A2A agents (/a2a)', () => {
       expect.objectContaining({ url: 'https://agents.example.com/edge/a2a/react', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }),
     ]);
     const direct = (await (
-      await fetch(`${svc.url}/a2a/react/.well-known/agent-card.json`, { headers: { 'x-api-key': T1 } })
+      await fetch(`${svc.url}/a2a/react/.well-known/agent-card.json`, { headers: { 'x-api-key': T1, 'a2a-version': '1.0' } })
     ).json()) as any;
     expect(direct.supportedInterfaces[0].url).toBe(`${svc.url}/a2a/react`);
     expect(Object.keys(card.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
@@ -148,6 +154,44 @@ describe('the assistants as A2A agents (/a2a)', () => {
     const missing = await fetch(`${svc.url}/a2a/nope/.well-known/agent-card.json`, { headers: { 'x-api-key': T1 } });
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: { code: 'ASSISTANT_NOT_FOUND' } });
+  });
+
+  it('serves a client that only knows A2A 0.3 cards: asked without A2A-Version, the card is 0.3-shaped', async () => {
+    const withKey = fetchWith({ 'x-api-key': T1 });
+    const res = await withKey(`${svc.url}/a2a/react/.well-known/agent-card.json`);
+    expect(res.headers.get('vary')).toMatch(/A2A-Version/i);
+    const raw = (await res.json()) as any;
+    expect(raw).toMatchObject({
+      name: 'react',
+      url: `${svc.url}/a2a/react`,
+      preferredTransport: 'JSONRPC',
+      protocolVersion: '0.3',
+      capabilities: { streaming: true, pushNotifications: false },
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' }, bearer: { type: 'http', scheme: 'Bearer' } },
+    });
+    // a 0.3 client sends no A2A-Version and does not know supportedInterfaces: the SDK then reads the card as 0.3
+    const asOldClient: typeof fetch = async (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.delete('a2a-version');
+      const card = await withKey(input, { ...init, headers });
+      if (!String(input).endsWith('agent-card.json')) return card;
+      const { supportedInterfaces: _, ...legacyOnly } = (await card.json()) as Record<string, unknown>;
+      return new Response(JSON.stringify(legacyOnly), { status: card.status, headers: { 'content-type': 'application/json' } });
+    };
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl: withKey, legacyCompat: { enabled: true } })],
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl: asOldClient, legacyCompat: { enabled: true } }),
+      }),
+    );
+    const client = await factory.createFromUrl(`${svc.url}/a2a/react/`);
+    expect((await client.getAgentCard()).supportedInterfaces).toEqual([
+      expect.objectContaining({ url: `${svc.url}/a2a/react`, protocolVersion: '0.3' }),
+    ]);
+    svc.model.enqueue({ content: 'Bonjour.' });
+    const task = asTask(await client.sendMessage(send(userMessage('Say hello in French.'))));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOfArtifacts(task)).toBe('Bonjour.');
   });
 
   it.each([false, true])('sends, streams and reads a task (legacy 0.3: %s)', async (legacy) => {

@@ -1,6 +1,7 @@
 import { A2A_VERSION_HEADER, type AgentCard } from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
+import { agentCardHandler } from '@a2a-js/sdk/server/express';
 import { Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 
@@ -53,14 +54,19 @@ export class A2aController {
   ) {}
 
   @Get('.well-known/agent-card.json')
-  async wellKnownCard(@Tenant() tenantId: string, @Query('assistant_id') id: unknown, @Req() req: Request): Promise<unknown> {
+  async wellKnownCard(
+    @Tenant() tenantId: string,
+    @Query('assistant_id') id: unknown,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     if (typeof id !== 'string' || !id) throw new AgentNotFoundException('');
-    return agentCardJson(await this.card(await this.assistant(tenantId, id), id, req, mountOf(req, '/.well-known/')));
+    await sendCard(await this.card(await this.assistant(tenantId, id), id, req, mountOf(req, '/.well-known/')), req, res);
   }
 
   @Get('a2a/:assistantId/.well-known/agent-card.json')
-  async assistantCard(@Tenant() tenantId: string, @Param('assistantId') id: string, @Req() req: Request): Promise<unknown> {
-    return agentCardJson(await this.card(await this.assistant(tenantId, id), id, req, mountOf(req, '/a2a/')));
+  async assistantCard(@Tenant() tenantId: string, @Param('assistantId') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await sendCard(await this.card(await this.assistant(tenantId, id), id, req, mountOf(req, '/a2a/')), req, res);
   }
 
   @Post('a2a/:assistantId')
@@ -145,6 +151,28 @@ export class A2aController {
       throw e instanceof AssistantNotFoundException ? new AgentNotFoundException(id) : e;
     }
   }
+}
+
+/**
+ * The card in the version the client asked for (`A2A-Version`, absent meaning 0.3 as on JSON-RPC): A2A 1.0's JSON
+ * as is; for 0.3 the SDK's own card handler answers — a 0.3 card (`url`, `preferredTransport`, 0.3's security
+ * schemes) that also carries 1.0's `supportedInterfaces`, with `Vary: A2A-Version` and an ETag. Revalidated on
+ * every use (`no-cache`): a card is tenant data.
+ */
+async function sendCard(card: AgentCard, req: Request, res: Response): Promise<void> {
+  if (!/^0\./.test(req.header(A2A_VERSION_HEADER) || LEGACY_VERSION)) {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.append('Vary', A2A_VERSION_HEADER);
+    res.status(200).json(agentCardJson(card));
+    return;
+  }
+  const legacy = agentCardHandler({ agentCardProvider: () => Promise.resolve(card), legacyCompat: { enabled: true }, cache: { maxAge: 0 } });
+  const url = req.url;
+  req.url = '/'; // the SDK's handler is a router answering at its own root
+  await new Promise<void>((resolve, reject) => {
+    res.once('finish', resolve);
+    legacy(req, res, (err?: unknown) => (err ? reject(err) : reject(new Error('the A2A card handler did not answer'))));
+  }).finally(() => (req.url = url));
 }
 
 /** What came before the route (`/a2a/…`, `/.well-known/…`) in the request's path: an embedding application's prefix, else nothing. */

@@ -93,7 +93,7 @@ export function agentCardOf(assistant: AssistantWire, url: string, auth: CardAut
   };
 }
 
-/** The card as JSON (A2A 1.0's, the protobuf JSON form the SDK's clients read). */
+/** The card as A2A 1.0's JSON (the protobuf JSON form the SDK's clients read). */
 export function agentCardJson(card: AgentCard): unknown {
   return AgentCard.toJSON(card);
 }
