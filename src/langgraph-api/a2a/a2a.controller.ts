@@ -65,7 +65,12 @@ export class A2aController {
   }
 
   @Get('a2a/:assistantId/.well-known/agent-card.json')
-  async assistantCard(@Tenant() tenantId: string, @Param('assistantId') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async assistantCard(
+    @Tenant() tenantId: string,
+    @Param('assistantId') id: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     await sendCard(await this.card(await this.assistant(tenantId, id), id, req, mountOf(req, '/a2a/')), req, res);
   }
 
@@ -166,7 +171,11 @@ async function sendCard(card: AgentCard, req: Request, res: Response): Promise<v
     res.status(200).json(agentCardJson(card));
     return;
   }
-  const legacy = agentCardHandler({ agentCardProvider: () => Promise.resolve(card), legacyCompat: { enabled: true }, cache: { maxAge: 0 } });
+  const legacy = agentCardHandler({
+    agentCardProvider: () => Promise.resolve(card),
+    legacyCompat: { enabled: true },
+    cache: { maxAge: 0 },
+  });
   const url = req.url;
   req.url = '/'; // the SDK's handler is a router answering at its own root
   await new Promise<void>((resolve, reject) => {
