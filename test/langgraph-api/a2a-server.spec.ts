@@ -154,6 +154,11 @@ describe('the assistants as A2A agents (/a2a)', () => {
     const missing = await fetch(`${svc.url}/a2a/nope/.well-known/agent-card.json`, { headers: { 'x-api-key': T1 } });
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: { code: 'ASSISTANT_NOT_FOUND' } });
+    const which = await fetch(`${svc.url}/.well-known/agent-card.json`, { headers: { 'x-api-key': T1 } });
+    expect(which.status).toBe(400);
+    expect(await which.json()).toMatchObject({
+      error: { code: 'VALIDATION_FAILED', message: expect.stringMatching(/assistant_id is required/) },
+    });
   });
 
   it('serves a client that only knows A2A 0.3 cards: asked without A2A-Version, the card is 0.3-shaped', async () => {

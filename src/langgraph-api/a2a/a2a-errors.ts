@@ -10,6 +10,13 @@ export class AgentNotFoundException extends DomainException {
   }
 }
 
+/** `/.well-known/agent-card.json` without `?assistant_id=`: the card of which assistant is the question. */
+export class AssistantIdRequiredException extends DomainException {
+  constructor() {
+    super('VALIDATION_FAILED', 'assistant_id is required: /.well-known/agent-card.json?assistant_id=<assistant id or graph id>', 400);
+  }
+}
+
 const logger = new Logger('A2A');
 /** one answer for an unknown task or context and for another user's or tenant's: nothing tells them apart */
 const NOT_FOUND = 'task or context not found';

@@ -13,7 +13,7 @@ import type { AssistantWire } from '../assistants/assistants.repository';
 import { AssistantsService } from '../assistants/assistants.service';
 import { LanggraphCustomAuth } from '../auth/custom-auth';
 import { AssistantNotFoundException } from '../errors';
-import { a2aErrorOf, AgentNotFoundException } from './a2a-errors';
+import { a2aErrorOf, AgentNotFoundException, AssistantIdRequiredException } from './a2a-errors';
 import { A2aTasks } from './a2a-tasks';
 import { agentCardJson, agentCardOf, publicUrl } from './agent-card';
 import { AssistantAgent } from './assistant-agent';
@@ -60,7 +60,7 @@ export class A2aController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    if (typeof id !== 'string' || !id) throw new AgentNotFoundException('');
+    if (typeof id !== 'string' || !id) throw new AssistantIdRequiredException();
     await sendCard(await this.card(await this.assistant(tenantId, id), id, req, mountOf(req, '/.well-known/')), req, res);
   }
 
