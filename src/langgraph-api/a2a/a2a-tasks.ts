@@ -7,6 +7,7 @@ import type { RunEntity } from '../../database/entities';
 import type { AssistantWire } from '../assistants/assistants.repository';
 import { LangGraphRunsService } from '../runs/lg-runs.service';
 import { RunCreate, RunListQuery } from '../runs/run-schemas';
+import { hasEnded } from '../runs/run-wire';
 import { ThreadSearch } from '../schemas';
 import { ThreadsService } from '../threads/threads.service';
 import {
@@ -26,8 +27,6 @@ import {
   waitsForApproval,
 } from './task-view';
 
-/** how often a followed run is looked at for a tool-approval pause (which does not end its event stream) */
-const APPROVAL_POLL_MS = 500;
 /** the run's stream modes: the answer's tokens */
 const STREAM_MODES = ['messages-tuple'] as const;
 const PAGE_SIZE = 50;
@@ -50,14 +49,6 @@ interface Started {
   run: RunEntity;
   threadId: string;
 }
-
-/** a pending read of the run's events whose rejection (the stream aborted) is handled, whether or not it is awaited */
-function settled<T>(p: Promise<T>): Promise<T> {
-  p.catch(() => undefined);
-  return p;
-}
-
-const sleep = (ms: number) => new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref());
 
 /**
  * A2A tasks over the LangGraph API's runs, for one assistant: a context is a thread, a task is a run of it
@@ -127,7 +118,7 @@ export class A2aTasks {
   /** Cancels the task's run; an ended one is not cancelable. */
   async cancel(tenantId: string, assistant: AssistantWire, taskId: string): Promise<Task> {
     const run = await this.ownRun(tenantId, assistant, taskId);
-    if (isFinal(taskStateOf(run)) || (run.status === 'interrupted' && run.finishedAt !== null)) {
+    if (hasEnded(run)) {
       throw new TaskNotCancelableError(`task ${taskId} has ended`);
     }
     await this.runs.stop(tenantId, run.sessionId, run.id, 'interrupt', true);
@@ -181,38 +172,28 @@ export class A2aTasks {
   async *follow(tenantId: string, started: Started, signal: AbortSignal): AsyncGenerator<StreamResponse> {
     const { run, threadId } = started;
     yield { payload: { $case: 'task', value: taskOf(run) } };
-    const stop = new AbortController();
-    const until = AbortSignal.any([signal, stop.signal]);
-    const events = this.runs.stream(run.id, [...STREAM_MODES], { signal: until, tenantId, threadId })[Symbol.asyncIterator]();
+    const events = this.runs.stream(run.id, [...STREAM_MODES], { signal, tenantId, threadId, pauses: true });
     let streamed = '';
     let working = run.status === 'running';
     let paused = false;
-    try {
-      let next = settled(events.next());
-      for (;;) {
-        const step = await Promise.race([next, sleep(APPROVAL_POLL_MS)]);
-        if (until.aborted) return;
-        if (step === null) {
-          paused = waitsForApproval(await this.runs.byId(tenantId, run.id));
-          if (paused) break;
-          continue;
-        }
-        if (step.done) break;
-        next = settled(events.next());
-        const e = step.value;
-        if (!working && e.event === 'metadata') {
-          working = true;
-          yield this.status(run, TaskState.TASK_STATE_WORKING);
-        }
-        const text = e.event === 'messages' ? aiTextOf(e.data) : undefined;
-        if (text) {
-          yield this.artifactUpdate(run, text, streamed !== '', false);
-          streamed += text;
-        }
+    for await (const e of events) {
+      if (e.event === 'pause') {
+        // a run parks for a tool approval: input-required, unless the pause was already decided (a replayed event)
+        paused = waitsForApproval(await this.runs.byId(tenantId, run.id));
+        if (paused) break;
+        continue;
       }
-    } finally {
-      stop.abort();
+      if (!working && e.event === 'metadata') {
+        working = true;
+        yield this.status(run, TaskState.TASK_STATE_WORKING);
+      }
+      const text = e.event === 'messages' ? aiTextOf(e.data) : undefined;
+      if (text) {
+        yield this.artifactUpdate(run, text, streamed !== '', false);
+        streamed += text;
+      }
     }
+    if (signal.aborted) return;
     // the run's last event comes before its row is final: wait for its end (a paused run has not ended)
     if (!paused) await this.runs.ended(run.id, signal);
     if (signal.aborted) return;

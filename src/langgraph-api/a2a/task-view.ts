@@ -3,6 +3,7 @@ import { ContentTypeNotSupportedError, RequestMalformedError } from '@a2a-js/sdk
 
 import { detectLanguage, localize, type Messages } from '../../core/language';
 import type { RunEntity } from '../../database/entities';
+import { isAwaitingApproval } from '../../runs/store/run-rules';
 
 /**
  * What a task is, read from its run: the run's status as a task state, its answer as the `answer` artifact, what it
@@ -60,7 +61,7 @@ export function approvalOf(c: MessageContent): boolean | undefined {
 
 /** The run waits for a decision on a tool call (TOOL_APPROVAL): paused, not ended. */
 export function waitsForApproval(run: RunEntity): boolean {
-  return run.status === 'interrupted' && run.finishedAt === null && run.pendingApproval !== null;
+  return isAwaitingApproval(run) && run.pendingApproval !== null;
 }
 
 export function taskStateOf(run: Pick<RunEntity, 'status'>): TaskState {

@@ -282,7 +282,7 @@ export class LangGraphRunsService {
   stream(
     runId: string,
     modes: ApiStreamMode[] | null,
-    opts: { lastEventId?: string; signal: AbortSignal; tenantId: string; threadId: string; only?: string[] },
+    opts: { lastEventId?: string; signal: AbortSignal; tenantId: string; threadId: string; only?: string[]; pauses?: boolean },
   ): AsyncGenerator<SseEvent> {
     this.readers.release(runId); // a stream reads the run's events only, never its temporary thread
     return apiRunEvents(this.runs.runEvents(runId, { signal: opts.signal }), runId, modes, opts);

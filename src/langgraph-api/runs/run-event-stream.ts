@@ -38,12 +38,13 @@ function modeOfEvent(event: string): string {
  * The run's events as LangGraph Server streams them: `metadata` `{ run_id, attempt }`, then one event per chunk of
  * each requested mode (`messages-tuple` → `messages` events, `messages` → `messages/metadata|partial|complete`,
  * `mode|ns` from subgraphs, `events`: LangChain `streamEvents` v2 events), `error` `{ error, message }` when the run failed. After `lastEventId` when given.
+ * With `pauses`, a `pause` event each time the run parks for a tool approval (the A2A dialect's input-required).
  */
 export async function* apiRunEvents(
   events: AsyncIterable<RunEvent>,
   runId: string,
   modes: ApiStreamMode[] | null,
-  opts: { lastEventId?: string; tenantId: string; threadId: string; only?: string[] },
+  opts: { lastEventId?: string; tenantId: string; threadId: string; only?: string[]; pauses?: boolean },
 ): AsyncGenerator<SseEvent> {
   // a join asking for some modes only gets theirs, numbered as in the whole stream
   const only = opts.only?.length ? new Set(opts.only) : null;
@@ -64,7 +65,7 @@ async function* apiEvents(
   events: AsyncIterable<RunEvent>,
   runId: string,
   modes: ApiStreamMode[] | null,
-  opts: { tenantId: string; threadId: string },
+  opts: { tenantId: string; threadId: string; pauses?: boolean },
 ): AsyncGenerator<SseEvent> {
   const toApiThread = apiThreadIds(threadIdOf(opts.tenantId, opts.threadId), opts.threadId);
   const accumulator = new MessagesAccumulator();
@@ -77,6 +78,9 @@ async function* apiEvents(
     if (mode === 'metadata') {
       const { run_id, attempt } = (e.data ?? {}) as { run_id?: string; attempt?: number };
       yield { id: e.id, event: 'metadata', data: { run_id: run_id ?? runId, attempt: attempt ?? 1 } };
+    } else if (mode === 'interrupt') {
+      // a run parked for a tool approval (not an end): only for a reader that asked (LangGraph Server has no such event)
+      if (opts.pauses) yield { id: e.id, event: 'pause', data: null };
     } else if (mode === 'messages') {
       if (asTuple) yield { id: e.id, event: `messages${suffix}`, data: e.data };
       if (wanted?.has('messages')) yield* accumulator.chunk(e.data, suffix, e.id);
