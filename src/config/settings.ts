@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
 import { z } from 'zod';
@@ -56,6 +57,32 @@ export function defineSettings<V extends Variables, F extends object, G extends 
 /** The error every configuration problem is reported with (tests and operators grep for the prefix). */
 export function invalidConfiguration(problem: string): Error {
   return new Error(`Invalid configuration: ${problem}`);
+}
+
+/**
+ * A setting holding a JSON object of named entries (`MCP_SERVERS`, `A2A_AGENTS`), or the path of a file holding it:
+ * each entry checked by `entry(name, value)`; a problem names the variable (and `entry` its field).
+ */
+export function namedEntries<T>(
+  variable: string,
+  setting: string,
+  what: string,
+  entry: (name: string, value: unknown) => T,
+): Record<string, T> {
+  let text = setting;
+  try {
+    if (!/^[{[]/.test(setting.trimStart())) text = readFileSync(setting, 'utf8');
+  } catch (err) {
+    throw invalidConfiguration(`${variable}: neither JSON nor a readable file (${(err as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw invalidConfiguration(`${variable}: not valid JSON (${(err as Error).message})`);
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) throw invalidConfiguration(`${variable}: an object of ${what} by name`);
+  return Object.fromEntries(Object.entries(json).map(([name, value]) => [name, entry(name, value)]));
 }
 
 /** The slices' variables as one zod object (a variable read by two slices is a programming error). */

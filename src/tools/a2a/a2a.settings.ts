@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-
 import { z } from 'zod';
 
-import { defineSettings, int, invalidConfiguration, optionalString, type SettingsOf, variable } from '../../config/settings';
+import { defineSettings, int, invalidConfiguration, namedEntries, optionalString, type SettingsOf, variable } from '../../config/settings';
 
 const RemoteAgent = z.strictObject({
   /** the agent card's full URL (e.g. `https://host/.well-known/agent-card.json`) */
@@ -56,21 +54,8 @@ export const a2aSettings = defineSettings({
   }),
 });
 
-function parseAgents(setting: string): A2aAgents {
-  let text = setting;
-  try {
-    if (!/^[{[]/.test(setting.trimStart())) text = readFileSync(setting, 'utf8');
-  } catch (err) {
-    throw invalidConfiguration(`A2A_AGENTS: neither JSON nor a readable file (${(err as Error).message})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw invalidConfiguration(`A2A_AGENTS: not valid JSON (${(err as Error).message})`);
-  }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw invalidConfiguration('A2A_AGENTS: an object of agents by name');
-  return Object.fromEntries(Object.entries(json).map(([name, agent]) => [name, parseAgent(name, agent)]));
+function parseAgents(setting: string) {
+  return namedEntries('A2A_AGENTS', setting, 'agents', parseAgent);
 }
 
 /** One agent, so that a problem names its field (`<name>.<field>`). */

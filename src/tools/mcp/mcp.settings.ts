@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-
 import { z } from 'zod';
 
-import { defineSettings, int, invalidConfiguration, optionalString, type SettingsOf, variable } from '../../config/settings';
+import { defineSettings, int, invalidConfiguration, namedEntries, optionalString, type SettingsOf, variable } from '../../config/settings';
 
 /** What a server's tools may do, for the tool guard (tool-risk.ts `mcpPolicy`). */
 export const McpRisk = z.enum(['low', 'medium', 'high']);
@@ -58,21 +56,8 @@ export const mcpSettings = defineSettings({
   }),
 });
 
-function parseServers(setting: string): McpServers {
-  let text = setting;
-  try {
-    if (!setting.trimStart().startsWith('{')) text = readFileSync(setting, 'utf8');
-  } catch (err) {
-    throw invalidConfiguration(`MCP_SERVERS: neither JSON nor a readable file (${(err as Error).message})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw invalidConfiguration(`MCP_SERVERS: not valid JSON (${(err as Error).message})`);
-  }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw invalidConfiguration('MCP_SERVERS: an object of servers by name');
-  return Object.fromEntries(Object.entries(json).map(([name, server]) => [name, parseServer(name, server)]));
+function parseServers(setting: string) {
+  return namedEntries('MCP_SERVERS', setting, 'servers', parseServer);
 }
 
 /** One server, checked as stdio (`command`) or HTTP (`url`), so that a problem names its field. */
