@@ -17,6 +17,8 @@ const SLOW_FIRST = [
   'test/e2e/web-concurrency.e2e-spec.ts', // ~130 s
   'test/e2e/graph-schemas-folder.e2e-spec.ts', // ~100 s: two TypeScript programs over LangGraph's typings
   'test/browser/console.browser-spec.ts', // ~90 s
+  'test/conformance/schemas-source.spec.ts', // small files that parse TypeScript types: a minute each under load
+  'test/langgraph-api/mcp-first-call.spec.ts',
   'test/langgraph-api/runs-redis.spec.ts',
   'test/langgraph-api/crons.spec.ts',
   'test/e2e/startup-errors.e2e-spec.ts',
