@@ -18,18 +18,22 @@ const shipped = { ...common, setupFiles: [settings, '<rootDir>/test/support/ship
 /**
  * Run again with the service behind a real PgBouncer in transaction mode (scripts/test.ts's last tier, which
  * starts one and sets TEST_PGBOUNCER to its host:port): crash takeover, a Postgres outage, crons, the LangGraph
- * API's runs, streams and threads, the run event bus. One file at a time, like the fault suites.
+ * API's runs, streams and threads, the run event bus. The fault suites one file at a time, like in their own tier
+ * (project `pgbouncer-faults`); the request-level files beside each other, like in theirs (project `pgbouncer`).
  */
 const VIA_PGBOUNCER = [
   // one or two files per area, to keep CI under its 20 minutes (worker-crash, assistants-threads-store and
   // bounded-schedules also passed through PgBouncer when this tier was built; add a file here to run it through)
-  'test/reliability/takeover.spec.ts', // crash takeover
-  'test/reliability/postgres-reset.spec.ts', // a Postgres outage behind the pooler
   'test/langgraph-api/crons.spec.ts', // crons (the per-tenant transaction lock)
   'test/langgraph-api/runs.spec.ts', // the LangGraph API
   'test/langgraph-api/runs-redis.spec.ts', // the event bus over Redis, streams resumed on another API process
   'test/e2e/job-events-worker.e2e-spec.ts', // the job event bus with separate workers
 ];
+const VIA_PGBOUNCER_ALONE = [
+  'test/reliability/takeover.spec.ts', // crash takeover
+  'test/reliability/postgres-reset.spec.ts', // a Postgres outage behind the pooler
+];
+const through = (files) => files.map((f) => `<rootDir>/${f}`);
 module.exports = {
   testTimeout: 60000,
   // One worker process, replaced once it holds more than this after a file. Left to itself jest runs every file
@@ -53,7 +57,10 @@ module.exports = {
     // the web console in a real browser (playwright-core driving /usr/bin/chromium)
     { ...common, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'] },
     ...(process.env.TEST_PGBOUNCER
-      ? [{ ...shipped, displayName: 'pgbouncer', testMatch: VIA_PGBOUNCER.map((f) => `<rootDir>/${f}`) }]
+      ? [
+          { ...shipped, displayName: 'pgbouncer', testMatch: through(VIA_PGBOUNCER) },
+          { ...shipped, displayName: 'pgbouncer-faults', testMatch: through(VIA_PGBOUNCER_ALONE) },
+        ]
       : []),
   ],
 };

@@ -1,15 +1,16 @@
 /**
- * `npm test`: four jest runs as one — the unit project with parallel workers, then the request-level projects
- * (integration, e2e, embed, security, langgraph-api, conformance, browser) with two workers, then the fault suites
+ * `npm test`: five jest runs as one — the unit project with parallel workers, then the request-level projects
+ * (integration, e2e, embed, security, langgraph-api, conformance, browser) with three workers, then the fault suites
  * (reliability: worker kills, Redis and Postgres cuts, lease timings) one file at a time with nothing beside them,
- * then a chosen set of those files again (jest.config.js's `pgbouncer` project) with the service behind a real
- * PgBouncer in transaction mode, which this script starts (test/support/pgbouncer.ts; a PgBouncer that does not
- * start fails that tier). `TEST_TIERS=unit,request,alone,pgbouncer` (any of them) runs only those tiers.
+ * then a chosen set of those files again with the service behind a real PgBouncer in transaction mode, which this
+ * script starts (test/support/pgbouncer.ts; a PgBouncer that does not start fails that tier): jest.config.js's
+ * `pgbouncer` project (request-level files) with as many workers as the request tier, then its `pgbouncer-faults`
+ * project (fault suites) alone. `TEST_TIERS=unit,request,alone,pgbouncer` (any of them) runs only those tiers.
  *
  * jest.config.js keeps `maxWorkers: 1` (a plain `npx jest` runs every file alone), and jest has no per-project worker
  * count, so this runs jest once per tier: `--maxWorkers=<TEST_UNIT_WORKERS>` for unit (default: the cores less
- * one, at least 2), `<TEST_REQUEST_WORKERS>` (default 3) for the request-level projects, 1 for the fault suites
- * and the PgBouncer tier.
+ * one, at least 2), `<TEST_REQUEST_WORKERS>` (default 3) for the request-level projects and their PgBouncer run, 1
+ * for the fault suites and theirs.
  * Every tier always runs; the exit code is non-zero when any fails. Arguments after `npm test --` go to each
  * (`npm test -- src/runs` runs the matching files of each tier; `--passWithNoTests` is added so that a tier without
  * a match is not a failure, and no match at all still is). `--json` gets ONE report (in `--outputFile=<file>`, else
@@ -131,11 +132,23 @@ async function main(): Promise<number> {
       args: [
         `--maxWorkers=${requestWorkers}`,
         '--selectProjects',
-        ...names.filter((name) => !ALONE.includes(name) && name !== 'unit' && name !== 'pgbouncer'),
+        ...names.filter((name) => !ALONE.includes(name) && name !== 'unit' && !name.startsWith('pgbouncer')),
       ],
     },
     { id: 'alone', label: 'the fault suites (1 worker)', args: ['--selectProjects', ...ALONE] },
-    { id: 'pgbouncer', label: 'through PgBouncer (1 worker)', args: ['--selectProjects', 'pgbouncer'], viaPgBouncer: true },
+    // through PgBouncer: the request-level files beside each other, as in their own tier, then the fault suites alone
+    {
+      id: 'pgbouncer',
+      label: `through PgBouncer (${requestWorkers} workers)`,
+      args: [`--maxWorkers=${requestWorkers}`, '--selectProjects', 'pgbouncer'],
+      viaPgBouncer: true,
+    },
+    {
+      id: 'pgbouncer',
+      label: 'the fault suites through PgBouncer (1 worker)',
+      args: ['--selectProjects', 'pgbouncer-faults'],
+      viaPgBouncer: true,
+    },
   ].filter((tier) => !process.env.TEST_TIERS || process.env.TEST_TIERS.split(',').includes(tier.id));
 
   const dir = mkdtempSync(join(tmpdir(), 'npm-test-'));

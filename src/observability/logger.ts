@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { LoggerModule } from 'nestjs-pino';
 import pino, { type Logger, type LoggerOptions } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 
 import type { AppConfig } from '../config/app-config';
 import { logFields } from './log-context';
@@ -67,8 +67,14 @@ export function createRootLogger(config: AppConfig): Logger {
   }
   const options = pinoOptions(config);
   const stdout = { write: (line: string) => process.stdout.write(line) };
-  root = config.logFormat === 'pretty' ? pino(options, pretty({ colorize: true, singleLine: true })) : pino(options, stdout);
+  root = config.logFormat === 'pretty' ? pino(options, prettyLines()) : pino(options, stdout);
   return root;
+}
+
+/** pino-pretty's coloured lines (LOG_FORMAT=pretty), loaded only then */
+function prettyLines() {
+  const pretty = require('pino-pretty') as typeof PinoPretty;
+  return pretty({ colorize: true, singleLine: true });
 }
 
 /** Before the configuration is read (or when it is invalid): a JSON line on stdout all the same. */

@@ -12,16 +12,16 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
+import type * as Resources from '@opentelemetry/resources';
+import type * as SdkTrace from '@opentelemetry/sdk-trace';
 
 import type { AppConfig } from '../config/app-config';
 
 /** A W3C trace context (`traceparent`, `tracestate`) as carried in a queued job's data. */
 export type TraceCarrier = Record<string, string>;
 
-let ownProvider: TracerProvider | undefined;
+let ownProvider: SdkTrace.TracerProvider | undefined;
 let tracer: Tracer | undefined;
 
 /** A tracer provider someone registered in this process before us (a preloaded SDK, a test's in-memory exporter). */
@@ -37,16 +37,26 @@ function providerRegistered(): boolean {
  */
 export function startTracing(config: AppConfig): void {
   if (!tracer && config.tracing.endpoint && !providerRegistered()) {
-    const url = `${config.tracing.endpoint.replace(/\/$/, '')}/v1/traces`;
-    ownProvider = new TracerProvider({
-      resource: resourceFromAttributes({ 'service.name': config.tracing.serviceName }),
-      spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }) })],
-    });
+    ownProvider = otlpProvider(config.tracing.endpoint, config.tracing.serviceName);
     trace.setGlobalTracerProvider(ownProvider);
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   }
   if (!tracer && providerRegistered()) tracer = trace.getTracer('agent-orchestrator');
+}
+
+/**
+ * This process's own tracer provider, its spans batched to `<endpoint>/v1/traces`. The SDK and the OTLP exporter
+ * (with its protobuf transformer: some 170 modules) are loaded here, only where tracing is on.
+ */
+function otlpProvider(endpoint: string, serviceName: string): SdkTrace.TracerProvider {
+  const { BatchSpanProcessor, TracerProvider } = require('@opentelemetry/sdk-trace') as typeof SdkTrace;
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
+  const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof Resources;
+  return new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }) })],
+  });
 }
 
 /** Sends the spans still batched (at shutdown). */

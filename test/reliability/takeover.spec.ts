@@ -1,5 +1,6 @@
 import type { ScriptedReply } from '../support/model-server';
 import { waitFor } from '../support/test-app';
+import type { WorkerProcess } from '../support/worker-process';
 import { Harness, historyOf, weatherResponder } from './support/harness';
 
 const LOCK_MS = 3000;
@@ -14,10 +15,12 @@ const KILLS = 3;
  */
 describe('takeover after SIGKILL, within RUN_LOCK_MS + RUN_STALLED_CHECK_MS', () => {
   const h = new Harness();
+  /** worker i, which asks for the model `worker-i` (started together: `h.workers` lists them as they became ready) */
+  let workers: WorkerProcess[] = [];
 
   beforeAll(async () => {
     await h.start('takeover', { RUN_LOCK_MS: String(LOCK_MS), RUN_STALLED_CHECK_MS: String(STALL_MS) });
-    for (let i = 0; i <= KILLS; i++) await h.startWorker({ LLM_MODEL: `worker-${i}` });
+    workers = await Promise.all(Array.from({ length: KILLS + 1 }, (_, i) => h.startWorker({ LLM_MODEL: `worker-${i}` })));
   }, 120_000);
 
   afterAll(async () => {
@@ -39,7 +42,7 @@ describe('takeover after SIGKILL, within RUN_LOCK_MS + RUN_STALLED_CHECK_MS', ()
       const holder = await waitFor(async () => holders.get(`weather in ${city}`));
       await new Promise((r) => setTimeout(r, Math.random() * LOCK_MS)); // any phase of the renewals
       const killedAt = Date.now();
-      h.workers[holder].kill('SIGKILL');
+      workers[holder].kill('SIGKILL');
       await waitFor(
         async () => ((await h.query(`SELECT attempts FROM runs WHERE id = $1`, [job.job_id]))[0].attempts >= 2 ? true : undefined),
         15_000,

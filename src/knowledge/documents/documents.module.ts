@@ -4,7 +4,6 @@ import { AppConfig } from '../../config/app-config';
 import { VectorsModule } from '../vectors/vectors.module';
 import { DocumentsRepository } from './documents.repository';
 import { DocumentsService } from './documents.service';
-import { OpenSearchRetrieval } from './opensearch-retrieval';
 import { PostgresRetrieval } from './postgres-retrieval';
 import { RetrievalBackend } from './retrieval-backend';
 
@@ -18,8 +17,9 @@ import { RetrievalBackend } from './retrieval-backend';
     {
       provide: RetrievalBackend,
       inject: [AppConfig, PostgresRetrieval],
-      useFactory: (config: AppConfig, postgres: PostgresRetrieval) =>
-        config.knowledge.backend === 'opensearch' ? new OpenSearchRetrieval(config) : postgres,
+      // the OpenSearch client (some 550 modules) is loaded only where it is the backend
+      useFactory: async (config: AppConfig, postgres: PostgresRetrieval) =>
+        config.knowledge.backend === 'opensearch' ? new (await import('./opensearch-retrieval')).OpenSearchRetrieval(config) : postgres,
     },
   ],
   exports: [DocumentsService],
