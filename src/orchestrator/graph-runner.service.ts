@@ -57,6 +57,8 @@ export interface GraphRunOptions {
   onToken?: (e: TokenEvent) => void;
   /** its thread has no checkpoint to read (a session created with the run, or none found when it was started) */
   newThread?: boolean;
+  /** its session was created with the run (by the statement that accepted it): no taint record to read yet */
+  sessionCreated?: boolean;
   /** before a tool that acts on the world: rejects when this attempt no longer holds the run (TurnLease's KeptLease) */
   fence?: () => Promise<void> | undefined;
 }
@@ -134,8 +136,9 @@ export class GraphRunner {
     // a turn starting from the thread's latest checkpoint reads it once, for the guard and the graph
     const opening = resume || approval || from.checkpoint_id ? undefined : await this.openingRead(agent, configurable, opts.newThread);
     // taint belongs to the thread: its record (earlier turns, the thread it was copied from) and what enters this run
-    // (read even for a thread without checkpoints: the record may be older than any checkpoint kept)
-    const thread = await this.sessions.taintOf(run.tenantId, run.sessionId);
+    // (read even for a thread without checkpoints: the record may be older than any checkpoint kept; not for a
+    // session this run's own acceptance created: none can exist, its id was unknown until then)
+    const thread = opts.sessionCreated && run.attempts === 1 ? null : await this.sessions.taintOf(run.tenantId, run.sessionId);
     const guard = await createRunToolGuard(agent.graph, configurable, {
       message: turn.message,
       approvalTools: this.config.toolApproval,

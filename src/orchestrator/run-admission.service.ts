@@ -127,7 +127,7 @@ export class RunAdmission {
       const run = await phase('run_record', () =>
         withDbRetry('accept run', this.config.durability.dbWriteRetries, () => this.acceptNew(req, 'sync', true)),
       );
-      return { handle: handleOf(run, !req.session_id) };
+      return { handle: handleOf(run, req.session_id ? 'existing' : 'created') };
     }
     const run = await phase('run_record', () => this.accept(req, 'sync'));
     return run.status === 'queued' ? { handle: { accepted: run } } : { repeat: run };

@@ -11,7 +11,7 @@ import { RunCancellation } from '../runs/run-cancellation.service';
 import { RUN_WORKER, type RunOutcome, RunQueue } from '../runs/run-queue';
 import { RunStore } from '../runs/store/run-store';
 import { AgentOrchestrator, type ExecuteOptions, RunHandedBack, RunSuperseded, SessionLeaseBusy } from './agent-orchestrator.service';
-import { type RunHandle, runIdOf } from './run-handle';
+import { type LeasedThread, type RunHandle, runIdOf } from './run-handle';
 import { RunOutcomes } from './run-outcomes.service';
 
 /**
@@ -110,7 +110,7 @@ export class RunDriver implements OnApplicationBootstrap, BeforeApplicationShutd
    * while it runs, so when this process dies the lease lapses and the reconciler queues the run again. A busy
    * session, a hand-back or an outage sends the run to the queue like any other.
    */
-  startHere(handle: { accepted: RunEntity } | { leased: RunEntity; thread: 'new' | 'existing' }): boolean {
+  startHere(handle: { accepted: RunEntity } | { leased: RunEntity; thread: LeasedThread }): boolean {
     const run = 'leased' in handle ? handle.leased : handle.accepted;
     if ('accepted' in handle && (!this.hasRoom() || run.input.start_at)) return false;
     const context = queuedRunContext(); // the run's span continues the request's trace, its lines carry the request's id

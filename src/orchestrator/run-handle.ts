@@ -3,9 +3,11 @@ import type { RunEntity } from '../database/entities';
 /**
  * What a caller already holds of a run it hands to the driver, so nothing is read or leased twice: its id only;
  * the row it has just accepted (`queued`, or an idempotent repeat's); or that row accepted and started in one
- * statement — `running`, holding its session's lease — with its thread known to be new (nothing to read) or not.
+ * statement — `running`, holding its session's lease — with its thread known to be new (no checkpoint to read),
+ * created by that same statement (nothing at all to read: no checkpoint, no taint record), or neither.
  */
-export type RunHandle = { runId: string } | { accepted: RunEntity } | { leased: RunEntity; thread: 'new' | 'existing' };
+export type LeasedThread = 'created' | 'new' | 'existing';
+export type RunHandle = { runId: string } | { accepted: RunEntity } | { leased: RunEntity; thread: LeasedThread };
 
 /** The run id a handle stands for. */
 export function runIdOf(handle: RunHandle): string {
@@ -13,6 +15,6 @@ export function runIdOf(handle: RunHandle): string {
 }
 
 /** A row just accepted: leased when it was started by the same statement (RunStore.createStarted). */
-export function handleOf(run: RunEntity, newThread = false): Exclude<RunHandle, { runId: string }> {
-  return run.status === 'running' ? { leased: run, thread: newThread ? 'new' : 'existing' } : { accepted: run };
+export function handleOf(run: RunEntity, thread: LeasedThread = 'existing'): Exclude<RunHandle, { runId: string }> {
+  return run.status === 'running' ? { leased: run, thread } : { accepted: run };
 }

@@ -110,7 +110,7 @@ export class RunsService {
     const run = await this.admission.accept(req, 'async', { start, session: opts.session, stopped });
     if (stopped.length) await this.settleStopped(run, stopped, req.multitask === 'rollback');
     if (start && run.status === 'running') {
-      this.driver.startHere(handleOf(run, opts.session?.noCheckpoint));
+      this.driver.startHere(handleOf(run, opts.session?.noCheckpoint ? 'new' : 'existing'));
       return run;
     }
     if (run.status !== 'queued') return run; // an idempotent repeat of a run that has started or ended
