@@ -6,6 +6,10 @@
  *
  *   node -r ./test/support/swc-register.js bench/profile-summary.ts [--skip-s 5] [--top 30] [--per N] /tmp/prof/CPU.*.cpuprofile
  *
+ * The first table charges each sample to a part of a react turn (PARTS: the nearest frame up the stack that
+ * names one); what runs with no such frame on its stack (a socket's reply parsed by pg or ioredis, timers) goes
+ * to the client that parsed it, else to "other".
+ *
  * `--skip-s`: leave out each profile's first seconds (start-up and warm-up); `--per N`: also give ms per unit
  * (e.g. the turns the profile covers) beside the share.
  */
@@ -39,6 +43,34 @@ export function moduleOf(frame: CallFrame): string {
   return url.replace(/^file:\/\//, '');
 }
 
+/** A turn's parts, by the code that does them; the nearest frame to the sample that matches one wins. */
+const PARTS: Array<[part: string, pattern: RegExp]> = [
+  ['checkpoint writes (serialise + statement)', /checkpoint-writer|checkpoint-tables|row-dumping|langgraph-checkpoint/],
+  ['admission (session + run row + lease, one statement)', /run-admission|run-accept-sql/],
+  ['lease renewals', /turn-lease/],
+  ['run records, usage and ledger (result statement)', /run-outcomes|\/runs\/store\/|persistent-usage|run-ledger|tool-ledger/],
+  ['events (run event bus, Redis)', /\/dist\/events\//],
+  ['LLM cache (Redis get/set)', /llm-cache/],
+  ['auth', /\/dist\/auth\//],
+  ['observability (phases, metrics, logs, spans)', /\/dist\/observability\/|prom-client|pino|@opentelemetry/],
+  [
+    'graph steps (LangGraph, model client, tool)',
+    /@langchain\/|node_modules\/openai|mathjs|\/dist\/agents\/|\/dist\/llm\/|\/dist\/tools\/|graph-runner/,
+  ],
+  ['HTTP in/out, validation, response', /\/dist\/api\/|\/express\/|body-parser|\/router\/|raw-body|type-is|@nestjs|node:_http|node:http/],
+];
+/** What is left: the client that parsed a reply with no caller of ours on the stack. */
+const FALLBACK: Array<[part: string, pattern: RegExp]> = [
+  ['Postgres client, replies (pg)', /node_modules\/pg/],
+  ['Redis client, replies (ioredis)', /ioredis/],
+];
+
+function partOf(stack: CallFrame[]): string {
+  for (const rules of [PARTS, FALLBACK])
+    for (const frame of stack) for (const [part, pattern] of rules) if (pattern.test(frame.url)) return part;
+  return stack[0]?.functionName === '(garbage collector)' ? '(garbage collector)' : 'other (event loop, timers, native)';
+}
+
 function frameName(frame: CallFrame): string {
   const file = frame.url.replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, 'dist/');
   return `${frame.functionName || '(anonymous)'} ${file ? `${file}:${frame.lineNumber + 1}` : ''}`.trim();
@@ -48,7 +80,13 @@ function frameName(frame: CallFrame): string {
 export function selfTimes(
   profile: CpuProfile,
   skipUs: number,
-): { byFrame: Map<string, number>; byModule: Map<string, number>; byCaller: Map<string, number>; totalUs: number } {
+): {
+  byFrame: Map<string, number>;
+  byModule: Map<string, number>;
+  byCaller: Map<string, number>;
+  byPart: Map<string, number>;
+  totalUs: number;
+} {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const parents = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, n.id);
@@ -62,6 +100,12 @@ export function selfTimes(
   const byFrame = new Map<string, number>();
   const byModule = new Map<string, number>();
   const byCaller = new Map<string, number>();
+  const byPart = new Map<string, number>();
+  const stackOf = (id: number): CallFrame[] => {
+    const out: CallFrame[] = [];
+    for (let n: number | undefined = id; n !== undefined; n = parents.get(n)) out.push(nodes.get(n)!.callFrame);
+    return out;
+  };
   let at = 0;
   let totalUs = 0;
   profile.samples.forEach((id, i) => {
@@ -77,8 +121,10 @@ export function selfTimes(
     byModule.set(mod, (byModule.get(mod) ?? 0) + dt);
     const caller = callerOf(id);
     byCaller.set(caller, (byCaller.get(caller) ?? 0) + dt);
+    const part = partOf(stackOf(id));
+    byPart.set(part, (byPart.get(part) ?? 0) + dt);
   });
-  return { byFrame, byModule, byCaller, totalUs };
+  return { byFrame, byModule, byCaller, byPart, totalUs };
 }
 
 function table(title: string, m: Map<string, number>, totalUs: number, top: number, per: number): string {
@@ -109,16 +155,19 @@ function main(): void {
   const byFrame = new Map<string, number>();
   const byModule = new Map<string, number>();
   const byCaller = new Map<string, number>();
+  const byPart = new Map<string, number>();
   let totalUs = 0;
   for (const f of files) {
     const s = selfTimes(JSON.parse(readFileSync(f, 'utf8')) as CpuProfile, skipUs);
     for (const [k, v] of s.byFrame) byFrame.set(k, (byFrame.get(k) ?? 0) + v);
     for (const [k, v] of s.byModule) byModule.set(k, (byModule.get(k) ?? 0) + v);
     for (const [k, v] of s.byCaller) byCaller.set(k, (byCaller.get(k) ?? 0) + v);
+    for (const [k, v] of s.byPart) byPart.set(k, (byPart.get(k) ?? 0) + v);
     totalUs += s.totalUs;
   }
   process.stdout.write(
     `${files.length} profile(s), ${(totalUs / 1000).toFixed(0)} ms of CPU samples (idle and program left out)\n\n` +
+      `${table('part of the turn', byPart, totalUs, top, per)}\n\n` +
       `${table('module (self time)', byModule, totalUs, top, per)}\n\n` +
       `${table('module that asked (node internals and native code charged to their caller)', byCaller, totalUs, top, per)}\n\n` +
       `${table('frame (self time)', byFrame, totalUs, top, per)}\n`,

@@ -2,7 +2,8 @@
  * A/B of the react turn, back to back on a shared machine: `node dist/main.js` of build A and of build B, started
  * in turn (`AB_ROUNDS` rounds, `AB_TURNS` sequential turns each after 50 warm-up turns), Postgres + Redis.
  * Per build: API CPU per turn (from /proc, load-robust), overhead p50, and the SQL statements (round trips) per turn
- * counted by bench/support/count-queries.js; the statements of one turn are printed with `AB_STATEMENTS=1`.
+ * counted by bench/support/count-queries.js (`AB_COUNT=0`: not loaded, e.g. for a profile without it); the
+ * statements of one turn are printed with `AB_STATEMENTS=1`. `AB_NODE_ARGS` adds node flags (`--cpu-prof …`).
  *
  *   AB_A=/path/to/a/dist/main.js AB_B=dist/main.js node -r ./test/support/swc-register.js bench/turn-ab.ts
  */
@@ -29,6 +30,7 @@ interface Round {
 type Snapshot = { total: number; byStatement: Record<string, number> };
 
 async function snapshot(file: string): Promise<Snapshot> {
+  if (process.env.AB_COUNT === '0') return { total: 0, byStatement: {} };
   await new Promise((r) => setTimeout(r, 300)); // the counter writes every 100 ms
   return JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
 }
@@ -42,7 +44,8 @@ function cpuSeconds(pid: number): number {
 async function oneRound(main: string, dbUrl: string, model: StreamingModelServer, label: string): Promise<Round> {
   const countFile = join(tmpdir(), `turn-ab-${label}-${process.pid}.json`);
   process.env.BENCH_API_MAIN = main;
-  process.env.BENCH_API_ARGS = [`-r`, COUNTER, process.env.AB_NODE_ARGS ?? ''].join(' ').trim();
+  const counting = process.env.AB_COUNT !== '0';
+  process.env.BENCH_API_ARGS = [...(counting ? ['-r', COUNTER] : []), process.env.AB_NODE_ARGS ?? ''].join(' ').trim();
   const api = await startApi({
     DATABASE_URL: dbUrl,
     REDIS_URL: TEST_REDIS_URL,
