@@ -116,15 +116,28 @@ export async function deleteRunCheckpoints(q: SqlRunner, thread: string, runId: 
 const WRITE_COLUMNS = 'thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob';
 
 /**
+ * The fence of a run's checkpoint statement ($`first` the run id, the next its attempt): one row while the run's
+ * row is still that attempt and running, else none, and then the statement writes nothing. The row is locked FOR
+ * SHARE: a takeover (which raises `attempts`) waits for the statement's end and then reads what it wrote, and a
+ * statement that waited for a takeover finds the new attempt (Postgres re-reads a locked row that changed).
+ */
+function fenceCte(first: number): string {
+  return `fence AS (SELECT 1 FROM runs WHERE id = $${first}::uuid AND attempts = $${first + 1}::int AND status = 'running' FOR SHARE)`;
+}
+
+/** Where a fenced statement's rows come from: only while its fence has its row. */
+const fenced = (on: boolean) => (on ? 'WHERE EXISTS (SELECT 1 FROM fence)' : '');
+
+/**
  * Pending writes from nine array parameters starting at `$first` (the eight columns and whether the row overwrites):
  * as the official saver, special channels (errors, interrupts…) overwrite, the others keep the first write.
  */
-function writesCte(schema: string, first: number): string {
+function writesCte(schema: string, first: number, fence = false): string {
   const p = Array.from({ length: 9 }, (_, i) => `$${first + i}`);
   const key = 'ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)';
   return `w AS (
         SELECT * FROM unnest(${p[0]}::text[], ${p[1]}::text[], ${p[2]}::text[], ${p[3]}::text[], ${p[4]}::int[], ${p[5]}::text[], ${p[6]}::text[], ${p[7]}::bytea[], ${p[8]}::bool[])
-          AS w(${WRITE_COLUMNS}, upsert)
+          AS w(${WRITE_COLUMNS}, upsert) ${fenced(fence)}
       ), upserted AS (
         INSERT INTO ${table('checkpoint_writes', schema)} (${WRITE_COLUMNS}) SELECT ${WRITE_COLUMNS} FROM w WHERE upsert
         ${key} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob
@@ -137,19 +150,26 @@ function writesCte(schema: string, first: number): string {
 /**
  * Checkpoints with their blobs and pending writes, in one statement: $1–$6 the blob columns, $7–$12 the
  * checkpoint columns, $13–$21 the writes (the same rows and conflict rules as the official saver's `put`).
+ * `fence`: $22 the run id and $23 its attempt (fenceCte); the checkpoints written are returned (none: refused).
  */
-export function putCheckpointsSql(schema: string): string {
-  return `WITH ${writesCte(schema, 13)}, blobs AS (
+export function putCheckpointsSql(schema: string, fence = false): string {
+  return `WITH ${fence ? `${fenceCte(22)}, ` : ''}${writesCte(schema, 13, fence)}, blobs AS (
         INSERT INTO ${table('checkpoint_blobs', schema)} (thread_id, checkpoint_ns, channel, version, type, blob)
-        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[])
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[]) ${fenced(fence)}
         ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING
       )
       INSERT INTO ${table('checkpoints', schema)} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-      SELECT * FROM unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::jsonb[])
-      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
+      SELECT * FROM unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::jsonb[]) ${fenced(fence)}
+      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata
+      ${fence ? 'RETURNING 1' : ''}`;
 }
 
-/** Pending writes on their own, in one statement ($1–$9; data-modifying CTEs run whether or not the query reads them). */
-export function putWritesSql(schema: string): string {
-  return `WITH ${writesCte(schema, 1)} SELECT 1`;
+/**
+ * Pending writes on their own, in one statement ($1–$9; data-modifying CTEs run whether or not the query reads them).
+ * `fence`: $10 the run id and $11 its attempt (fenceCte); one row `held` (false: refused).
+ */
+export function putWritesSql(schema: string, fence = false): string {
+  return fence
+    ? `WITH ${fenceCte(10)}, ${writesCte(schema, 1, true)} SELECT EXISTS (SELECT 1 FROM fence) AS held`
+    : `WITH ${writesCte(schema, 1)} SELECT 1`;
 }

@@ -4,7 +4,7 @@ import type { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Pool } from 'pg';
 
 import { runContextOf } from '../core/run-context';
-import { runHeld } from '../core/run-fence';
+import { type RunAttempt, runAttemptOf, runHeld, RunSuperseded } from '../core/run-fence';
 import { phase } from '../observability/phases';
 import { RowDumpingPostgresSaver } from '../platform/row-dumping-postgres-saver';
 import { deleteThread, putCheckpointsSql, putWritesSql } from './checkpoint-tables';
@@ -74,6 +74,8 @@ export class PendingWrites {
   private timer?: NodeJS.Timeout;
   private readonly writing = new Set<Promise<unknown>>();
   private failure?: { error: unknown };
+  /** the run attempt its statements are fenced by (from the first config that holds something) */
+  private attempt?: RunAttempt;
 
   constructor(
     private readonly windowMs = 20,
@@ -81,16 +83,18 @@ export class PendingWrites {
   ) {}
 
   /** Holds a batch for the first saver that uses this buffer; false for another saver (it writes at once). */
-  hold(saver: TimedPostgresSaver, rows: Promise<WriteRow[]>): boolean {
+  hold(saver: TimedPostgresSaver, rows: Promise<WriteRow[]>, attempt?: RunAttempt): boolean {
     if ((this.saver ??= saver) !== saver) return false;
+    this.attempt ??= attempt;
     this.held.push(rows);
     this.arm();
     return true;
   }
 
   /** Holds a checkpoint (holdPuts) for the first saver that uses this buffer; false otherwise (it is written at once). */
-  holdPut(saver: TimedPostgresSaver, rows: Promise<PutRows>): boolean {
+  holdPut(saver: TimedPostgresSaver, rows: Promise<PutRows>, attempt?: RunAttempt): boolean {
     if (!this.holdPuts || (this.saver ??= saver) !== saver) return false;
+    this.attempt ??= attempt;
     this.puts.push(rows);
     this.arm();
     return true;
@@ -138,13 +142,13 @@ export class PendingWrites {
   }
 
   private writeHeld(): void {
-    const { saver } = this;
+    const { saver, attempt } = this;
     const { writes, puts } = this.take();
     if (!saver || (writes.length === 0 && puts.length === 0)) return;
     // one statement at a time per run, in order: a later one never lands before an earlier one
     const previous = Promise.all(this.writing);
     const write: Promise<unknown> = Promise.all([Promise.all(puts), Promise.all(writes), previous])
-      .then(([p, w]) => (p.length > 0 ? saver.writePuts(p, w.flat()) : saver.writePending(w.flat())))
+      .then(([p, w]) => (p.length > 0 ? saver.writePuts(p, w.flat(), attempt) : saver.writePending(w.flat(), attempt)))
       .catch((error: unknown) => (this.failure ??= { error }))
       .finally(() => this.writing.delete(write));
     this.writing.add(write);
@@ -175,6 +179,8 @@ function columnsOf(rows: WriteRow[]): unknown[][] {
 export class TimedPostgresSaver extends RowDumpingPostgresSaver {
   private readonly putSql: string;
   private readonly writesSql: string;
+  private readonly fencedPutSql: string;
+  private readonly fencedWritesSql: string;
 
   constructor(
     private readonly db: Pool,
@@ -183,6 +189,8 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     super(db, undefined, { schema });
     this.putSql = putCheckpointsSql(schema);
     this.writesSql = putWritesSql(schema);
+    this.fencedPutSql = putCheckpointsSql(schema, true);
+    this.fencedWritesSql = putWritesSql(schema, true);
   }
 
   /** A thread's checkpoints, blobs and writes deleted in one statement (checkpoint-tables.ts), not the library's three. */
@@ -201,8 +209,10 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
 
   /**
    * A run's checkpoint, written only while its attempt holds the run (core/run-fence.ts): a cut-off worker's late
-   * step forks nothing. Serialized at once, as the step left it, whether or not the write waits for a renewal;
-   * written at once when the attempt holds the run, so puts and writes keep the order they were made in.
+   * step forks nothing. A graph run with an attempt carries it in the statement (the fence is a predicate of the
+   * write: a stale attempt's statement writes nothing and throws RunSuperseded), so nothing is asked first;
+   * otherwise the write waits for the run context's `fence`. Serialized at once, as the step left it; written at
+   * once when nothing is waited for, so puts and writes keep the order they were made in.
    */
   override put(...args: Parameters<Put>): ReturnType<Put> {
     const [config, checkpoint] = args;
@@ -210,22 +220,23 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     const { thread_id, checkpoint_ns = '' } = config.configurable as Record<string, string | undefined>;
     const saved = { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
     const rows = this.putRows(...args);
+    const attempt = runAttemptOf(config);
     const write = async (): ReturnType<Put> => {
       const pending: unknown = runContextOf(config)?.pendingWrites;
-      if (!(pending instanceof PendingWrites)) return phase('checkpoint_write', () => this.putWith([], rows));
-      if (pending.holdPut(this, rows)) return saved;
-      return phase('checkpoint_write', () => pending.carrying(this, (held) => this.putWith(held, rows)));
+      if (!(pending instanceof PendingWrites)) return phase('checkpoint_write', () => this.putWith([], rows, attempt));
+      if (pending.holdPut(this, rows, attempt)) return saved;
+      return phase('checkpoint_write', () => pending.carrying(this, (held) => this.putWith(held, rows, attempt)));
     };
-    const held = runHeld(config);
+    const held = attempt ? undefined : runHeld(config);
     if (!held) return write();
     rows.catch(() => undefined); // a refusal is what the caller sees
     return held.then(write);
   }
 
   /** The checkpoint, its new channel values and the pending writes `held` for it, in one statement. */
-  private async putWith(held: Promise<WriteRow[]>[], put: Promise<PutRows>): ReturnType<Put> {
+  private async putWith(held: Promise<WriteRow[]>[], put: Promise<PutRows>, attempt?: RunAttempt): ReturnType<Put> {
     const [rows, writes] = await Promise.all([put, Promise.all(held)]);
-    await this.writePuts([rows], writes.flat());
+    await this.writePuts([rows], writes.flat(), attempt);
     const [thread_id, checkpoint_ns, checkpoint_id] = rows.checkpoint;
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id } };
   }
@@ -239,16 +250,22 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     return { blobs, checkpoint: [thread_id!, checkpoint_ns, checkpoint.id, checkpoint_id, this.dumpCheckpoint(checkpoint), meta] };
   }
 
-  /** Checkpoints (the last of each id wins), their blobs and pending writes, in one statement. */
-  async writePuts(puts: PutRows[], writes: WriteRow[]): Promise<void> {
+  /** Checkpoints (the last of each id wins), their blobs and pending writes, in one statement (fenced by `attempt`). */
+  async writePuts(puts: PutRows[], writes: WriteRow[], attempt?: RunAttempt): Promise<void> {
     const checkpoints = [...new Map(puts.map((p) => [p.checkpoint.slice(0, 3).join('\0'), p.checkpoint])).values()];
     const blobs = puts.flatMap((p) => p.blobs);
     const column = (rows: unknown[][], i: number) => rows.map((r) => r[i] ?? null);
-    await this.db.query(this.putSql, [
+    const params = [
       ...Array.from({ length: 6 }, (_, i) => column(blobs, i)),
       ...Array.from({ length: 6 }, (_, i) => column(checkpoints, i)),
       ...columnsOf(writes),
-    ]);
+    ];
+    if (!attempt) {
+      await this.db.query(this.putSql, params);
+      return;
+    }
+    const written = await this.db.query(this.fencedPutSql, [...params, attempt.runId, attempt.attempt]);
+    if (written.rows.length === 0) throw new RunSuperseded(attempt.runId, attempt.attempt);
   }
 
   /** Held for the next put when the run has a PendingWrites, else written at once (while the attempt holds its run, as `put`). */
@@ -259,22 +276,30 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     const rows = this.dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes).then((dumped) =>
       dumped.map((w): WriteRow => [...w, upsert]),
     );
+    const attempt = runAttemptOf(config);
     const write = () => {
       const pending = runContextOf(config)?.pendingWrites;
-      if (pending instanceof PendingWrites && pending.hold(this, rows)) return rows.then(() => undefined);
-      return rows.then((r) => this.writePending(r));
+      if (pending instanceof PendingWrites && pending.hold(this, rows, attempt)) return rows.then(() => undefined);
+      return rows.then((r) => this.writePending(r, attempt));
     };
-    // as `put`: serialized now, written while the attempt holds its run
-    const held = runHeld(config);
+    // as `put`: serialized now, written while the attempt holds its run (its predicate, or after the fence)
+    const held = attempt ? undefined : runHeld(config);
     if (!held) return write();
     rows.catch(() => undefined);
     return held.then(write);
   }
 
-  /** Pending writes on their own (one statement). */
-  async writePending(rows: WriteRow[]): Promise<void> {
+  /** Pending writes on their own (one statement, fenced by `attempt`). */
+  async writePending(rows: WriteRow[], attempt?: RunAttempt): Promise<void> {
     if (rows.length === 0) return;
-    await phase('checkpoint_write_pending', () => this.db.query(this.writesSql, columnsOf(rows)));
+    if (!attempt) {
+      await phase('checkpoint_write_pending', () => this.db.query(this.writesSql, columnsOf(rows)));
+      return;
+    }
+    const { rows: result } = await phase('checkpoint_write_pending', () =>
+      this.db.query<{ held: boolean }>(this.fencedWritesSql, [...columnsOf(rows), attempt.runId, attempt.attempt]),
+    );
+    if (!result[0]?.held) throw new RunSuperseded(attempt.runId, attempt.attempt);
   }
 }
 

@@ -109,7 +109,11 @@ export class AgentOrchestrator {
     if ('leased' in handle) {
       const leased = { leased: handle.leased };
       return this.observer.observe(handle.leased, () =>
-        this.executeAccepted(leased, started, { ...opts, newThread: handle.thread !== 'existing', sessionCreated: handle.thread === 'created' }),
+        this.executeAccepted(leased, started, {
+          ...opts,
+          newThread: handle.thread !== 'existing',
+          sessionCreated: handle.thread === 'created',
+        }),
       );
     }
     const runId = runIdOf(handle);

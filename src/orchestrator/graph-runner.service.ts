@@ -118,7 +118,8 @@ export class GraphRunner {
       usage,
       budget,
       ledger: this.ledger.toolLedger(run.id, run.attempts),
-      ...(opts.fence ? { fence: opts.fence } : {}),
+      // a leased run: tools ask the fence; checkpoint statements carry the attempt as their predicate
+      ...(opts.fence ? { fence: opts.fence, attempt: run.attempts } : {}),
     };
     // `tenant_id` and `run_id` are shown to graphs, as LangGraph Platform shows its run's ids (the README's LangGraph API
     // contract); the service itself reads only the run context

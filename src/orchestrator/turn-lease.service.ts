@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 
 import { AppConfig } from '../config/app-config';
+import { RunSuperseded } from '../core/run-fence';
 import { FINAL_STATUSES, type RunEntity } from '../database/entities';
 import { RunEnds, safetyNetMs } from '../runs/run-ends.service';
 import { RunStore } from '../runs/store/run-store';
@@ -46,19 +47,8 @@ export class SessionLeaseBusy extends Error {
   }
 }
 
-/**
- * Another attempt of the run has started since this one did: its worker was cut off (or stalled) past its lease
- * and the run was taken over. This attempt records nothing more — no end, no pause, no hand-back, no `result`
- * event; the attempt that holds the run now does.
- */
-export class RunSuperseded extends Error {
-  constructor(
-    readonly runId: string,
-    readonly attempt: number,
-  ) {
-    super(`run ${runId}: attempt ${attempt} was superseded by a later attempt`);
-  }
-}
+// defined beside the fence (core/run-fence.ts): a checkpoint statement refused by its attempt predicate throws it too
+export { RunSuperseded };
 
 /** What a turn that could not take its session waits for: a run's end (`runId`), at most `ms` (the safety net). */
 interface Blocker {

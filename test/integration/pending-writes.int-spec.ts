@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Annotation, Command, END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
@@ -5,6 +7,7 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Pool } from 'pg';
 
 import { type RunContext, runContextOf, withRunContext } from '../../src/core/run-context';
+import { RunSuperseded } from '../../src/core/run-fence';
 import { PendingWrites, TimedPostgresSaver } from '../../src/database/checkpoint-writer';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 import { waitFor } from '../support/test-app';
@@ -196,6 +199,37 @@ describe('PendingWrites', () => {
       const lost = run(react(timed), input(), `fence-lost-${durability}`, new PendingWrites(), durability, { fence: superseded });
       await expect(lost).rejects.toThrow('superseded');
       expect(await rowsOf(`fence-lost-${durability}`)).toEqual({ checkpoints: [], blobs: [], writes: [] });
+    },
+  );
+
+  it.each(['async', 'sync'] as const)(
+    "a leased run's attempt is a predicate of its checkpoint statements (%s): no renewal asked, the same rows; taken over, nothing written",
+    async (durability) => {
+      // the fence reads the run's row (id, attempts, status): the columns of the service's `runs` it needs
+      await pool.query(`CREATE TABLE IF NOT EXISTS runs (id uuid PRIMARY KEY, attempts int NOT NULL, status text NOT NULL)`);
+      const runId = randomUUID();
+      await pool.query(`INSERT INTO runs (id, attempts, status) VALUES ($1, 1, 'running')`, [runId]);
+      const input = () => ({ messages: [new HumanMessage('hi')] });
+      await run(react(official), input(), `attempt-official-${durability}`, undefined, durability);
+      let asked = 0;
+      const fence = () => (asked++, Promise.reject(new Error('the fence was asked')));
+      await run(react(timed), input(), `attempt-held-${durability}`, new PendingWrites(), durability, { runId, attempt: 1, fence });
+      expect(asked).toBe(0);
+      expect(await rowsOf(`attempt-held-${durability}`)).toEqual(await rowsOf(`attempt-official-${durability}`));
+      // another attempt has taken the run over: this one's statements write nothing, and it stops
+      await pool.query(`UPDATE runs SET attempts = 2 WHERE id = $1`, [runId]);
+      const stale = run(react(timed), input(), `attempt-stale-${durability}`, new PendingWrites(), durability, {
+        runId,
+        attempt: 1,
+        fence,
+      });
+      await expect(stale).rejects.toBeInstanceOf(RunSuperseded);
+      expect(await rowsOf(`attempt-stale-${durability}`)).toEqual({ checkpoints: [], blobs: [], writes: [] });
+      // the run handed back (queued again by the reconciler): its attempt writes nothing either
+      await pool.query(`UPDATE runs SET attempts = 1, status = 'queued' WHERE id = $1`, [runId]);
+      const handedBack = run(react(timed), input(), `attempt-queued-${durability}`, undefined, durability, { runId, attempt: 1 });
+      await expect(handedBack).rejects.toBeInstanceOf(RunSuperseded);
+      expect(await rowsOf(`attempt-queued-${durability}`)).toEqual({ checkpoints: [], blobs: [], writes: [] });
     },
   );
 
