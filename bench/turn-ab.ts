@@ -4,6 +4,8 @@
  * Per build: API CPU per turn (from /proc, load-robust), overhead p50, and the SQL statements (round trips) per turn
  * counted by bench/support/count-queries.js (`AB_COUNT=0`: not loaded, e.g. for a profile without it); the
  * statements of one turn are printed with `AB_STATEMENTS=1`. `AB_NODE_ARGS` adds node flags (`--cpu-prof …`).
+ * `AB_SESSION=pairs`: every second turn continues the session of the turn before it (a session's second turn reads
+ * its checkpoint and its taint record), so the figures are the mean of a first and a second turn.
  *
  *   AB_A=/path/to/a/dist/main.js AB_B=dist/main.js node -r ./test/support/swc-register.js bench/turn-ab.ts
  */
@@ -14,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '../test/support/infra';
 import { percentile, round } from './lib';
 import { StreamingModelServer } from './support/streaming-model-server';
-import { startApi, turn } from './turn.bench';
+import { startApi, turn, type TurnSample } from './turn.bench';
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 3);
 const TURNS = Number(process.env.AB_TURNS ?? 100);
@@ -41,6 +43,40 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+let seq = 0;
+
+/** One react turn, in a new session or continuing `sessionId`; throws unless it was answered. */
+async function chatTurn(
+  url: string,
+  model: StreamingModelServer,
+  sessionId?: string,
+): Promise<Pick<TurnSample, 'total' | 'model'> & { sessionId?: string }> {
+  const served = model.served.length;
+  const t0 = performance.now();
+  const res = await fetch(`${url}/v1/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      message: `What is 12 times 7? (turn ${++seq})`,
+      agent: 'react',
+      ...(sessionId ? { session_id: sessionId } : {}),
+    }),
+  });
+  const body = (await res.json()) as { response?: string; session_id?: string };
+  const total = performance.now() - t0;
+  // a session's second turn may be answered without the model (the LLM cache): the store path is what is measured
+  if (res.status !== 200 || !body.response) throw new Error(`unexpected turn: ${res.status} ${JSON.stringify(body)}`);
+  return { total, model: model.served.slice(served).reduce((sum, r) => sum + r.ms, 0), sessionId: body.session_id };
+}
+
+/** A turn of the round: a new session, or with AB_SESSION=pairs every second one the session of the turn before. */
+async function roundTurn(url: string, model: StreamingModelServer, i: number, last: { sessionId?: string }) {
+  if (process.env.AB_SESSION !== 'pairs') return turn(url, model);
+  const s = await chatTurn(url, model, i % 2 === 1 ? last.sessionId : undefined);
+  last.sessionId = s.sessionId;
+  return s;
+}
+
 async function oneRound(main: string, dbUrl: string, model: StreamingModelServer, label: string): Promise<Round> {
   const countFile = join(tmpdir(), `turn-ab-${label}-${process.pid}.json`);
   process.env.BENCH_API_MAIN = main;
@@ -60,8 +96,9 @@ async function oneRound(main: string, dbUrl: string, model: StreamingModelServer
     const before = await snapshot(countFile);
     const cpu0 = cpuSeconds(api.pid);
     const overheads: number[] = [];
+    const last: { sessionId?: string } = {};
     for (let i = 0; i < TURNS; i++) {
-      const s = await turn(api.url, model);
+      const s = await roundTurn(api.url, model, i, last);
       overheads.push(s.total - s.model);
     }
     const cpu = cpuSeconds(api.pid) - cpu0;
