@@ -1,8 +1,7 @@
 import { AIMessage } from '@langchain/core/messages';
 import { ChatGeneration } from '@langchain/core/outputs';
-import type Redis from 'ioredis';
 
-import { LlmCache, MemoryCacheStore, NO_LOOKUP, RedisCacheStore } from './llm-cache';
+import { LlmCache, MemoryCacheStore, NO_LOOKUP } from './llm-cache';
 
 describe('LlmCache', () => {
   const stats = {
@@ -68,37 +67,5 @@ describe('LlmCache tenancy', () => {
     await new Promise((r) => setImmediate(r)); // the write is not awaited by update
     const replay = (await cache.lookup('prompt with a fresh tool call', 'model=a')) as ChatGeneration[];
     expect(replay[0].text).toBe('answer');
-  });
-  it("stores a turn's answers in Redis in one pipeline after a short wait, and reads a waiting one from memory", async () => {
-    const sets: string[][] = [];
-    const pipelines: number[] = [];
-    const redis = {
-      get: jest.fn(async () => null),
-      pipeline: () => {
-        const batch: string[][] = [];
-        return {
-          set: (...args: string[]) => batch.push(args),
-          exec: async () => {
-            pipelines.push(batch.length);
-            sets.push(...batch);
-            return [];
-          },
-        };
-      },
-    };
-    const store = new RedisCacheStore(redis as unknown as Redis, 30);
-    await store.set('k1', 'first answer', 60);
-    await store.set('k2', 'second answer', 60);
-    expect(await store.get('k1')).toBe('first answer'); // waiting to be written: not read from Redis
-    expect(redis.get).not.toHaveBeenCalled();
-    expect(pipelines).toEqual([]);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(pipelines).toEqual([2]);
-    expect(sets).toEqual([
-      ['k1', 'first answer', 'EX', 60],
-      ['k2', 'second answer', 'EX', 60],
-    ]);
-    expect(await store.get('k1')).toBeNull(); // written: read from Redis again
-    expect(redis.get).toHaveBeenCalledWith('k1');
   });
 });

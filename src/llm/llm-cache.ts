@@ -76,40 +76,15 @@ export class LlmCache extends BaseCache<Generation[]> {
   }
 }
 
-/** How long a cache write waits for the next ones: a turn's model calls are stored in one round trip, not one each. */
-const WRITE_LINGER_MS = 20;
-
-/**
- * Cached generations in Redis. Writes are gathered for WRITE_LINGER_MS and sent as one pipeline (a lost or late
- * write only costs a later miss); a read of a key still waiting to be written gets it from here.
- */
 export class RedisCacheStore implements CacheStore {
-  private pending = new Map<string, { value: string; ttlSeconds: number }>();
-  private timer?: NodeJS.Timeout;
-
-  constructor(
-    private readonly redis: Redis,
-    private readonly lingerMs = WRITE_LINGER_MS,
-  ) {}
+  constructor(private readonly redis: Redis) {}
 
   get(key: string): Promise<string | null> {
-    const waiting = this.pending.get(key);
-    return waiting ? Promise.resolve(waiting.value) : this.redis.get(key);
+    return this.redis.get(key);
   }
 
-  set(key: string, value: string, ttlSeconds: number): Promise<void> {
-    this.pending.set(key, { value, ttlSeconds });
-    this.timer ??= setTimeout(() => this.write(), this.lingerMs);
-    return Promise.resolve();
-  }
-
-  private write(): void {
-    const batch = this.pending;
-    this.pending = new Map();
-    this.timer = undefined;
-    const pipeline = this.redis.pipeline();
-    for (const [key, { value, ttlSeconds }] of batch) pipeline.set(key, value, 'EX', ttlSeconds);
-    pipeline.exec().catch(() => undefined);
+  async set(key: string, value: string, ttlSeconds: number): Promise<void> {
+    await this.redis.set(key, value, 'EX', ttlSeconds);
   }
 }
 
