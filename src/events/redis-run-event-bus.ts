@@ -295,7 +295,7 @@ export class RedisRunEventBus extends RunEventBus {
         if (batch.length === 0) return;
         const p = this.redis.pipeline();
         let commands = 0;
-        const sent: Array<{ runId: string; event: string; data: unknown; at: number }> = [];
+        const sent: Array<{ runId: string; event: string; data: unknown; json: string; at: number }> = [];
         const expiring: string[] = [];
         const ending: string[] = [];
         for (const [runId, box] of batch) {
@@ -303,7 +303,7 @@ export class RedisRunEventBus extends RunEventBus {
           const items = box.items.splice(0, most);
           for (const [event, payload, data] of items) {
             p.xadd(key, 'MAXLEN', '~', String(this.opts.window), '*', 'event', event, 'data', payload);
-            sent.push({ runId, event, data, at: commands++ });
+            sent.push({ runId, event, data, json: payload, at: commands++ });
           }
           if (items[items.length - 1][0] === END_EVENT) {
             p.expire(key, this.opts.ttlS);
@@ -330,10 +330,10 @@ export class RedisRunEventBus extends RunEventBus {
           this.sending = false;
         }
         // subscribers here get the data as published (fresh objects the run does not change afterwards: toWire copies)
-        for (const { runId, event, data, at } of sent) {
+        for (const { runId, event, data, json, at } of sent) {
           const here = this.local.get(runId);
           const [err, id] = results[at] ?? [];
-          if (here && !err && typeof id === 'string') for (const l of [...here]) l({ id, event, data });
+          if (here && !err && typeof id === 'string') for (const l of [...here]) l({ id, event, data, json });
         }
         for (const runId of ending) this.expirySetAt.delete(runId);
         for (const [runId, box] of batch) if (box.items.length === 0 && this.outboxes.get(runId) === box) this.outboxes.delete(runId);
@@ -368,11 +368,10 @@ async function readAfter(conn: IORedis, key: string, cursor: string, blockMs?: n
   const res = (await conn.xread('COUNT', '500', ...(wait as []), 'STREAMS', key, cursor)) as Array<
     [string, Array<[string, string[]]>]
   > | null;
-  return (res?.[0]?.[1] ?? []).map(([id, fields]) => ({
-    id,
-    event: fieldOf(fields, 'event') ?? 'unknown',
-    data: JSON.parse(fieldOf(fields, 'data') ?? 'null') as unknown,
-  }));
+  return (res?.[0]?.[1] ?? []).map(([id, fields]) => {
+    const json = fieldOf(fields, 'data') ?? 'null';
+    return { id, event: fieldOf(fields, 'event') ?? 'unknown', data: JSON.parse(json) as unknown, json };
+  });
 }
 
 function fieldOf(fields: string[], name: string): string | undefined {

@@ -51,7 +51,7 @@ describe('RedisRunEventBus across processes', () => {
     worker.end(runId);
     await reading;
     expect(steps(resumed.slice(0, -1))).toEqual([4, 5, 6, 7, 8]);
-    expect(resumed.at(-1)).toMatchObject({ event: 'result', data: { response: 'done' } });
+    expect(resumed.at(-1)).toMatchObject({ event: 'result', data: { response: 'done' }, json: '{"response":"done"}' });
     expect(new Set([...first, ...resumed].map((e) => e.id)).size).toBe(first.length + resumed.length);
   });
 
@@ -167,6 +167,8 @@ describe('RedisRunEventBus across processes', () => {
       slow.end(runId);
       await reading;
       expect(got.map((e) => e.event)).toEqual(['metadata', 'progress', 'result']);
+      // each handed over with the JSON it was written as (a writer sends it without encoding it again)
+      expect(got.map((e) => e.json)).toEqual(got.map((e) => JSON.stringify(e.data)));
       // with no one following any more, a step lingers until something urgent (here its end) comes
       const later = randomUUID();
       slow.publish(later, 'progress', { step: 1 });
