@@ -14,7 +14,19 @@ export interface RedisRunEventBusOptions {
   idleTtlS: number;
   /** how long one blocking read waits before a subscriber checks whether the run ended */
   blockMs?: number;
+  /** LINGER_MS unless set */
+  lingerMs?: number;
 }
+
+/** Events a follower elsewhere may get a little later: a run's start and its steps (see LINGER_MS). */
+const MAY_LINGER = new Set(['metadata', 'progress']);
+/**
+ * How long a run's `metadata` and `progress` events wait for what the run publishes next, when no one follows the
+ * run from this process: a turn's start, its steps and its result then reach Redis in one pipeline instead of one
+ * round trip each. Anything else (tokens, stream chunks, interrupts, the result, `end`) and any event of a run
+ * followed here goes out at the end of its event-loop turn, and takes what was waiting with it, in order.
+ */
+const LINGER_MS = 20;
 
 interface Outbox {
   items: Array<[event: string, payload: string, data: unknown]>;
@@ -25,7 +37,8 @@ interface Outbox {
  * Runs' events in Redis streams, one per run (`run-events:{prefix}:{runId}`), so a run executed by one process
  * is followed from any other. `publish` only queues, never awaited by the run: one pipeline at a time on the
  * publishing connection carries every run's queued events, in order per run (what is published while a
- * pipeline is out goes in the next one, so under load the batches grow instead of the round trips). A run's
+ * pipeline is out goes in the next one, so under load the batches grow instead of the round trips; a run no one
+ * follows here sends its start and steps with what comes next, LINGER_MS at most). A run's
  * stream gets its idle expiry when this process first writes it and again when that is old, not with every
  * batch (each command and write costs the worker and Redis CPU). `end` adds the `end` entry, sets the stream's
  * expiry (RUN_EVENTS_TTL_S) and a tombstone `…:{runId}:ended` that outlives it (24 × RUN_EVENTS_TTL_S), so a
@@ -43,6 +56,10 @@ export class RedisRunEventBus extends RunEventBus {
   /** runs with events not yet sent (a run's box stays while its last batch is out, so `end` stays last) */
   private readonly outboxes = new Map<string, Outbox>();
   private flushing?: Promise<void>;
+  /** while the next pipeline lingers (LINGER_MS): sends it at the end of this event-loop turn instead */
+  private hurry?: () => void;
+  /** subscribers in this process, per run: their runs' events never linger */
+  private readonly followers = new Map<string, number>();
   /** when this process last set a run's idle expiry (dropped at end, and once stale) */
   private readonly expirySetAt = new Map<string, number>();
   private expiryPrunedAt = Date.now();
@@ -79,8 +96,20 @@ export class RedisRunEventBus extends RunEventBus {
   }
 
   async *subscribe(runId: string, opts: SubscribeOptions = {}): AsyncGenerator<RunEvent> {
+    if (opts.signal?.aborted || this.closed) return;
+    this.followers.set(runId, (this.followers.get(runId) ?? 0) + 1);
+    if (this.outboxes.get(runId)?.items.length) this.hurry?.(); // what lingers goes out now
+    try {
+      yield* this.follow(runId, opts);
+    } finally {
+      const n = (this.followers.get(runId) ?? 1) - 1;
+      if (n > 0) this.followers.set(runId, n);
+      else this.followers.delete(runId);
+    }
+  }
+
+  private async *follow(runId: string, opts: SubscribeOptions): AsyncGenerator<RunEvent> {
     const { signal } = opts;
-    if (signal?.aborted || this.closed) return;
     const key = this.key(runId);
     let cursor = /^\d+-\d+$/.test(opts.lastEventId ?? '') ? opts.lastEventId! : '0-0';
     if (opts.here) {
@@ -191,6 +220,7 @@ export class RedisRunEventBus extends RunEventBus {
   /** Shutdown: publish what is queued (bounded wait), then close every connection. */
   async onModuleDestroy(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
+    this.hurry?.();
     await Promise.race([this.flushed(), new Promise((r) => (timer = setTimeout(r, 2000)))]);
     clearTimeout(timer);
     this.closed = true;
@@ -210,22 +240,48 @@ export class RedisRunEventBus extends RunEventBus {
     // Redis unreachable for long: keep the newest events (the window would trim the oldest anyway), and `end`
     // (not while a pipeline is being gathered: a burst goes out whole, as a live reader would see it)
     if (this.sending && box.items.length > this.opts.window + 1) box.items.splice(0, box.items.length - this.opts.window - 1);
-    this.startFlush();
+    this.startFlush(!MAY_LINGER.has(event) || this.followers.has(runId));
   }
 
-  private startFlush(): void {
-    if (this.flushing) return;
-    // what else this event-loop turn publishes (a graph step's updates, values, progress; a network read's
-    // worth of streamed tokens) joins the same pipeline
-    const flushing: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+  private startFlush(urgent: boolean): void {
+    if (this.flushing) {
+      if (urgent) this.hurry?.();
+      return;
+    }
+    const flushing: Promise<void> = this.gathering(urgent)
       .then(() => this.flush())
       .finally(() => {
         if (this.flushing !== flushing) return;
         this.flushing = undefined;
         // published between the last batch and here
-        if ([...this.outboxes.values()].some((box) => box.items.length > 0)) this.startFlush();
+        const waiting = [...this.outboxes].filter(([, box]) => box.items.length > 0);
+        if (waiting.length > 0) this.startFlush(waiting.some(([runId, box]) => this.isUrgent(runId, box)));
       });
     this.flushing = flushing;
+  }
+
+  /**
+   * Until the next pipeline is sent: the end of this event-loop turn (what else it publishes — a graph step's
+   * updates, values, progress; a network read's worth of streamed tokens — joins the same pipeline), or LINGER_MS
+   * when only a run's start and steps that no one here follows are waiting (cut short by anything urgent).
+   */
+  private gathering(urgent: boolean): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (urgent) return void setImmediate(resolve);
+      const timer = setTimeout(() => {
+        this.hurry = undefined;
+        resolve();
+      }, this.opts.lingerMs ?? LINGER_MS);
+      this.hurry = () => {
+        this.hurry = undefined;
+        clearTimeout(timer);
+        setImmediate(resolve);
+      };
+    });
+  }
+
+  private isUrgent(runId: string, box: Outbox): boolean {
+    return this.followers.has(runId) || box.items.some(([event]) => !MAY_LINGER.has(event));
   }
 
   /** Sends the queued events of every run, one pipeline at a time, until none are left. */
@@ -239,7 +295,7 @@ export class RedisRunEventBus extends RunEventBus {
         if (batch.length === 0) return;
         const p = this.redis.pipeline();
         let commands = 0;
-        const sent: Array<{ runId: string; event: string; data: unknown; at: number }> = [];
+        const sent: Array<{ runId: string; event: string; data: unknown; json: string; at: number }> = [];
         const expiring: string[] = [];
         const ending: string[] = [];
         for (const [runId, box] of batch) {
@@ -247,7 +303,7 @@ export class RedisRunEventBus extends RunEventBus {
           const items = box.items.splice(0, most);
           for (const [event, payload, data] of items) {
             p.xadd(key, 'MAXLEN', '~', String(this.opts.window), '*', 'event', event, 'data', payload);
-            sent.push({ runId, event, data, at: commands++ });
+            sent.push({ runId, event, data, json: payload, at: commands++ });
           }
           if (items[items.length - 1][0] === END_EVENT) {
             p.expire(key, this.opts.ttlS);
@@ -274,10 +330,10 @@ export class RedisRunEventBus extends RunEventBus {
           this.sending = false;
         }
         // subscribers here get the data as published (fresh objects the run does not change afterwards: toWire copies)
-        for (const { runId, event, data, at } of sent) {
+        for (const { runId, event, data, json, at } of sent) {
           const here = this.local.get(runId);
           const [err, id] = results[at] ?? [];
-          if (here && !err && typeof id === 'string') for (const l of [...here]) l({ id, event, data });
+          if (here && !err && typeof id === 'string') for (const l of [...here]) l({ id, event, data, json });
         }
         for (const runId of ending) this.expirySetAt.delete(runId);
         for (const [runId, box] of batch) if (box.items.length === 0 && this.outboxes.get(runId) === box) this.outboxes.delete(runId);
@@ -312,11 +368,10 @@ async function readAfter(conn: IORedis, key: string, cursor: string, blockMs?: n
   const res = (await conn.xread('COUNT', '500', ...(wait as []), 'STREAMS', key, cursor)) as Array<
     [string, Array<[string, string[]]>]
   > | null;
-  return (res?.[0]?.[1] ?? []).map(([id, fields]) => ({
-    id,
-    event: fieldOf(fields, 'event') ?? 'unknown',
-    data: JSON.parse(fieldOf(fields, 'data') ?? 'null') as unknown,
-  }));
+  return (res?.[0]?.[1] ?? []).map(([id, fields]) => {
+    const json = fieldOf(fields, 'data') ?? 'null';
+    return { id, event: fieldOf(fields, 'event') ?? 'unknown', data: JSON.parse(json) as unknown, json };
+  });
 }
 
 function fieldOf(fields: string[], name: string): string | undefined {

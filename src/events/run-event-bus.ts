@@ -19,6 +19,8 @@ export interface RunEvent {
   id: string;
   event: string;
   data: unknown;
+  /** `data` as the bus encoded it (JSON), when it has it: a writer sends this instead of encoding `data` again */
+  json?: string;
 }
 
 /** The terminal event of every run; `subscribe` stops at it and does not yield it. */

@@ -36,6 +36,18 @@ describe('frame', () => {
     expect(frame(LAST, { event: 'values', data: undefined, id: '3' })).toBe('event: values\ndata: null\nid: 3\n\n');
     expect(frame(LAST, { event: 'end', data: 1 })).toBe('event: end\ndata: 1\n\n');
   });
+
+  it('writes data already encoded by the run event bus as it is, without encoding it again', () => {
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      expect(frame(FIRST, { event: 'token', data: { content: 'hi' }, id: '1-0', json: '{"content":"hi"}' })).toBe(
+        'id: 1-0\nevent: token\ndata: {"content":"hi"}\n\n',
+      );
+      expect(stringify).not.toHaveBeenCalled();
+    } finally {
+      stringify.mockRestore();
+    }
+  });
 });
 
 describe('SseWriter', () => {

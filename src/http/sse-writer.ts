@@ -5,6 +5,8 @@ export interface SseEvent {
   event: string;
   data: unknown;
   id?: string;
+  /** `data` already encoded (the run event bus's JSON of it): written as is */
+  json?: string;
 }
 
 /** How a dialect frames its events on the wire (the bytes each dialect sent before there was one writer). */
@@ -72,9 +74,10 @@ export class SseWriter {
     return this.gone.signal;
   }
 
-  send(event: string, data: unknown, id?: string): void {
+  /** `json`: `data` already encoded as JSON (a run event's own encoding), so it is not encoded again */
+  send(event: string, data: unknown, id?: string, json?: string): void {
     if (this.closed) return;
-    this.pending += frame(this.profile, { event, data, id });
+    this.pending += frame(this.profile, { event, data, id, json });
     this.flushing ??= setImmediate(() => this.flush());
   }
 
@@ -156,7 +159,7 @@ export class SseWriter {
 /** One event's bytes in the profile's field order. */
 export function frame(profile: Pick<SseProfile, 'idField'>, e: SseEvent): string {
   const id = e.id ? `id: ${e.id}\n` : '';
-  const body = `event: ${e.event}\ndata: ${JSON.stringify(e.data ?? null)}\n`;
+  const body = `event: ${e.event}\ndata: ${e.json ?? JSON.stringify(e.data ?? null)}\n`;
   return profile.idField === 'first' ? `${id}${body}\n` : `${body}${id}\n`;
 }
 

@@ -51,7 +51,7 @@ describe('RedisRunEventBus across processes', () => {
     worker.end(runId);
     await reading;
     expect(steps(resumed.slice(0, -1))).toEqual([4, 5, 6, 7, 8]);
-    expect(resumed.at(-1)).toMatchObject({ event: 'result', data: { response: 'done' } });
+    expect(resumed.at(-1)).toMatchObject({ event: 'result', data: { response: 'done' }, json: '{"response":"done"}' });
     expect(new Set([...first, ...resumed].map((e) => e.id)).size).toBe(first.length + resumed.length);
   });
 
@@ -104,6 +104,81 @@ describe('RedisRunEventBus across processes', () => {
       seen.disconnect();
       worker.end(runId);
       await worker.flushed();
+    }
+  });
+
+  /** The commands that reached Redis for a run's stream while `act` ran (EXPIRE with its seconds, TTL reads left out). */
+  async function commandsFor(runId: string, act: () => Promise<void>): Promise<string[]> {
+    const key = `run-events:${prefix}:${runId}`;
+    const seen = new IORedis(redisOptions(TEST_REDIS_URL));
+    const monitor = await seen.monitor();
+    const commands: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[1] === key) commands.push(args);
+    });
+    try {
+      await act();
+      await redis.ping(); // MONITOR has shown every command sent before this one's answer
+      await waitUntil(() => commands.length > 0);
+      return commands.map(([cmd, , arg]) => (cmd.toLowerCase() === 'expire' ? `expire ${arg}` : cmd.toLowerCase()));
+    } finally {
+      monitor.disconnect();
+      seen.disconnect();
+    }
+  }
+
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('sends the start and steps of a run no one follows here with its result, in one pipeline and in order', async () => {
+    const runId = randomUUID();
+    const sent = await commandsFor(runId, async () => {
+      worker.publish(runId, 'metadata', { run_id: runId });
+      await pause(3); // later event-loop turns: without lingering, each of these would be a pipeline of its own
+      worker.publish(runId, 'progress', { step: 1 });
+      await pause(3);
+      worker.publish(runId, 'progress', { step: 2 });
+      await pause(3);
+      worker.publish(runId, 'result', { response: 'done' });
+      worker.end(runId);
+      await worker.flushed();
+    });
+    // one pipeline: no idle expiry after the first XADD, only the ended stream's
+    expect(sent).toEqual(['xadd', 'xadd', 'xadd', 'xadd', 'xadd', 'expire 120']);
+    const events: RunEvent[] = [];
+    for await (const e of api.subscribe(runId)) events.push(e);
+    expect(events.map((e) => e.event)).toEqual(['metadata', 'progress', 'progress', 'result']);
+  });
+
+  it('does not hold back the events of a run followed here, nor what waits when a follower arrives', async () => {
+    const slow = new RedisRunEventBus(redisOptions(TEST_REDIS_URL), { ...options, lingerMs: 5000 });
+    const runId = randomUUID();
+    const got: RunEvent[] = [];
+    try {
+      const t0 = Date.now();
+      slow.publish(runId, 'metadata', { run_id: runId });
+      const reading = (async () => {
+        for await (const e of slow.subscribe(runId)) got.push(e); // a follower in the publishing process
+      })();
+      await waitUntil(() => got.length === 1); // sent when the follower came
+      slow.publish(runId, 'progress', { step: 1 });
+      await waitUntil(() => got.length === 2);
+      expect(Date.now() - t0).toBeLessThan(4000); // neither waited out the linger
+      slow.publish(runId, 'result', { response: 'done' });
+      slow.end(runId);
+      await reading;
+      expect(got.map((e) => e.event)).toEqual(['metadata', 'progress', 'result']);
+      // each handed over with the JSON it was written as (a writer sends it without encoding it again)
+      expect(got.map((e) => e.json)).toEqual(got.map((e) => JSON.stringify(e.data)));
+      // with no one following any more, a step lingers until something urgent (here its end) comes
+      const later = randomUUID();
+      slow.publish(later, 'progress', { step: 1 });
+      await pause(300);
+      expect(await redis.xlen(`run-events:${prefix}:${later}`)).toBe(0);
+      slow.end(later);
+      await slow.flushed();
+      expect(await redis.xlen(`run-events:${prefix}:${later}`)).toBe(2);
+    } finally {
+      await slow.onModuleDestroy();
     }
   });
 

@@ -94,9 +94,10 @@ export class ChatController {
     let sent = false;
     try {
       for await (const e of events) {
-        if (e.event === 'progress' || e.event === 'token') sse.send(e.event, e.data, e.id);
+        // sent as the bus encoded them: each event is turned into JSON once
+        if (e.event === 'progress' || e.event === 'token') sse.send(e.event, e.data, e.id, e.json);
         if (e.event === 'result') {
-          sse.send('result', e.data, e.id);
+          sse.send('result', e.data, e.id, e.json);
           sent = true;
           break;
         }
