@@ -16,14 +16,18 @@ import { cpuSecondsOf, percentile, round, table } from './lib';
 import { StreamingModelServer } from './support/streaming-model-server';
 import { startApi, turn } from './turn.bench';
 
-/** `N` (this tree's dist/main.js) or `N:path/to/main.js` (another build, for A/B runs back to back) */
+const CLIENTS = Number(process.env.CORES_CLIENTS ?? 10);
+/**
+ * `N` API processes (this tree's dist/main.js), `NxC` with C clients instead of CORES_CLIENTS, `…:path/to/main.js`
+ * another build (A/B runs back to back).
+ */
 const STEPS = (process.env.CORES_STEPS ?? '1,2').split(',').map((step) => {
-  const [n, main] = step.split(':');
-  return { processes: Number(n), main };
+  const [size, main] = step.split(':');
+  const [n, c] = size.split('x');
+  return { processes: Number(n), clients: Number(c ?? CLIENTS), main };
 });
 const ROUNDS = Number(process.env.CORES_ROUNDS ?? 3);
 const SECONDS = Number(process.env.CORES_SECONDS ?? 15);
-const CLIENTS = Number(process.env.CORES_CLIENTS ?? 10);
 const EXTRA_ENV = Object.fromEntries(
   (process.env.CORES_ENV ?? '')
     .split(' ')
@@ -33,6 +37,7 @@ const EXTRA_ENV = Object.fromEntries(
 
 interface Window {
   processes: number;
+  clients: number;
   build: string;
   tps: number;
   p50: number;
@@ -93,7 +98,12 @@ function machineBusy(): number {
   return (cpu.reduce((s, n) => s + n, 0) - cpu[3] - cpu[4]) / 100;
 }
 
-async function window(dbUrl: string, dbName: string, model: StreamingModelServer, processes: number, main?: string): Promise<Window> {
+async function window(
+  dbUrl: string,
+  dbName: string,
+  model: StreamingModelServer,
+  { processes, clients, main }: { processes: number; clients: number; main?: string },
+): Promise<Window> {
   if (main) process.env.BENCH_API_MAIN = main;
   else delete process.env.BENCH_API_MAIN;
   const api = await startApi({
@@ -111,7 +121,7 @@ async function window(dbUrl: string, dbName: string, model: StreamingModelServer
   const redis = new IORedis(TEST_REDIS_URL);
   try {
     // the cluster's processes listen one after the other: warm every one (each takes connections in turn)
-    for (let i = 0; i < 20 * processes; i++) await Promise.all(Array.from({ length: CLIENTS }, () => turn(api.url, model)));
+    for (let i = 0; i < 20 * processes; i++) await Promise.all(Array.from({ length: clients }, () => turn(api.url, model)));
     const children = processes > 1 ? childrenOf(api.pid) : [];
     const apiPids = processes > 1 ? children : [api.pid];
     const pgPids = async () =>
@@ -135,7 +145,7 @@ async function window(dbUrl: string, dbName: string, model: StreamingModelServer
     const end = t0 + SECONDS * 1000;
     const latencies: number[] = [];
     await Promise.all(
-      Array.from({ length: CLIENTS }, async () => {
+      Array.from({ length: clients }, async () => {
         while (performance.now() < end) latencies.push((await turn(api.url, model)).total);
       }),
     );
@@ -146,6 +156,7 @@ async function window(dbUrl: string, dbName: string, model: StreamingModelServer
     const bench = process.cpuUsage(bench0);
     return {
       processes,
+      clients,
       build: main ?? 'this tree',
       tps: latencies.length / secs,
       p50: percentile(latencies, 50),
@@ -174,10 +185,10 @@ async function main(): Promise<void> {
   const windows: Window[] = [];
   try {
     for (let r = 0; r < ROUNDS; r++) {
-      for (const { processes: n, main: build } of STEPS) {
-        const w = await window(db.url, db.name, model, n, build);
+      for (const step of STEPS) {
+        const w = await window(db.url, db.name, model, step);
         windows.push(w);
-        process.stderr.write(`WEB_CONCURRENCY=${n} (${w.build}): ${round(w.tps)} turns/s ${JSON.stringify(w.cpu)} connections ${w.connections}\n`);
+        process.stderr.write(`WEB_CONCURRENCY=${w.processes}, ${w.clients} clients (${w.build}): ${round(w.tps)} turns/s ${JSON.stringify(w.cpu)} connections ${w.connections}\n`);
       }
     }
   } finally {
@@ -186,6 +197,7 @@ async function main(): Promise<void> {
   }
   const rows = windows.map((w) => [
     `${w.processes} (${w.build})`,
+    String(w.clients),
     `${round(w.tps)}`,
     `${round(w.p50)}`,
     `${w.cpu.primary}`,
@@ -200,6 +212,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     table(rows, [
       'WEB_CONCURRENCY (build)',
+      'clients',
       'turns/s',
       'latency p50 ms',
       'primary %',

@@ -1,6 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 
 import type { Logger } from 'pino';
 
@@ -13,20 +12,6 @@ import { createRootLogger } from './observability/logger';
 const RESTART_DELAY_MS = 500;
 /** This many in a row dying before they listen: the start-up itself is broken, and the primary exits 1. */
 const MAX_STARTUP_FAILURES = 5;
-
-/**
- * With several API processes, a client's keep-alive connection is closed after this many requests (the last
- * response says `Connection: close`) and its next one is handed to the next process in turn. Node's cluster hands
- * out connections, not requests: without this, connections opened in a burst (or before the second process
- * listened) stay on the process that took them, and a steady client or proxy never moves — one process busy, the
- * other idle. A new connection every 100 requests costs a handshake, not a turn.
- */
-export const REQUESTS_PER_CONNECTION = 100;
-
-/** Several API processes share the port: keep-alive connections are recycled so they spread over them. */
-export function spreadConnections(server: Server, processes: number): void {
-  if (processes > 1) server.maxRequestsPerSocket = REQUESTS_PER_CONNECTION;
-}
 
 /**
  * How many API processes run: WEB_CONCURRENCY with external Postgres and Redis; one on the embedded database

@@ -2,7 +2,7 @@ import './settings/all-settings'; // the settings slices AppConfig is built from
 
 import { Logger } from '@nestjs/common';
 
-import { runApiProcesses, spreadConnections } from './cluster';
+import { runApiProcesses } from './cluster';
 import { AppConfig } from './config/app-config';
 import { probeServices } from './database/service-probe';
 import { logStartupFailure } from './observability/logger';
@@ -19,7 +19,6 @@ async function main(): Promise<void> {
 async function serve(config: AppConfig, processes: number): Promise<void> {
   const { createApp } = await import('./app.factory');
   const app = await createApp(config);
-  spreadConnections(app.getHttpServer(), processes);
   await app.listen(config.port, config.host);
   new Logger('Main').log(
     `listening on http://${config.host}:${config.port} — processes: ${processes}, database: ${config.databaseUrl ? 'DATABASE_URL' : 'embedded'}, ` +
