@@ -188,7 +188,9 @@ async function main(): Promise<void> {
       for (const step of STEPS) {
         const w = await window(db.url, db.name, model, step);
         windows.push(w);
-        process.stderr.write(`WEB_CONCURRENCY=${w.processes}, ${w.clients} clients (${w.build}): ${round(w.tps)} turns/s ${JSON.stringify(w.cpu)} connections ${w.connections}\n`);
+        process.stderr.write(
+          `WEB_CONCURRENCY=${w.processes}, ${w.clients} clients (${w.build}): ${round(w.tps)} turns/s ${JSON.stringify(w.cpu)} connections ${w.connections}\n`,
+        );
       }
     }
   } finally {
