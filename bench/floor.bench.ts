@@ -107,7 +107,8 @@ export async function floorQueued(
   const queue = new Queue('floor', { connection: { host: url.hostname, port: Number(url.port || 6379) }, prefix });
   const env = { PATH: process.env.PATH ?? '', MODEL_URL: modelUrl, DB_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix };
   const procs = Array.from({ length: workers }, () =>
-    spawn(process.execPath, [join(__dirname, 'support', 'floor-queue.js')], {
+    // BENCH_WORKER_ARGS (e.g. --cpu-prof) as for the service's workers: the two profiles side by side
+    spawn(process.execPath, [...(process.env.BENCH_WORKER_ARGS?.split(' ') ?? []), join(__dirname, 'support', 'floor-queue.js')], {
       env: { ...env, CONCURRENCY: String(concurrency) },
       stdio: ['ignore', 'pipe', 'inherit'],
     }),

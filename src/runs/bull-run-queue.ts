@@ -187,9 +187,14 @@ export class BullRunQueue extends RunQueue {
     if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
   }
 
-  /** One ZCARD of the delayed set: a parked job is a delayed one (`moveToDelayed`), and only those are woken. */
+  /**
+   * One ZCARD of the delayed set: a parked job is a delayed one (`moveToDelayed`), and only those are woken. Asked
+   * after every run, so sent as the command itself: BullMQ's `getDelayedCount` runs its counting script for it,
+   * about a third more of the worker's CPU a call and a script instead of one O(1) command in Redis.
+   */
   async anyParked(): Promise<boolean> {
-    return (await this.queue.getDelayedCount()) > 0;
+    const client = (await this.queue.getBackend().connection.client) as unknown as { zcard(key: string): Promise<number> };
+    return (await client.zcard(this.queue.toKey('delayed'))) > 0;
   }
 
   /**
