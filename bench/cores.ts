@@ -12,7 +12,7 @@ import IORedis from 'ioredis';
 import { Client } from 'pg';
 
 import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '../test/support/infra';
-import { cpuSecondsOf, percentile, round, table } from './lib';
+import { childrenOf, cpuOf, percentile, round, table } from './lib';
 import { StreamingModelServer } from './support/streaming-model-server';
 import { startApi, turn } from './turn.bench';
 
@@ -70,28 +70,6 @@ function connectionsOf(pids: number[], port: number): number[] {
     }
   });
 }
-
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map(Number)
-    .filter((p) => {
-      try {
-        const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    });
-}
-
-const cpuOf = (pid: number) => {
-  try {
-    return cpuSecondsOf(pid);
-  } catch {
-    return 0;
-  }
-};
 
 function machineBusy(): number {
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);

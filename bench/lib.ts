@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function percentile(values: number[], p: number): number {
@@ -64,4 +64,28 @@ export async function startModelProcess(latencyMs: number): Promise<{ url: strin
   });
   const stop = () => new Promise<void>((r) => (child.exitCode !== null ? r() : (child.once('exit', () => r()), child.kill('SIGTERM'))));
   return { url, pid: child.pid!, stop };
+}
+
+/** 0 for a process that is gone (a backend that closed in the window loses its share) */
+export function cpuOf(pid: number): number {
+  try {
+    return cpuSecondsOf(pid);
+  } catch {
+    return 0;
+  }
+}
+
+/** The processes whose parent `pid` is (the API's cluster workers). */
+export function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((p) => {
+      try {
+        const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    });
 }

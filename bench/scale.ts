@@ -23,7 +23,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -32,7 +32,7 @@ import { Client } from 'pg';
 
 import { createTestDatabase, TEST_REDIS_URL, uniqueQueuePrefix } from '../test/support/infra';
 import { freePort } from '../test/support/main-process';
-import { cpuSecondsOf, round, table } from './lib';
+import { childrenOf, cpuOf, round, table } from './lib';
 
 const REPO = join(__dirname, '..');
 const QUICK = process.env.SCALE_QUICK === '1';
@@ -222,30 +222,6 @@ async function snapshot(pids: number[], sampler: Client, db: string, redis: IORe
     bench: (usage.user + usage.system) / 1e6,
     machine: { busy: cpu.reduce((s, n) => s + n, 0) - cpu[3] - cpu[4], total: cpu.reduce((s, n) => s + n, 0) },
   };
-}
-
-/** 0 for a process that is gone (a backend that closed in the window loses its share) */
-function cpuOf(pid: number): number {
-  try {
-    return cpuSecondsOf(pid);
-  } catch {
-    return 0;
-  }
-}
-
-/** The processes whose parent `pid` is (the API's cluster workers). */
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .map(Number)
-    .filter((p) => {
-      try {
-        const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false;
-      }
-    });
 }
 
 async function step(workers: number, apiProcesses: number): Promise<Step> {
