@@ -77,6 +77,12 @@ async function roundTurn(url: string, model: StreamingModelServer, i: number, la
   return s;
 }
 
+/** `AB_ENV_A` / `AB_ENV_B`: settings for one build only (`"LLM_CACHE=false REDIS_URL="`), to price a setting */
+function envOf(label: string): Record<string, string> {
+  const pairs = (process.env[`AB_ENV_${label}`] ?? '').split(' ').filter(Boolean);
+  return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
+}
+
 async function oneRound(main: string, dbUrl: string, model: StreamingModelServer, label: string): Promise<Round> {
   const countFile = join(tmpdir(), `turn-ab-${label}-${process.pid}.json`);
   process.env.BENCH_API_MAIN = main;
@@ -90,6 +96,7 @@ async function oneRound(main: string, dbUrl: string, model: StreamingModelServer
     LLM_MODEL: 'bench',
     LLM_MAX_RETRIES: '0',
     QUERY_COUNT_FILE: countFile,
+    ...envOf(label),
   });
   try {
     for (let i = 0; i < 50; i++) await turn(api.url, model);
