@@ -4,10 +4,25 @@
  * `ToolNode`) invoked in this process, against the bench's streaming model server. Run as its own process by
  * floor.bench.ts so its CPU is its own. Env: MODEL_URL, CHECKPOINTER (none | memory | postgres), DB_URL,
  * TURNS, CLIENTS (0: no throughput run), STREAM=messages (the turn is streamed in LangGraph's `messages` mode, as a
- * client of a streamed turn gets it, token by token). Prints one JSON line: latencies (ms) of sequential turns, CPU
- * per turn, streamed chunks per turn, turns/s at CLIENTS.
+ * client of a streamed turn gets it, token by token), CLIENTS_SECONDS (10): the throughput window, WINDOW_MARKS=1:
+ * `mark start` / `mark end` lines on stdout around that window (bench/turn-ab.ts reads the other processes' CPU
+ * there). Prints one JSON line: latencies (ms) of sequential turns, CPU per turn, streamed chunks per turn, turns/s at
+ * CLIENTS, and the window's turns and CPU (the process's, and its main thread's from /proc).
  */
+import { readFileSync } from 'node:fs';
+
 import { floorGraph } from './floor-stack';
+
+/** CPU ms of this process's main thread (the event loop), from /proc (Linux); 0 elsewhere */
+function loopCpuMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
 
 /** as many warm-up turns as the service gets in turn.bench.ts */
 const WARMUP = 100;
@@ -43,7 +58,11 @@ async function main(): Promise<void> {
   const chunksPerTurn = chunks / (turns + WARMUP);
   const clients = Number(process.env.CLIENTS ?? 10);
   let done = 0;
-  const end = performance.now() + (clients > 0 ? 10_000 : 0);
+  const marks = process.env.WINDOW_MARKS === '1';
+  if (marks) process.stdout.write('mark start\n');
+  const windowCpu0 = process.cpuUsage();
+  const loop0 = loopCpuMs();
+  const end = performance.now() + (clients > 0 ? Number(process.env.CLIENTS_SECONDS ?? 10) * 1000 : 0);
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -54,8 +73,19 @@ async function main(): Promise<void> {
     }),
   );
   const perSecond = done / ((performance.now() - t0) / 1000);
+  const windowCpu = process.cpuUsage(windowCpu0);
+  const clientsLoopMs = loopCpuMs() - loop0;
+  if (marks) process.stdout.write('mark end\n');
   process.stdout.write(
-    `${JSON.stringify({ latencies, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / turns, chunksPerTurn, perSecond })}\n`,
+    `${JSON.stringify({
+      latencies,
+      cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / turns,
+      chunksPerTurn,
+      perSecond,
+      clientTurns: done,
+      clientsCpuMs: (windowCpu.user + windowCpu.system) / 1000,
+      clientsLoopMs,
+    })}\n`,
   );
   await saver?.end();
 }
