@@ -8,8 +8,8 @@
  * `AB_SESSION=pairs`: every second turn continues the session of the turn before it (a session's second turn reads
  * its checkpoint and its taint record), so the figures are the mean of a first and a second turn.
  *
- * Throughput mode, `AB_CLIENTS=10` (`AB_SECONDS`, 10, per window): each build's window runs that many clients turning
- * back to back; per build: turns/s, CPU per turn of the API process and of its main thread (the event loop), the main
+ * Throughput mode, `AB_CLIENTS=10` (`AB_SECONDS`, 10, per window; `AB_WARMUP`, 10, rounds of that many concurrent
+ * turns before it): each build's window runs that many clients turning back to back; per build: turns/s, CPU per turn of the API process and of its main thread (the event loop), the main
  * thread's time on a core / waiting for one (runqueue) / off both (waiting for I/O or timers) from
  * /proc/<pid>/task/<pid>/schedstat, and CPU per turn of this database's Postgres backends, of Redis (INFO cpu, the
  * whole server) and of this process (clients + model server). `AB_FLOOR=1` adds the floor (bench/support/floor-graph
@@ -161,6 +161,8 @@ interface LoadWindow {
 
 const CLIENTS = Number(process.env.AB_CLIENTS ?? 0);
 const SECONDS = Number(process.env.AB_SECONDS ?? 10);
+/** rounds of AB_CLIENTS concurrent turns before the window: V8 still compiles the turn's code 25 s after start */
+const WARMUP_ROUNDS = Number(process.env.AB_WARMUP ?? 10);
 
 /** [ns on a core, ns waiting in the runqueue] of a thread */
 function schedstat(pid: number, tid = pid): [number, number] {
@@ -267,7 +269,7 @@ async function loadWindow(main: string, dbUrl: string, side: SideCpu, model: Str
   try {
     for (let i = 0; i < 50; i++) await turn(api.url, model);
     // warm the pools and the JIT at the window's concurrency
-    for (let i = 0; i < 10; i++) await Promise.all(Array.from({ length: CLIENTS }, () => turn(api.url, model)));
+    for (let i = 0; i < WARMUP_ROUNDS; i++) await Promise.all(Array.from({ length: CLIENTS }, () => turn(api.url, model)));
     await side.start();
     const cpu0 = cpuOf(api.pid);
     const loop0 = threadCpu(api.pid);
