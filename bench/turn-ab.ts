@@ -146,6 +146,8 @@ async function oneRound(main: string, dbUrl: string, model: StreamingModelServer
 
 interface LoadWindow {
   tps: number;
+  /** ms of CPU per turn of the API process (the floor's) over 50 sequential turns before the window: what concurrency saves */
+  sequential: number;
   /** ms of CPU per turn */
   api: number;
   loop: number;
@@ -268,6 +270,9 @@ async function loadWindow(main: string, dbUrl: string, side: SideCpu, model: Str
   });
   try {
     for (let i = 0; i < 50; i++) await turn(api.url, model);
+    const seq0 = cpuOf(api.pid);
+    for (let i = 0; i < 50; i++) await turn(api.url, model);
+    const sequential = ((cpuOf(api.pid) - seq0) * 1000) / 50;
     // warm the pools and the JIT at the window's concurrency
     for (let i = 0; i < WARMUP_ROUNDS; i++) await Promise.all(Array.from({ length: CLIENTS }, () => turn(api.url, model)));
     await side.start();
@@ -299,6 +304,7 @@ async function loadWindow(main: string, dbUrl: string, side: SideCpu, model: Str
     const pct = (ns: number) => (ns / 1e9 / secs) * 100;
     return {
       tps: done / secs,
+      sequential,
       api: perTurn(cpu),
       loop: perTurn(loop),
       postgres: perTurn(s.postgres),
@@ -331,7 +337,7 @@ async function floorWindow(dbUrl: string, side: SideCpu, model: StreamingModelSe
         // the window's start and end on stdout, so the side CPU is read around the window only
         WINDOW_MARKS: '1',
       },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'inherit'],
     },
   );
   let out = '';
@@ -348,15 +354,20 @@ async function floorWindow(dbUrl: string, side: SideCpu, model: StreamingModelSe
       if (nl < 0 || !out.startsWith('mark ')) break;
       const mark = out.slice(5, nl);
       out = out.slice(nl + 1);
+      // the floor waits for our line after each mark: its window starts after we read the CPU, ends before it closes
       if (mark === 'start') {
-        run0 = schedstat(child.pid!);
-        t0 = performance.now();
-        marks = marks.then(() => side.start());
+        marks = marks.then(async () => {
+          await side.start();
+          run0 = schedstat(child.pid!);
+          t0 = performance.now();
+          child.stdin!.write('\n');
+        });
       } else {
         run1 = schedstat(child.pid!);
         secs = (performance.now() - t0) / 1000;
         marks = marks.then(async () => {
           side1 = await side.stop();
+          child.stdin!.end('\n');
         });
       }
     }
@@ -364,11 +375,18 @@ async function floorWindow(dbUrl: string, side: SideCpu, model: StreamingModelSe
   const code = await new Promise<number | null>((r) => child.once('exit', r));
   await marks;
   if (code !== 0 || !side1) throw new Error(`floor-graph exited with ${code}`);
-  const r = JSON.parse(out) as { perSecond: number; clientTurns: number; clientsCpuMs: number; clientsLoopMs: number };
+  const r = JSON.parse(out) as {
+    perSecond: number;
+    cpuMsPerTurn: number;
+    clientTurns: number;
+    clientsCpuMs: number;
+    clientsLoopMs: number;
+  };
   const perTurn = (sec: number) => (sec * 1000) / r.clientTurns;
   const pct = (ns: number) => (ns / 1e9 / secs) * 100;
   return {
     tps: r.perSecond,
+    sequential: r.cpuMsPerTurn,
     api: r.clientsCpuMs / r.clientTurns,
     loop: r.clientsLoopMs / r.clientTurns,
     postgres: perTurn(side1.postgres),
@@ -399,7 +417,7 @@ async function loadMain(builds: Array<[string, string]>, model: StreamingModelSe
           label === 'floor' ? await floorWindow(floorDb!.url, floorSide!, model) : await loadWindow(main, db.url, side, model, label);
         results.get(label)!.push(w);
         process.stderr.write(
-          `round ${r + 1} ${label}: ${f(w.tps)} turns/s, CPU/turn api ${f(w.api)} (loop ${f(w.loop)}) pg ${f(w.postgres)} redis ${f(w.redis)} bench ${f(w.bench)} ms; loop thread on-cpu ${round(w.onCpu)} % runqueue ${round(w.runqueue)} % off ${round(w.off)} %; machine ${round(w.machine)} %\n`,
+          `round ${r + 1} ${label}: ${f(w.tps)} turns/s, CPU/turn sequential ${f(w.sequential)}, api ${f(w.api)} (loop ${f(w.loop)}) pg ${f(w.postgres)} redis ${f(w.redis)} bench ${f(w.bench)} ms; loop thread on-cpu ${round(w.onCpu)} % runqueue ${round(w.runqueue)} % off ${round(w.off)} %; machine ${round(w.machine)} %\n`,
         );
       }
     }
@@ -414,13 +432,13 @@ async function loadMain(builds: Array<[string, string]>, model: StreamingModelSe
       50,
     );
   const lines = [
-    `| build (${CLIENTS} clients, ${SECONDS} s windows) | turns/s, median (rounds) | API CPU ms/turn (event-loop thread) | Postgres ms/turn | Redis ms/turn | clients + model ms/turn | loop thread on-CPU / runqueue / off, % | machine % |`,
-    '|---|---|---|---|---|---|---|---|',
+    `| build (${CLIENTS} clients, ${SECONDS} s windows) | turns/s, median (rounds) | API CPU ms/turn, sequential | API CPU ms/turn (event-loop thread) | Postgres ms/turn | Redis ms/turn | clients + model ms/turn | loop thread on-CPU / runqueue / off, % | machine % |`,
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const [label, main] of labels) {
     const rs = results.get(label)!;
     lines.push(
-      `| ${label} (${main}) | ${f(med(rs, 'tps'))} (${rs.map((x) => round(x.tps)).join(', ')}) | ${f(med(rs, 'api'))} (${f(med(rs, 'loop'))}) | ${f(
+      `| ${label} (${main}) | ${f(med(rs, 'tps'))} (${rs.map((x) => round(x.tps)).join(', ')}) | ${f(med(rs, 'sequential'))} | ${f(med(rs, 'api'))} (${f(med(rs, 'loop'))}) | ${f(
         med(rs, 'postgres'),
       )} | ${f(med(rs, 'redis'))} | ${f(med(rs, 'bench'))} | ${round(med(rs, 'onCpu'))} / ${round(med(rs, 'runqueue'))} / ${round(med(rs, 'off'))} | ${round(
         med(rs, 'machine'),

@@ -5,13 +5,30 @@
  * floor.bench.ts so its CPU is its own. Env: MODEL_URL, CHECKPOINTER (none | memory | postgres), DB_URL,
  * TURNS, CLIENTS (0: no throughput run), STREAM=messages (the turn is streamed in LangGraph's `messages` mode, as a
  * client of a streamed turn gets it, token by token), CLIENTS_SECONDS (10): the throughput window, WINDOW_MARKS=1:
- * `mark start` / `mark end` lines on stdout around that window (bench/turn-ab.ts reads the other processes' CPU
- * there). Prints one JSON line: latencies (ms) of sequential turns, CPU per turn, streamed chunks per turn, turns/s at
- * CLIENTS, and the window's turns and CPU (the process's, and its main thread's from /proc).
+ * `mark start` / `mark end` lines on stdout around that window, each answered by a line on stdin (bench/turn-ab.ts
+ * reads the other processes' CPU there, while this process's connections are still open). Prints one JSON line:
+ * latencies (ms) of sequential turns, CPU per turn, streamed chunks per turn, turns/s at CLIENTS, and the window's
+ * turns and CPU (the process's, and its main thread's from /proc).
  */
 import { readFileSync } from 'node:fs';
 
 import { floorGraph } from './floor-stack';
+
+/** WINDOW_MARKS: print the mark, then wait for the bench's line on stdin (it has read the other processes' CPU) */
+async function mark(name: string): Promise<void> {
+  if (process.env.WINDOW_MARKS !== '1') return;
+  process.stdout.write(`mark ${name}\n`);
+  await new Promise<void>((resolve) => {
+    const onData = (d: Buffer) => {
+      if (!d.includes(10)) return;
+      process.stdin.off('data', onData);
+      process.stdin.pause();
+      resolve();
+    };
+    process.stdin.on('data', onData);
+    process.stdin.resume(); // paused after the previous mark
+  });
+}
 
 /** CPU ms of this process's main thread (the event loop), from /proc (Linux); 0 elsewhere */
 function loopCpuMs(): number {
@@ -58,8 +75,7 @@ async function main(): Promise<void> {
   const chunksPerTurn = chunks / (turns + WARMUP);
   const clients = Number(process.env.CLIENTS ?? 10);
   let done = 0;
-  const marks = process.env.WINDOW_MARKS === '1';
-  if (marks) process.stdout.write('mark start\n');
+  await mark('start');
   const windowCpu0 = process.cpuUsage();
   const loop0 = loopCpuMs();
   const end = performance.now() + (clients > 0 ? Number(process.env.CLIENTS_SECONDS ?? 10) * 1000 : 0);
@@ -75,7 +91,7 @@ async function main(): Promise<void> {
   const perSecond = done / ((performance.now() - t0) / 1000);
   const windowCpu = process.cpuUsage(windowCpu0);
   const clientsLoopMs = loopCpuMs() - loop0;
-  if (marks) process.stdout.write('mark end\n');
+  await mark('end');
   process.stdout.write(
     `${JSON.stringify({
       latencies,
