@@ -20,6 +20,7 @@ import { StreamTickets } from './auth/stream-ticket';
 import { TokenAuth } from './auth/token-auth.service';
 import { AppConfig } from './config/app-config';
 import { type Env, resolveConfig } from './config/config-source';
+import { ApiExpressAdapter } from './http/api-express-adapter';
 import { LanggraphCustomAuth } from './langgraph-api/auth/custom-auth';
 import { CustomHttpApp } from './langgraph-api/http-app/custom-http-app';
 import { uiAssets } from './langgraph-api/ui/ui.controller';
@@ -34,7 +35,7 @@ import { requestContext } from './observability/request-context.middleware';
  */
 export async function createApp(source: AppConfig | Env = process.env): Promise<INestApplication> {
   const config = resolveConfig(source);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ApiExpressAdapter(), {
     bufferLogs: true,
     // what start-up logs before pino takes over (and all of it when the start fails): JSON lines unless LOG_FORMAT=pretty
     ...(config.logFormat === 'pretty' ? {} : { logger: new ConsoleLogger({ json: true }) }),
@@ -53,6 +54,7 @@ export async function createApp(source: AppConfig | Env = process.env): Promise<
   // TRUSTED_PROXIES (Express's own `trust proxy` follows the same list, for req.protocol and req.ip)
   const trusted = proxyTrust(config.security.trustedProxies);
   app.set('trust proxy', (address: string) => trusted(address));
+  app.disable('x-powered-by'); // never sent (securityHeaders removes it too): not set to be removed on each request
   app.use(requestEdge(trusted, refuse));
   app.use(securityHeaders(config.security.upgradeInsecureRequests));
   if (config.security.corsOrigins.length > 0) app.enableCors({ origin: config.security.corsOrigins, maxAge: 600 });

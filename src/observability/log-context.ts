@@ -3,8 +3,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RunObservation } from './run-observation';
 
 /**
- * What every log line carries where it is known. A request's own lines get `request_id` from pino-http's
- * request logger; a queued run's lines get the id of the request that queued it here.
+ * What every log line carries where it is known. A request's own lines get `request_id` from the request's scope
+ * (`withRequest`); a queued run's lines get the id of the request that queued it here.
  */
 export interface LogFields {
   request_id?: string;
@@ -20,7 +20,7 @@ export interface LogFields {
 interface Scope {
   fields: LogFields;
   run?: RunObservation;
-  /** the HTTP request being handled (not a log field: pino-http binds it) */
+  /** the HTTP request being handled (its lines' `request_id` unless the fields name another: a queued run's) */
   requestId?: string;
   /** the tenant a run executes for (auth/tenant.ts `runInTenant`; not a log field) */
   tenant?: string;
@@ -93,7 +93,8 @@ export function currentRequestId(): string | undefined {
 /** A copy of the current fields (pino merges into the object it gets). */
 export function logFields(): LogFields {
   const s = scope.getStore();
-  return s ? { ...s.fields } : {};
+  if (!s) return {};
+  return s.requestId === undefined ? { ...s.fields } : { request_id: s.requestId, ...s.fields };
 }
 
 /** The run being executed in this async context, if any: model calls and tool calls report to it. */

@@ -1,5 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-
 import { LoggerModule } from 'nestjs-pino';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import type PinoPretty from 'pino-pretty';
@@ -85,39 +83,17 @@ export function logStartupFailure(context: string, err: Error): void {
   );
 }
 
-type Req = IncomingMessage & { tenantId?: string; principal?: { userId?: string }; originalUrl?: string; route?: { path?: string } };
+/** The process's logger once created (the request completion lines of request-log.ts), undefined before. */
+export function processLogger(): Logger | undefined {
+  return root;
+}
 
 /**
- * nestjs-pino: Nest's Logger writes through pino, each request gets one completion line (method, route,
- * status, time, request id, tenant, a token's user) and every line logged while handling it carries `request_id`.
- * Health checks and scrapes are not logged (they would drown the rest).
+ * nestjs-pino: Nest's Logger writes through pino. Its per-request middleware (pino-http) is not mounted: a
+ * request's lines get `request_id` from the log context's mixin (log-context.ts), and its completion line is
+ * written by request-log.ts, so a request costs no child loggers and no second AsyncLocalStorage (each enabled one
+ * adds work to every promise of the process).
  */
 export function loggerModule(config: AppConfig) {
-  return LoggerModule.forRoot({
-    pinoHttp: {
-      logger: createRootLogger(config),
-      quietReqLogger: true,
-      customAttributeKeys: { reqId: 'request_id' },
-      genReqId: (req: Req) => req.id ?? 'unknown', // set by requestContext
-      autoLogging: { ignore: (req: Req) => /^\/(health|metrics)(\/|$|\?)/.test(req.url ?? '') },
-      // the request's own line: no headers (keys live there), the route pattern rather than ids
-      serializers: {
-        req: (req: Req) => ({ method: req.method, url: (req.originalUrl ?? req.url ?? '').split('?')[0] }),
-        res: (res: ServerResponse) => ({ status: res.statusCode }),
-      },
-      customSuccessObject: (req: Req, _res: ServerResponse, value: Record<string, unknown>) => ({
-        ...value,
-        tenant_id: req.tenantId,
-        user_id: req.principal?.userId,
-        route: req.route?.path,
-      }),
-      customErrorObject: (req: Req, _res: ServerResponse, _err: Error, value: Record<string, unknown>) => ({
-        ...value,
-        tenant_id: req.tenantId,
-        user_id: req.principal?.userId,
-        route: req.route?.path,
-      }),
-      customSuccessMessage: (req: Req, res: ServerResponse) => `${req.method} ${req.route?.path ?? 'unmatched'} ${res.statusCode}`,
-    },
-  });
+  return LoggerModule.forRoot({ pinoHttp: { logger: createRootLogger(config) }, forRoutes: [] });
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 
 import { withRequest } from './log-context';
+import { logRequestEnd } from './request-log';
 import { endSpan, SpanKind, startSpan, withSpan, withTraceParent } from './tracing';
 
 /** A client's `x-request-id` is kept when it looks like an id (it is echoed and logged). */
@@ -12,7 +13,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 type ContextRequest = Request & { id?: string; tenantId?: string; principal?: { userId?: string } };
 
 /**
- * After authentication: gives the request its id (`x-request-id`, echoed), opens its log context (tenant)
+ * After authentication: gives the request its id (`x-request-id`, echoed) and its completion line
+ * (request-log.ts), opens its log context (request id, tenant)
  * and, with tracing on, its server span (continuing a `traceparent` header) that runs, queued jobs and
  * model calls hang under.
  */
@@ -20,6 +22,7 @@ export function requestContext(req: ContextRequest, res: Response, next: NextFun
   const given = req.headers['x-request-id'];
   req.id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   res.setHeader('x-request-id', req.id);
+  logRequestEnd(req, res);
   withRequest(req.id, req.tenantId, req.principal?.userId, () =>
     withTraceParent(req.headers, () => {
       const span = startSpan(

@@ -139,6 +139,8 @@ export function routeTable(app: INestApplication): string[] {
   const stack = (instance.router ?? instance._router)?.stack ?? [];
   const out = new Set<string>();
   for (const layer of stack) {
+    // langgraph.json's http app sees every path that reaches it: a middleware, listed as the catch-all its rule covers
+    if (layer.name === 'httpAppMiddleware') out.add('ALL /{*path}');
     if (!layer.route) continue;
     const methods = Object.keys(layer.route.methods).map((m) => m.toUpperCase());
     out.add(`${methods.length > 5 ? 'ALL' : methods.join(',')} ${layer.route.path}`);
@@ -146,6 +148,7 @@ export function routeTable(app: INestApplication): string[] {
   return [...out];
 }
 interface Layer {
+  name?: string;
   route?: { path: string; methods: Record<string, boolean> };
 }
 

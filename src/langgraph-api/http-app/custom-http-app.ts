@@ -75,7 +75,8 @@ export class CustomHttpApp implements OnModuleInit {
 
   /** The Express middleware (after authentication, before the body is parsed). */
   middleware() {
-    return (req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
+    // named: a route table lists this layer as the catch-all it is (test/support/authz-matrix.ts)
+    const httpAppMiddleware = (req: ExpressRequest, res: ExpressResponse, next: NextFunction): void => {
       const front = this.front;
       if (!front) return next();
       let interception: ResponseInterception | undefined;
@@ -91,6 +92,7 @@ export class CustomHttpApp implements OnModuleInit {
         .then((response) => (interception ? interception.commit(response) : writeFetchResponse(res, response)))
         .catch((err: unknown) => (res.headersSent ? res.destroy(err as Error) : next(err)));
     };
+    return httpAppMiddleware;
   }
 
   /** A request to the user's app from the service itself (a relative webhook): its routes only, else 404. */
