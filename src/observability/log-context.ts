@@ -26,6 +26,8 @@ interface Scope {
   tenant?: string;
   /** who the request is (auth/auth.middleware.ts; auth/tenant.ts `currentPrincipal`; not a log field) */
   principal?: ScopePrincipal;
+  /** nestjs-pino's per-request store (its request logger), kept here: see pino-request-store.ts */
+  pino?: unknown;
 }
 
 /** the request's principal as this module keeps it (auth/principal.ts `RequestPrincipal`; observability imports no feature module) */
@@ -54,6 +56,7 @@ export function withLogFields<T>(fields: LogFields, fn: () => T, run?: RunObserv
       requestId: parent?.requestId,
       tenant: parent?.tenant,
       principal: parent?.principal,
+      pino: parent?.pino,
     },
     fn,
   );
@@ -62,7 +65,20 @@ export function withLogFields<T>(fields: LogFields, fn: () => T, run?: RunObserv
 /** Runs a request's handling with its id, tenant and (a token's) user on its log lines (its principal, set by the authentication, kept). */
 export function withRequest<T>(requestId: string, tenantId: string | undefined, user: string | undefined, fn: () => T): T {
   const parent = scope.getStore();
-  return scope.run({ fields: { tenant_id: tenantId, user_id: user }, requestId, tenant: parent?.tenant, principal: parent?.principal }, fn);
+  return scope.run(
+    { fields: { tenant_id: tenantId, user_id: user }, requestId, tenant: parent?.tenant, principal: parent?.principal, pino: parent?.pino },
+    fn,
+  );
+}
+
+/** Runs `fn` with nestjs-pino's request store (pino-request-store.ts), the rest of the context unchanged. */
+export function withPinoStore<T>(store: unknown, fn: () => T): T {
+  return scope.run({ fields: {}, ...scope.getStore(), pino: store }, fn);
+}
+
+/** nestjs-pino's request store in this async context, if any. */
+export function pinoStore(): unknown {
+  return scope.getStore()?.pino;
 }
 
 /** Runs the rest of a request as `principal` (the authentication middleware, once it knows who the request is). */

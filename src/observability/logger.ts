@@ -6,6 +6,7 @@ import type PinoPretty from 'pino-pretty';
 
 import type { AppConfig } from '../config/app-config';
 import { logFields } from './log-context';
+import { sharePinoRequestStore } from './pino-request-store';
 
 /** LOG_LEVEL keeps Nest's names; pino's levels underneath. */
 const PINO_LEVEL = { error: 'error', warn: 'warn', log: 'info', debug: 'debug', verbose: 'trace' } as const;
@@ -93,6 +94,7 @@ type Req = IncomingMessage & { tenantId?: string; principal?: { userId?: string 
  * Health checks and scrapes are not logged (they would drown the rest).
  */
 export function loggerModule(config: AppConfig) {
+  sharePinoRequestStore();
   return LoggerModule.forRoot({
     pinoHttp: {
       logger: createRootLogger(config),
