@@ -29,10 +29,22 @@ export function recordingPhases(): boolean {
   return current.getStore() !== undefined;
 }
 
-/** Times `fn` as `name` when the request records phases. */
-export async function phase<T>(name: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * Times `fn` as `name` when the request records phases. Not recording, it is `fn()` itself: no promise wrapped
+ * around `fn`'s (each one more for every promise hook and async context on the process), a synchronous throw
+ * still a rejection.
+ */
+export function phase<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const rec = current.getStore();
-  if (!rec) return fn();
+  if (rec) return timed(rec, name, fn);
+  try {
+    return fn();
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
+}
+
+async function timed<T>(rec: PhaseRecorder, name: string, fn: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
   try {
     return await fn();

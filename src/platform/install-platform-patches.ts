@@ -1,3 +1,4 @@
+import { batchedStoreWakeUp } from './batched-store-wakeup';
 import { fastRunnableContext } from './fast-runnable-context';
 import { plainLogLines } from './plain-log-lines';
 import { poolRandomValues } from './pooled-random-values';
@@ -10,6 +11,8 @@ export interface InstalledPatches {
   sentinelDetectorCleanup: boolean;
   /** Nest's default console logger receives one plain line for a line with fields (plain-log-lines.ts) */
   plainLogLines: boolean;
+  /** LangGraph's batched store drains its queue when woken instead of polling it (batched-store-wakeup.ts) */
+  batchedStoreWakeUp: boolean;
 }
 
 let installed: InstalledPatches | undefined;
@@ -30,6 +33,7 @@ export function installPlatformPatches(): InstalledPatches {
       fastRunnableContext: fastRunnableContext(),
       sentinelDetectorCleanup: cleanUpSentinelDetectors(),
       plainLogLines: plainLogLines(),
+      batchedStoreWakeUp: batchedStoreWakeUp(),
     };
   }
   return installed;

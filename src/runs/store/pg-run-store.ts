@@ -8,6 +8,7 @@ import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { PendingApproval, RunEntity, RunStatus } from '../../database/entities';
 import { GroupCommit } from '../../database/group-commit';
 import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
+import { poolQuery } from '../../database/pool-query';
 import { insertable, rowsOf } from '../../database/query-rows';
 import { LOCK_SESSION_SQL, QUEUED_IF_IDLE_SQL, QUEUED_SQL, startedInSessionSql, STOP_UNFINISHED_SQL } from './run-accept-sql';
 import {
@@ -116,12 +117,10 @@ export class PgRunStore extends RunStore {
          SELECT $1, $2, $3, $4, $5, $6, $7::text, 'running', 1, now()
          RETURNING *`
       : startedInSessionSql(false);
-    const rows = rowsOf<Record<string, unknown>>(
-      await this.dataSource.query(sql, [
-        ...startedParams(run, leaseMs, newSession ? run.sessionMetadata : sessionMetadata),
-        ...(newSession ? this.defaultTtl() : []),
-      ]),
-    );
+    const rows = await poolQuery<Record<string, unknown>>(this.dataSource, sql, [
+      ...startedParams(run, leaseMs, newSession ? run.sessionMetadata : sessionMetadata),
+      ...(newSession ? this.defaultTtl() : []),
+    ]);
     return this.runs.create(fromRow(rows[0]));
   }
 
@@ -164,9 +163,9 @@ export class PgRunStore extends RunStore {
    * threadIdOf names it) has a checkpoint yet — a run that started its session has none to read.
    */
   async leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<{ run: RunEntity; hasCheckpoint: boolean } | null> {
-    const rows = rowsOf<Record<string, unknown>>(
-      await this.dataSource.query(
-        `WITH lease AS (
+    const rows = await poolQuery<Record<string, unknown>>(
+      this.dataSource,
+      `WITH lease AS (
            UPDATE sessions s SET ${takeLease('me.id', '$2')}
              FROM runs me
             WHERE me.id = $1 AND s.id = me.session_id AND s.tenant_id = me.tenant_id AND ${leaseFree('s')}
@@ -176,8 +175,7 @@ export class PgRunStore extends RunStore {
          UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
           WHERE id = (SELECT id FROM lease)
           RETURNING *, ${hasCheckpointSql(checkpointThreadSql('tenant_id', 'session_id'))} AS has_checkpoint`,
-        [id, String(leaseMs), maxAttempts],
-      ),
+      [id, String(leaseMs), maxAttempts],
     );
     return rows.length ? { run: this.runs.create(fromRow(rows[0])), hasCheckpoint: rows[0].has_checkpoint === true } : null;
   }
@@ -230,9 +228,9 @@ export class PgRunStore extends RunStore {
    */
   async finish(run: RunEntity, end: RunEnd): Promise<boolean> {
     const m = end.messages;
-    const rows = rowsOf<{ n: number }>(
-      await this.dataSource.query(
-        `WITH ended AS (
+    const rows = await poolQuery<{ n: number }>(
+      this.dataSource,
+      `WITH ended AS (
          UPDATE runs SET status = $2, result = $3, error = $4, trace = $5, llm_calls = $6, prompt_tokens = $7,
                 completion_tokens = $8, finished_at = now(), updated_at = now()
           WHERE id = $1 AND NOT ${finalStatus('runs')} AND attempts = $14
@@ -248,23 +246,22 @@ export class PgRunStore extends RunStore {
                 summary = COALESCE($13, s.summary)
            FROM ended e WHERE s.id = e.session_id AND s.tenant_id = e.tenant_id AND ${releasableBy('s', 'e')})
        SELECT count(*)::int AS n FROM ended`,
-        [
-          run.id,
-          end.status,
-          json(end.result),
-          json(end.error),
-          json(end.trace),
-          end.usage.calls,
-          end.usage.promptTokens,
-          end.usage.completionTokens,
-          pgSafeText(m?.user ?? ''),
-          pgSafeText(m?.assistant ?? ''),
-          json(end.error ? { error: end.error } : {}),
-          Boolean(m),
-          end.summary ? pgSafeText(end.summary) : null,
-          run.attempts,
-        ],
-      ),
+      [
+        run.id,
+        end.status,
+        json(end.result),
+        json(end.error),
+        json(end.trace),
+        end.usage.calls,
+        end.usage.promptTokens,
+        end.usage.completionTokens,
+        pgSafeText(m?.user ?? ''),
+        pgSafeText(m?.assistant ?? ''),
+        json(end.error ? { error: end.error } : {}),
+        Boolean(m),
+        end.summary ? pgSafeText(end.summary) : null,
+        run.attempts,
+      ],
     );
     return rows[0]?.n === 1;
   }
