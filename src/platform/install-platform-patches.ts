@@ -1,4 +1,5 @@
 import { fastRunnableContext } from './fast-runnable-context';
+import { lazyBatchedStore } from './lazy-batched-store';
 import { plainLogLines } from './plain-log-lines';
 import { poolRandomValues } from './pooled-random-values';
 import { cleanUpSentinelDetectors } from './sentinel-detector-cleanup';
@@ -10,6 +11,8 @@ export interface InstalledPatches {
   sentinelDetectorCleanup: boolean;
   /** Nest's default console logger receives one plain line for a line with fields (plain-log-lines.ts) */
   plainLogLines: boolean;
+  /** a run's LangGraph store starts its batch loop with its first operation (lazy-batched-store.ts) */
+  lazyBatchedStore: boolean;
 }
 
 let installed: InstalledPatches | undefined;
@@ -30,6 +33,7 @@ export function installPlatformPatches(): InstalledPatches {
       fastRunnableContext: fastRunnableContext(),
       sentinelDetectorCleanup: cleanUpSentinelDetectors(),
       plainLogLines: plainLogLines(),
+      lazyBatchedStore: lazyBatchedStore(),
     };
   }
   return installed;
