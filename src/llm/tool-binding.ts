@@ -1,6 +1,6 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
-import { type Runnable, type RunnableConfig, RunnableLambda } from '@langchain/core/runnables';
+import { Runnable, type RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Logger } from '@nestjs/common';
 
@@ -56,26 +56,50 @@ function bind(model: BaseChatModel, tools: StructuredToolInterface[], mode: Tool
 }
 
 function autoToolCalling(model: BaseChatModel, tools: StructuredToolInterface[]): Bound {
-  const { key, baseUrl, model: name } = endpointOf(model);
-  const prompt = () => bindToolsForMode(model, tools, 'prompt');
-  if (!model.bindTools) return prompt();
-  return RunnableLambda.from(async (messages: BaseMessage[], config?: RunnableConfig): Promise<BaseMessage> => {
-    if (refusedTools.has(key)) return prompt().invoke(messages, config);
+  if (!model.bindTools) return bindToolsForMode(model, tools, 'prompt');
+  return new AutoToolCalling(model, tools);
+}
+
+/**
+ * `auto`: the native binding, or the prompt one once the endpoint has refused tools. A plain Runnable whose
+ * `invoke` hands the caller's config straight to the binding it picks: the model call is the traced run, as in
+ * `native` mode (a RunnableLambda would add a chain run — callback manager, context — to every model call).
+ */
+class AutoToolCalling extends Runnable<BaseMessage[], BaseMessage> {
+  lc_namespace = ['agent_orchestrator', 'llm', 'tool_binding'];
+  private readonly key: string;
+  private readonly baseUrl: string | undefined;
+  private readonly modelName: string | undefined;
+
+  constructor(
+    private readonly model: BaseChatModel,
+    private readonly tools: StructuredToolInterface[],
+  ) {
+    super();
+    const { key, baseUrl, model: name } = endpointOf(model);
+    this.key = key;
+    this.baseUrl = baseUrl;
+    this.modelName = name;
+  }
+
+  async invoke(messages: BaseMessage[], config?: Partial<RunnableConfig>): Promise<BaseMessage> {
+    const prompt = () => bindToolsForMode(this.model, this.tools, 'prompt');
+    if (refusedTools.has(this.key)) return prompt().invoke(messages, config);
     try {
-      return await bindToolsForMode(model, tools, 'native').invoke(messages, config);
+      return await bindToolsForMode(this.model, this.tools, 'native').invoke(messages, config);
     } catch (err) {
       if (config?.signal?.aborted || !isToolCallingRefusal(err)) throw err;
-      if (!refusedTools.has(key)) {
-        refusedTools.add(key);
+      if (!refusedTools.has(this.key)) {
+        refusedTools.add(this.key);
         logger.warn({
           msg: 'endpoint refused native tool calls; using the ReAct text format for this model from now on',
-          baseUrl,
-          model: name,
+          baseUrl: this.baseUrl,
+          model: this.modelName,
         });
       }
       return prompt().invoke(messages, config);
     }
-  }).withConfig({ runName: 'auto_tool_calling' }) as Bound;
+  }
 }
 
 /** Whether `auto` has switched this model to prompt mode (for logs and tests). */

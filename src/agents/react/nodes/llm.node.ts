@@ -24,6 +24,7 @@ export interface LlmNodeDeps {
 
 /** LlmNode: one model call per visit (counted in iteration_count), with a rule fast path before it. */
 export function createLlmNode(deps: LlmNodeDeps) {
+  const offered = new Set(deps.tools.map((t) => t.name)); // the agent's tools are fixed: named once, not per call
   return async function llm(state: ReactStateType, config: LangGraphRunnableConfig): Promise<ReactUpdate> {
     const iteration_count = state.iteration_count + 1;
     if (iteration_count > state.max_iterations) {
@@ -34,7 +35,7 @@ export function createLlmNode(deps: LlmNodeDeps) {
       };
     }
     const language = turnLanguage(config, state.user_message);
-    const ruled = decideByRules(state, deps.model() === null, new Set(deps.tools.map((t) => t.name)), language);
+    const ruled = decideByRules(state, deps.model() === null, offered, language);
     if (ruled) return { ...ruled, iteration_count, current_step: 'llm' };
 
     const model = deps.model()!;
