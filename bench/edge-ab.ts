@@ -76,14 +76,21 @@ async function main(): Promise<void> {
       for (const [label, main] of r % 2 ? [...builds].reverse() : builds) {
         const res = await oneRound(main, db.url);
         results.get(label)!.push(res);
-        process.stderr.write(`round ${r + 1} ${label}: ${Object.entries(res).map(([k, v]) => `${k} ${round(v, 0)} µs`).join(', ')}\n`);
+        process.stderr.write(
+          `round ${r + 1} ${label}: ${Object.entries(res)
+            .map(([k, v]) => `${k} ${round(v, 0)} µs`)
+            .join(', ')}\n`,
+        );
       }
     }
   } finally {
     await db.drop();
   }
   const kinds = Object.keys(KINDS);
-  const lines = [`| build | ${kinds.map((k) => `${k}: CPU µs/request, median (rounds)`).join(' | ')} |`, `|---|${kinds.map(() => '---|').join('')}`];
+  const lines = [
+    `| build | ${kinds.map((k) => `${k}: CPU µs/request, median (rounds)`).join(' | ')} |`,
+    `|---|${kinds.map(() => '---|').join('')}`,
+  ];
   for (const [label, main] of builds) {
     const rs = results.get(label)!;
     const cells = kinds.map((k) => {

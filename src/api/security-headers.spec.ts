@@ -58,7 +58,11 @@ describe('securityHeaders, recorded once', () => {
     const run = (mw: (req: Request, res: Response, next: (err?: unknown) => void) => void) =>
       mw(req, res as unknown as Response, (err) => expect(err).toBeUndefined());
     run(helmet({ contentSecurityPolicy: false, crossOriginOpenerPolicy: false }));
-    run(upgradeAlways || secure ? helmet.contentSecurityPolicy() : helmet.contentSecurityPolicy({ directives: { upgradeInsecureRequests: null } }));
+    run(
+      upgradeAlways || secure
+        ? helmet.contentSecurityPolicy()
+        : helmet.contentSecurityPolicy({ directives: { upgradeInsecureRequests: null } }),
+    );
     if (secure || hostname === 'localhost') run(helmet.crossOriginOpenerPolicy());
     return edits;
   }

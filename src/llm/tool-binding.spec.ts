@@ -50,15 +50,21 @@ describe('LLM_TOOL_CALLING=auto', () => {
     expect(sentTools(model)).toEqual([true, false, false]);
   });
 
-  it('adds no chain run of its own: the model call is the run a callback sees, with the caller\'s metadata', async () => {
-    const native = new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'calculator', args: { expression: '2*3' }, type: 'tool_call' }] });
+  it("adds no chain run of its own: the model call is the run a callback sees, with the caller's metadata", async () => {
+    const native = new AIMessage({
+      content: '',
+      tool_calls: [{ id: 'c1', name: 'calculator', args: { expression: '2*3' }, type: 'tool_call' }],
+    });
     const model = new FakeChatModel([native]);
     const runs: string[] = [];
     const handler = BaseCallbackHandler.fromMethods({
       handleChainStart: (_s, _i, _id, _p, _t, _m, _type, name) => void runs.push(`chain:${name}`),
       handleChatModelStart: (_s, _m, _id, _p, _e, _t, metadata) => void runs.push(`model:${String(metadata?.langgraph_node)}`),
     });
-    await bindToolsForMode(model, tools, 'auto').invoke([new HumanMessage('2*3?')], { callbacks: [handler], metadata: { langgraph_node: 'LlmNode' } });
+    await bindToolsForMode(model, tools, 'auto').invoke([new HumanMessage('2*3?')], {
+      callbacks: [handler],
+      metadata: { langgraph_node: 'LlmNode' },
+    });
     expect(runs).toEqual(['model:LlmNode']);
   });
 

@@ -11,7 +11,10 @@ describe('log context', () => {
 
   it("leaves user_id out for an API key's request (no user)", () => {
     expect(withRequest('req-2', 'acme', undefined, logFields)).toEqual({ request_id: 'req-2', tenant_id: 'acme', user_id: undefined });
-    expect(JSON.parse(JSON.stringify(withRequest('req-2', 'acme', undefined, logFields)))).toEqual({ request_id: 'req-2', tenant_id: 'acme' });
+    expect(JSON.parse(JSON.stringify(withRequest('req-2', 'acme', undefined, logFields)))).toEqual({
+      request_id: 'req-2',
+      tenant_id: 'acme',
+    });
   });
 
   it('gives a queued run the id of the request that queued it, even when it runs while another request is handled', () => {

@@ -13,7 +13,14 @@ jest.mock('./logger', () => ({
 import { logRequestEnd } from './request-log';
 
 function exchange(url: string, status: number) {
-  const req = { id: 'req-1', method: 'POST', url, originalUrl: url, tenantId: 'acme', principal: { userId: 'u1' } } as unknown as Parameters<typeof logRequestEnd>[0];
+  const req = {
+    id: 'req-1',
+    method: 'POST',
+    url,
+    originalUrl: url,
+    tenantId: 'acme',
+    principal: { userId: 'u1' },
+  } as unknown as Parameters<typeof logRequestEnd>[0];
   const res = Object.assign(new EventEmitter(), { statusCode: status }) as unknown as ServerResponse;
   logRequestEnd(req, res);
   (req as { route?: { path: string } }).route = { path: '/v1/chat' }; // set by the router after this middleware

@@ -2,7 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import { processLogger } from './logger';
 
-type Req = IncomingMessage & { id?: string; tenantId?: string; principal?: { userId?: string }; originalUrl?: string; route?: { path?: string } };
+type Req = IncomingMessage & {
+  id?: string;
+  tenantId?: string;
+  principal?: { userId?: string };
+  originalUrl?: string;
+  route?: { path?: string };
+};
 
 /** Health checks and scrapes are not logged (they would drown the rest); an error on their response still is. */
 const UNLOGGED = /^\/(health|metrics)(\/|$|\?)/;
@@ -30,7 +36,8 @@ export function logRequestEnd(req: Req, res: ServerResponse): void {
       user_id: req.principal?.userId,
       route: req.route?.path,
     };
-    if (err || res.statusCode >= 500) log.info({ ...line, err: err ?? new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
+    if (err || res.statusCode >= 500)
+      log.info({ ...line, err: err ?? new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
     else log.info(line, `${req.method} ${req.route?.path ?? 'unmatched'} ${res.statusCode}`);
   };
   const done = () => write();
