@@ -101,21 +101,25 @@ function nodeArgsOf(label: string): string {
   return [process.env.AB_NODE_ARGS ?? '', process.env[`AB_NODE_ARGS_${label}`] ?? ''].join(' ').trim();
 }
 
-async function oneRound(main: string, dbUrl: string, model: StreamingModelServer, label: string): Promise<Round> {
-  const countFile = join(tmpdir(), `turn-ab-${label}-${process.pid}.json`);
-  process.env.BENCH_API_MAIN = main;
-  const counting = process.env.AB_COUNT !== '0';
-  process.env.BENCH_API_ARGS = [...(counting ? ['-r', COUNTER] : []), nodeArgsOf(label)].join(' ').trim();
-  const api = await startApi({
+/** the API's settings in a round: Postgres + Redis, the bench's model, then the build's own (AB_ENV_A / AB_ENV_B) */
+function apiEnv(dbUrl: string, model: StreamingModelServer, label: string): Record<string, string> {
+  return {
     DATABASE_URL: dbUrl,
     REDIS_URL: TEST_REDIS_URL,
     QUEUE_PREFIX: uniqueQueuePrefix('turnab'),
     LLM_BASE_URL: model.baseUrl,
     LLM_MODEL: 'bench',
     LLM_MAX_RETRIES: '0',
-    QUERY_COUNT_FILE: countFile,
     ...envOf(label),
-  });
+  };
+}
+
+async function oneRound(main: string, dbUrl: string, model: StreamingModelServer, label: string): Promise<Round> {
+  const countFile = join(tmpdir(), `turn-ab-${label}-${process.pid}.json`);
+  process.env.BENCH_API_MAIN = main;
+  const counting = process.env.AB_COUNT !== '0';
+  process.env.BENCH_API_ARGS = [...(counting ? ['-r', COUNTER] : []), nodeArgsOf(label)].join(' ').trim();
+  const api = await startApi({ ...apiEnv(dbUrl, model, label), QUERY_COUNT_FILE: countFile });
   try {
     for (let i = 0; i < 50; i++) await turn(api.url, model);
     const before = await snapshot(countFile);
@@ -259,15 +263,7 @@ class SideCpu {
 async function loadWindow(main: string, dbUrl: string, side: SideCpu, model: StreamingModelServer, label: string): Promise<LoadWindow> {
   process.env.BENCH_API_MAIN = main;
   process.env.BENCH_API_ARGS = nodeArgsOf(label);
-  const api = await startApi({
-    DATABASE_URL: dbUrl,
-    REDIS_URL: TEST_REDIS_URL,
-    QUEUE_PREFIX: uniqueQueuePrefix('turnab'),
-    LLM_BASE_URL: model.baseUrl,
-    LLM_MODEL: 'bench',
-    LLM_MAX_RETRIES: '0',
-    ...envOf(label),
-  });
+  const api = await startApi(apiEnv(dbUrl, model, label));
   try {
     for (let i = 0; i < 50; i++) await turn(api.url, model);
     const seq0 = cpuOf(api.pid);
