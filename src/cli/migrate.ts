@@ -2,13 +2,12 @@
 import 'reflect-metadata';
 import '../settings/all-settings'; // the settings slices AppConfig is built from
 
-import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 import { AppConfig } from '../config/app-config';
 import { ENTITIES } from '../database/entities';
 import { MIGRATIONS } from '../database/migrations';
+import { typeormPool } from '../database/pool-query';
 import { prepareLanggraphTables } from '../database/prepare-database';
 
 /**
@@ -22,7 +21,7 @@ async function main(): Promise<void> {
   const ds = await new DataSource({ type: 'postgres', url: config.databaseUrl, entities: ENTITIES, migrations: MIGRATIONS }).initialize();
   try {
     const ran = await ds.runMigrations({ transaction: 'each' });
-    await prepareLanggraphTables((ds.driver as PostgresDriver).master as Pool);
+    await prepareLanggraphTables(typeormPool(ds));
     console.log(ran.length ? `applied: ${ran.map((m) => m.name).join(', ')}` : 'up to date');
   } finally {
     await ds.destroy();

@@ -2,7 +2,6 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } fro
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 import { AppConfig } from '../config/app-config';
 import { PreparingClient } from '../platform/preparing-client';
@@ -12,6 +11,7 @@ import { DatabaseConnection } from './database-connection';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { PG_POOL } from './pg-pool';
+import { typeormPool } from './pool-query';
 import { TypeOrmToNestLogger } from './typeorm-logger';
 
 /** One connection target per process (possibly an embedded server). */
@@ -28,7 +28,7 @@ class DatabaseCoreModule {}
  * interleaves concurrent connections' protocol messages, so all queries must go through a single connection.
  */
 function pgPoolFactory(dataSource: DataSource, db: DatabaseConnection, config: AppConfig): Pool {
-  if (db.embedded) return (dataSource.driver as PostgresDriver).master as Pool;
+  if (db.embedded) return typeormPool(dataSource);
   const Client = config.dbPreparedStatements ? PreparingClient : undefined;
   const pool = new Pool({ connectionString: db.url, max: 5, connectionTimeoutMillis: 5000, ...(Client ? { Client } : {}) });
   // an idle connection dropped by the server must not crash the process; the pool reconnects on demand

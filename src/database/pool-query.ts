@@ -10,10 +10,15 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
  * too); a failure is thrown as the QueryFailedError `DataSource.query` throws, so error mapping is unchanged.
  */
 export async function poolQuery<T>(dataSource: DataSource, sql: string, params: unknown[]): Promise<T[]> {
-  const pool = (dataSource.driver as PostgresDriver).master as Pool;
+  const pool = typeormPool(dataSource);
   try {
     return (await pool.query(sql, params)).rows as T[];
   } catch (e) {
     throw new QueryFailedError(sql, params, e as Error);
   }
+}
+
+/** TypeORM's own `pg` pool of a Postgres DataSource (its connections, limit and prepared statements). */
+export function typeormPool(dataSource: DataSource): Pool {
+  return (dataSource.driver as PostgresDriver).master as Pool;
 }

@@ -1,12 +1,12 @@
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 import type { AppConfig } from '../config/app-config';
 import { CHECKPOINT_SCHEMA } from './checkpoint-schema';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
+import { typeormPool } from './pool-query';
 import { createPostgresStore } from './store/store.module';
 
 /**
@@ -20,7 +20,7 @@ export async function prepareDatabase(config: Pick<AppConfig, 'databaseUrl' | 'm
   const ds = await new DataSource({ type: 'postgres', url: config.databaseUrl, entities: ENTITIES, migrations: MIGRATIONS }).initialize();
   try {
     if (config.migrationsRun) await ds.runMigrations();
-    await prepareLanggraphTables((ds.driver as PostgresDriver).master as Pool);
+    await prepareLanggraphTables(typeormPool(ds));
   } finally {
     await ds.destroy();
   }
