@@ -76,15 +76,50 @@ export class LlmCache extends BaseCache<Generation[]> {
   }
 }
 
-export class RedisCacheStore implements CacheStore {
-  constructor(private readonly redis: Redis) {}
+/** How long a cache write waits for others to go out with it (RedisCacheStore). */
+const WRITE_LINGER_MS = 20;
+/** Writes waiting beyond this many go out at once. */
+const MAX_WAITING_WRITES = 256;
 
-  get(key: string): Promise<string | null> {
-    return this.redis.get(key);
+/**
+ * Cached generations in Redis. A write is not on any call's path (LlmCache.update does not await it), so writes
+ * wait up to WRITE_LINGER_MS and go out together in one pipeline: a react turn's two answers cost one write to the
+ * socket instead of two, and under load the writes of many turns share one. A lookup of a key still waiting is
+ * answered from here. A write lost with the process only costs a later miss; `close` sends what waits.
+ */
+export class RedisCacheStore implements CacheStore {
+  private readonly waiting = new Map<string, { value: string; ttlSeconds: number }>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly lingerMs = WRITE_LINGER_MS,
+  ) {}
+
+  async get(key: string): Promise<string | null> {
+    return this.waiting.get(key)?.value ?? this.redis.get(key);
   }
 
   async set(key: string, value: string, ttlSeconds: number): Promise<void> {
-    await this.redis.set(key, value, 'EX', ttlSeconds);
+    this.waiting.delete(key); // the newest value of a key goes out last
+    this.waiting.set(key, { value, ttlSeconds });
+    if (this.waiting.size >= MAX_WAITING_WRITES) return this.send();
+    this.timer ??= setTimeout(() => void this.send(), this.lingerMs).unref();
+  }
+
+  /** Sends what waits (shutdown). */
+  close(): Promise<void> {
+    return this.send();
+  }
+
+  private async send(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.waiting.size === 0) return;
+    const p = this.redis.pipeline();
+    for (const [key, { value, ttlSeconds }] of this.waiting) p.set(key, value, 'EX', ttlSeconds);
+    this.waiting.clear();
+    await p.exec().catch(() => undefined); // a cache outage only costs misses
   }
 }
 

@@ -27,6 +27,7 @@ export class LlmService implements OnApplicationShutdown {
   private readonly logger = new Logger(LlmService.name);
   private readonly models = new Map<string, BaseChatModel>();
   private readonly redis?: IORedis;
+  private readonly redisStore?: RedisCacheStore;
   /** LangChain's cache interface; Redis-backed when REDIS_URL is set (shared by every worker), else in-process */
   readonly cache?: LlmCache;
 
@@ -41,13 +42,15 @@ export class LlmService implements OnApplicationShutdown {
     if (config.modelConfigured && c.enabled) {
       if (config.redisUrl) this.redis = new IORedis({ ...redisOptions(config), maxRetriesPerRequest: 1, enableOfflineQueue: false });
       this.redis?.on('error', () => undefined); // a cache outage only costs cache misses
-      const store = this.redis ? new RedisCacheStore(this.redis) : new MemoryCacheStore(c.maxEntries);
+      if (this.redis) this.redisStore = new RedisCacheStore(this.redis);
+      const store = this.redisStore ?? new MemoryCacheStore(c.maxEntries);
       const stats = { hit: () => metrics?.llmCacheHits.inc(), miss: () => metrics?.llmCacheMisses.inc() };
       this.cache = new LlmCache(store, c.ttlSeconds, stats, config.queuePrefix);
     }
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
+    await this.redisStore?.close();
     this.redis?.disconnect();
   }
 
