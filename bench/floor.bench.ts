@@ -43,12 +43,20 @@ export async function benchFloor(dbUrl: string): Promise<Row[]> {
   const cmd = '`BENCH_ONLY=floor npm run bench`';
   const rows: Row[] = [];
   try {
-    for (const [label, checkpointer] of [
-      ['no checkpointer', 'none'],
-      ['official PostgresSaver (durability exit, as a react turn here)', 'postgres'],
+    for (const [label, checkpointer, graph] of [
+      ['no checkpointer', 'none', 'bare'],
+      ['official PostgresSaver (durability exit, as a react turn here)', 'postgres', 'bare'],
+      ["the service's react graph (the seed's five nodes, twelve state fields), official PostgresSaver", 'postgres', 'seed'],
     ] as const) {
       const served = model.served.length;
-      const r = await runFloor({ MODEL_URL: model.baseUrl, CHECKPOINTER: checkpointer, DB_URL: dbUrl, TURNS: '200', CLIENTS: '10' });
+      const r = await runFloor({
+        MODEL_URL: model.baseUrl,
+        CHECKPOINTER: checkpointer,
+        DB_URL: dbUrl,
+        TURNS: '200',
+        CLIENTS: '10',
+        GRAPH: graph,
+      });
       // model time per turn: the median request's time inside the model server, twice (two calls per turn)
       const modelMs =
         2 *

@@ -3,13 +3,13 @@
  * like hosted models, on Postgres + Redis and on the embedded default (PGlite, in-process queue).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { TEST_REDIS_URL, uniqueQueuePrefix } from '../test/support/infra';
 import { round } from './lib';
 import { StreamingModelServer } from './support/streaming-model-server';
-import { breakdownTable, sequential, type SequentialResult, sseOverhead, startApi, throughput } from './turn.bench';
+import { breakdownTable, sequential, type SequentialResult, sseOverhead, startApi, throughput, turn } from './turn.bench';
 
 export type Row = [measure: string, result: string, target: string, command: string];
 
@@ -84,6 +84,15 @@ export async function benchTargets(dbUrl: string): Promise<Row[]> {
       rows.push([`react turns/s, 10 clients, \`POST /v1/chat\` (${CLIENT_SECONDS} s)`, `${round(tps)} turns/s`, '≥ 100', cmd]);
     } finally {
       await api.stop();
+    }
+    // the same with one API process per core (node:cluster), as a deployment on this machine would run it
+    const cores = await startApi({ ...postgresEnv(dbUrl), ...modelEnv(model), WEB_CONCURRENCY: 'auto' });
+    try {
+      for (let i = 0; i < 5; i++) await Promise.all(Array.from({ length: 10 }, () => turn(cores.url, model)));
+      const tps = await throughput(cores, model, 10, CLIENT_SECONDS);
+      rows.push([`… with \`WEB_CONCURRENCY=auto\` (${availableParallelism()} API processes)`, `${round(tps)} turns/s`, 'report', cmd]);
+    } finally {
+      await cores.stop();
     }
 
     const embedded = await withEmbedded((env) => sequentialOn(model, env, 20, Math.min(TURNS, 100)));

@@ -8,7 +8,8 @@
  * `mark start` / `mark end` lines on stdout around that window, each answered by a line on stdin (bench/turn-ab.ts
  * reads the other processes' CPU there, while this process's connections are still open). Prints one JSON line:
  * latencies (ms) of sequential turns, CPU per turn, streamed chunks per turn, turns/s at CLIENTS, and the window's
- * turns and CPU (the process's, and its main thread's from /proc).
+ * turns and CPU (the process's, and its main thread's from /proc). GRAPH=seed: the service's react graph instead of
+ * LangGraph's (floor-stack.ts).
  */
 import { readFileSync } from 'node:fs';
 
@@ -45,7 +46,13 @@ function loopCpuMs(): number {
 const WARMUP = 100;
 
 async function main(): Promise<void> {
-  const { graph, saver } = await floorGraph(process.env.MODEL_URL!, process.env.CHECKPOINTER ?? 'none', process.env.DB_URL);
+  const { graph, saver } = await floorGraph(
+    process.env.MODEL_URL!,
+    process.env.CHECKPOINTER ?? 'none',
+    process.env.DB_URL,
+    true,
+    process.env.GRAPH ?? 'bare',
+  );
 
   let seq = 0;
   let chunks = 0;

@@ -3,16 +3,32 @@
  * (`StateGraph(MessagesAnnotation)`, a `ChatOpenAI` node bound to the tool, a prebuilt `ToolNode`) with no
  * checkpointer, LangGraph's `MemorySaver` or the official `PostgresSaver`.
  */
-import { tool } from '@langchain/core/tools';
-import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
+import {
+  type BaseCheckpointSaver,
+  END,
+  type LangGraphRunnableConfig,
+  MemorySaver,
+  MessagesAnnotation,
+  START,
+  StateGraph,
+} from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { ChatOpenAI } from '@langchain/openai';
 import { evaluate } from 'mathjs';
 import { z } from 'zod';
 
-/** `setup`: create the PostgresSaver's tables (one process at a time: its migrations take no lock) */
-export async function floorGraph(modelUrl: string, checkpointer: string, dbUrl?: string, setup = true) {
+import { buildReactGraph } from '../../src/agents/react/graph';
+import { turnInput } from '../../src/agents/react/state';
+
+/**
+ * `setup`: create the PostgresSaver's tables (one process at a time: its migrations take no lock). `shape`:
+ * `bare` is LangGraph's own react graph; `seed` is the service's react graph (src/agents/react: the seed's five
+ * nodes and twelve state fields) on the same bare model and checkpointer, to tell the graph's share of a turn from
+ * the service's.
+ */
+export async function floorGraph(modelUrl: string, checkpointer: string, dbUrl?: string, setup = true, shape = 'bare') {
   const calculator = tool(async ({ expression }: { expression: string }) => String(evaluate(expression)), {
     name: 'calculator',
     description: 'Evaluates an arithmetic expression',
@@ -23,6 +39,8 @@ export async function floorGraph(modelUrl: string, checkpointer: string, dbUrl?:
   ]);
   const pg = checkpointer === 'postgres' ? PostgresSaver.fromConnString(dbUrl!) : undefined;
   if (pg && setup) await pg.setup();
+  const saver = pg ?? (checkpointer === 'memory' ? new MemorySaver() : undefined);
+  if (shape === 'seed') return { graph: seedGraph(modelUrl, calculator, saver), saver: pg };
   const graph = new StateGraph(MessagesAnnotation)
     .addNode('agent', async (s) => ({ messages: [await model.invoke(s.messages)] }))
     .addNode('tools', new ToolNode([calculator]))
@@ -32,6 +50,18 @@ export async function floorGraph(modelUrl: string, checkpointer: string, dbUrl?:
       END,
     ])
     .addEdge('tools', 'agent')
-    .compile({ checkpointer: pg ?? (checkpointer === 'memory' ? new MemorySaver() : undefined) });
+    .compile({ checkpointer: saver });
   return { graph, saver: pg };
+}
+
+/** The service's react graph with a bare `ChatOpenAI` (native tool calling), taking the same `{ messages }` input */
+function seedGraph(modelUrl: string, calculator: StructuredToolInterface, saver?: BaseCheckpointSaver) {
+  const chat = new ChatOpenAI({ model: 'bench', apiKey: 'bench', configuration: { baseURL: modelUrl }, maxRetries: 0 });
+  const graph = buildReactGraph({ model: () => chat, tools: [calculator], toolCalling: () => 'native' }, saver);
+  return {
+    invoke: (input: { messages: Array<{ content: string }> }, config: LangGraphRunnableConfig) =>
+      graph.invoke(turnInput({ message: input.messages[0].content }, { maxIterations: 5 }), config),
+    stream: (input: { messages: Array<{ content: string }> }, config: LangGraphRunnableConfig & { streamMode: 'messages' }) =>
+      graph.stream(turnInput({ message: input.messages[0].content }, { maxIterations: 5 }), config),
+  };
 }

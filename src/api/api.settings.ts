@@ -11,7 +11,7 @@ export const apiSettings = defineSettings({
     HOST: variable(z.string().default('0.0.0.0'), 'HTTP listen address'),
     WEB_CONCURRENCY: variable(
       processCount,
-      'API processes `node dist/main.js` starts, sharing the port (`node:cluster`: a primary forks them, hands them connections in turn, restarts one that dies, forwards SIGTERM/SIGINT); a positive integer or `auto` (one per core). Needs `DATABASE_URL` and `REDIS_URL`: on the embedded database or without Redis it warns and runs one process. The primary runs the migrations once before it forks',
+      'API processes `node dist/main.js` starts, sharing the port (`node:cluster`: a primary forks them, hands them connections in turn, restarts one that dies, forwards SIGTERM/SIGINT); a positive integer or `auto` (one per core this process may use: the CPUs, or a container CPU limit, rounded up). Needs `DATABASE_URL` and `REDIS_URL`: on the embedded database or without Redis it warns and runs one process. The primary runs the migrations once before it forks',
     ),
     PHASE_TIMINGS: variable(
       bool(false),

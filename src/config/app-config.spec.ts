@@ -3,6 +3,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { AppConfig } from './app-config';
+import { usableCores } from './settings';
 
 describe('AppConfig', () => {
   it('applies the documented defaults on an empty environment', () => {
@@ -49,7 +50,25 @@ describe('WEB_CONCURRENCY', () => {
     expect(new AppConfig({ WEB_CONCURRENCY: ' ' }).webConcurrency).toBe(1);
     expect(new AppConfig({ WEB_CONCURRENCY: '4' }).webConcurrency).toBe(4);
     expect(new AppConfig({ WEB_CONCURRENCY: ' 2 ' }).webConcurrency).toBe(2);
-    expect(new AppConfig({ WEB_CONCURRENCY: 'auto' }).webConcurrency).toBe(availableParallelism());
+    expect(new AppConfig({ WEB_CONCURRENCY: 'auto' }).webConcurrency).toBe(usableCores());
+  });
+
+  it('auto counts a container CPU limit (cgroup v2 and v1 quotas), rounded up, never above the CPUs or below one', () => {
+    const files = (map: Record<string, string>) => (p: string) => {
+      if (!(p in map)) throw new Error(`ENOENT: ${p}`);
+      return map[p];
+    };
+    const cpus = availableParallelism();
+    expect(usableCores(files({}))).toBe(cpus);
+    expect(usableCores(files({ '/sys/fs/cgroup/cpu.max': 'max 100000\n' }))).toBe(cpus);
+    expect(usableCores(files({ '/sys/fs/cgroup/cpu.max': '50000 100000\n' }))).toBe(1);
+    expect(usableCores(files({ '/sys/fs/cgroup/cpu.max': '150000 100000' }))).toBe(Math.min(cpus, 2));
+    expect(usableCores(files({ '/sys/fs/cgroup/cpu.max': `${(cpus + 3) * 100000} 100000` }))).toBe(cpus);
+    const v1 = (quota: string) =>
+      files({ '/sys/fs/cgroup/cpu/cpu.cfs_quota_us': `${quota}\n`, '/sys/fs/cgroup/cpu/cpu.cfs_period_us': '100000\n' });
+    expect(usableCores(v1('-1'))).toBe(cpus);
+    expect(usableCores(v1('100000'))).toBe(1);
+    expect(usableCores(v1('20000'))).toBe(1);
   });
 
   it('rejects zero, negatives, fractions and words with the variable name', () => {

@@ -165,7 +165,32 @@ export const processCount = z
   .trim()
   .regex(/^(auto|[1-9]\d*|)$/, 'a positive integer or "auto"')
   .optional()
-  .transform((v) => (!v ? 1 : v === 'auto' ? availableParallelism() : Number(v)));
+  .transform((v) => (!v ? 1 : v === 'auto' ? usableCores() : Number(v)));
+
+/**
+ * The cores this process may use: the CPUs it may run on, fewer when its cgroup has a CPU quota (a container's
+ * CPU limit: cgroup v2 `cpu.max`, v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us`), rounded up, at least one.
+ */
+export function usableCores(read: (path: string) => string = (path) => readFileSync(path, 'utf8')): number {
+  const cpus = availableParallelism();
+  const quota = cgroupQuota(read);
+  return quota === null ? cpus : Math.max(1, Math.min(cpus, Math.ceil(quota)));
+}
+
+function cgroupQuota(read: (path: string) => string): number | null {
+  const ratio = (quota: string | undefined, period: string | undefined) =>
+    Number(quota) > 0 && Number(period) > 0 ? Number(quota) / Number(period) : null;
+  try {
+    const [quota, period] = read('/sys/fs/cgroup/cpu.max').trim().split(/\s+/);
+    return ratio(quota, period); // "max 100000": no limit
+  } catch {
+    try {
+      return ratio(read('/sys/fs/cgroup/cpu/cpu.cfs_quota_us').trim(), read('/sys/fs/cgroup/cpu/cpu.cfs_period_us').trim());
+    } catch {
+      return null;
+    }
+  }
+}
 
 /** a comma-separated list, each item trimmed, blanks dropped */
 export function list(spec: string | undefined): string[] {
