@@ -125,19 +125,19 @@ function fenceCte(first: number): string {
   return `fence AS (SELECT 1 FROM runs WHERE id = $${first}::uuid AND attempts = $${first + 1}::int AND status = 'running' FOR SHARE)`;
 }
 
-/** Where a fenced statement's rows come from: only while its fence has its row. */
-const fenced = (on: boolean) => (on ? 'WHERE EXISTS (SELECT 1 FROM fence)' : '');
+/** Where a guarded statement's rows come from: only while the CTE `guard` has a row (the fence, or the run's end). */
+const guardedBy = (guard?: string) => (guard ? `WHERE EXISTS (SELECT 1 FROM ${guard})` : '');
 
 /**
  * Pending writes from nine array parameters starting at `$first` (the eight columns and whether the row overwrites):
  * as the official saver, special channels (errors, interrupts…) overwrite, the others keep the first write.
  */
-function writesCte(schema: string, first: number, fence = false): string {
+function writesCte(schema: string, first: number, guard?: string): string {
   const p = Array.from({ length: 9 }, (_, i) => `$${first + i}`);
   const key = 'ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)';
   return `w AS (
         SELECT * FROM unnest(${p[0]}::text[], ${p[1]}::text[], ${p[2]}::text[], ${p[3]}::text[], ${p[4]}::int[], ${p[5]}::text[], ${p[6]}::text[], ${p[7]}::bytea[], ${p[8]}::bool[])
-          AS w(${WRITE_COLUMNS}, upsert) ${fenced(fence)}
+          AS w(${WRITE_COLUMNS}, upsert) ${guardedBy(guard)}
       ), upserted AS (
         INSERT INTO ${table('checkpoint_writes', schema)} (${WRITE_COLUMNS}) SELECT ${WRITE_COLUMNS} FROM w WHERE upsert
         ${key} DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob
@@ -153,15 +153,36 @@ function writesCte(schema: string, first: number, fence = false): string {
  * `fence`: $22 the run id and $23 its attempt (fenceCte); the checkpoints written are returned (none: refused).
  */
 export function putCheckpointsSql(schema: string, fence = false): string {
-  return `WITH ${fence ? `${fenceCte(22)}, ` : ''}${writesCte(schema, 13, fence)}, blobs AS (
-        INSERT INTO ${table('checkpoint_blobs', schema)} (thread_id, checkpoint_ns, channel, version, type, blob)
-        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[]) ${fenced(fence)}
-        ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING
-      )
-      INSERT INTO ${table('checkpoints', schema)} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-      SELECT * FROM unnest($7::text[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::jsonb[]) ${fenced(fence)}
-      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata
+  const guard = fence ? 'fence' : undefined;
+  return `WITH ${fence ? `${fenceCte(22)}, ` : ''}${writesCte(schema, 13, guard)}, ${blobsCte(schema, 1, guard)}
+      ${insertCheckpoints(schema, 7, guard)}
       ${fence ? 'RETURNING 1' : ''}`;
+}
+
+/**
+ * The same rows as CTEs to add to another statement's WITH list, parameters from `$first` (21 of them, in
+ * putCheckpointsSql's order), written only when the CTE `guard` has a row: the run store's end of a run writes its
+ * final checkpoint in the statement that records the end, guarded by the run's row being ended by it.
+ */
+export function checkpointCtes(schema: string, first: number, guard: string): string {
+  return `${writesCte(schema, first + 12, guard)}, ${blobsCte(schema, first, guard)},
+      checkpointed AS (${insertCheckpoints(schema, first + 6, guard)})`;
+}
+
+function blobsCte(schema: string, first: number, guard?: string): string {
+  const p = Array.from({ length: 6 }, (_, i) => `$${first + i}`);
+  return `blobs AS (
+        INSERT INTO ${table('checkpoint_blobs', schema)} (thread_id, checkpoint_ns, channel, version, type, blob)
+        SELECT * FROM unnest(${p[0]}::text[], ${p[1]}::text[], ${p[2]}::text[], ${p[3]}::text[], ${p[4]}::text[], ${p[5]}::bytea[]) ${guardedBy(guard)}
+        ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING
+      )`;
+}
+
+function insertCheckpoints(schema: string, first: number, guard?: string): string {
+  const p = Array.from({ length: 6 }, (_, i) => `$${first + i}`);
+  return `INSERT INTO ${table('checkpoints', schema)} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+      SELECT * FROM unnest(${p[0]}::text[], ${p[1]}::text[], ${p[2]}::text[], ${p[3]}::text[], ${p[4]}::jsonb[], ${p[5]}::jsonb[]) ${guardedBy(guard)}
+      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata`;
 }
 
 /**
@@ -170,6 +191,6 @@ export function putCheckpointsSql(schema: string, fence = false): string {
  */
 export function putWritesSql(schema: string, fence = false): string {
   return fence
-    ? `WITH ${fenceCte(10)}, ${writesCte(schema, 1, true)} SELECT EXISTS (SELECT 1 FROM fence) AS held`
+    ? `WITH ${fenceCte(10)}, ${writesCte(schema, 1, 'fence')} SELECT EXISTS (SELECT 1 FROM fence) AS held`
     : `WITH ${writesCte(schema, 1)} SELECT 1`;
 }

@@ -7,7 +7,7 @@ import { runContextOf } from '../core/run-context';
 import { type RunAttempt, runAttemptOf, runHeld, RunSuperseded } from '../core/run-fence';
 import { phase } from '../observability/phases';
 import { RowDumpingPostgresSaver } from '../platform/row-dumping-postgres-saver';
-import { deleteThread, putCheckpointsSql, putWritesSql } from './checkpoint-tables';
+import { checkpointCtes, deleteThread, putCheckpointsSql, putWritesSql } from './checkpoint-tables';
 
 type Put = PostgresSaver['put'];
 
@@ -77,10 +77,21 @@ export class PendingWrites {
   /** the run attempt its statements are fenced by (from the first config that holds something) */
   private attempt?: RunAttempt;
 
+  /**
+   * `holdFinal` (a run with durability `exit`, whose one checkpoint is its last): that checkpoint is held until the
+   * run takes it (`takeFinal`) to write with its end, in the statement that records the run's end — or written by
+   * `flush` / `settle` as any other.
+   */
   constructor(
     private readonly windowMs = 20,
     readonly holdPuts = false,
+    private readonly holdFinal = false,
   ) {}
+
+  /** Whether checkpoints may be held (a read through the run's config writes them first). */
+  get holdsCheckpoints(): boolean {
+    return this.holdPuts || this.holdFinal;
+  }
 
   /** Holds a batch for the first saver that uses this buffer; false for another saver (it writes at once). */
   hold(saver: TimedPostgresSaver, rows: Promise<WriteRow[]>, attempt?: RunAttempt): boolean {
@@ -93,7 +104,7 @@ export class PendingWrites {
 
   /** Holds a checkpoint (holdPuts) for the first saver that uses this buffer; false otherwise (it is written at once). */
   holdPut(saver: TimedPostgresSaver, rows: Promise<PutRows>, attempt?: RunAttempt): boolean {
-    if (!this.holdPuts || (this.saver ??= saver) !== saver) return false;
+    if (!(this.holdPuts || this.holdFinal) || (this.saver ??= saver) !== saver) return false;
     this.attempt ??= attempt;
     this.puts.push(rows);
     this.arm();
@@ -112,6 +123,23 @@ export class PendingWrites {
     }
   }
 
+  /**
+   * The checkpoints held (`holdFinal`) and the writes held with them, no longer held: for the caller to write in a
+   * statement of its own (FinalCheckpoint). Waits for the writes under way first, and throws their failure (as
+   * `flush`). Undefined when no checkpoint is held (what else is held is then written, as by `flush`).
+   */
+  async takeFinal(): Promise<FinalCheckpoint | undefined> {
+    if (!this.holdFinal || this.puts.length === 0 || !this.saver) {
+      await this.flush();
+      return undefined;
+    }
+    const { saver, attempt } = this;
+    const { writes, puts } = this.take();
+    await this.flush();
+    const [p, w] = await Promise.all([Promise.all(puts), Promise.all(writes)]);
+    return new FinalCheckpoint(saver, p, w.flat(), attempt);
+  }
+
   /** Writes what is held and waits for the writes under way (a read sees them); failures stay for `flush`. */
   async settle(): Promise<void> {
     this.writeHeld();
@@ -127,7 +155,9 @@ export class PendingWrites {
   }
 
   private arm(): void {
-    if ((this.held.length > 0 || this.puts.length > 0) && this.putting === 0) {
+    // a final checkpoint waits for the run's end (takeFinal), or for flush
+    const puts = this.holdFinal ? 0 : this.puts.length;
+    if ((this.held.length > 0 || puts > 0) && this.putting === 0) {
       this.timer ??= setTimeout(() => this.writeHeld(), this.windowMs).unref();
     }
   }
@@ -166,6 +196,46 @@ function columnsOf(rows: WriteRow[]): unknown[][] {
   return Array.from({ length: 9 }, (_, i) => merged.map((r) => r[i]));
 }
 
+/** The 21 parameters of putCheckpointsSql / checkpointCtes: the blob columns, the checkpoint columns (the last of each id wins), the writes. */
+function checkpointParams(puts: PutRows[], writes: WriteRow[]): unknown[] {
+  const checkpoints = [...new Map(puts.map((p) => [p.checkpoint.slice(0, 3).join('\0'), p.checkpoint])).values()];
+  const blobs = puts.flatMap((p) => p.blobs);
+  const column = (rows: unknown[][], i: number) => rows.map((r) => r[i] ?? null);
+  return [
+    ...Array.from({ length: 6 }, (_, i) => column(blobs, i)),
+    ...Array.from({ length: 6 }, (_, i) => column(checkpoints, i)),
+    ...columnsOf(writes),
+  ];
+}
+
+/**
+ * A run's last checkpoint (with the pending writes held for it), serialized and not yet written: the run store
+ * writes it in the statement that records the run's end (`ctes` and `params`, guarded by the end), so a react
+ * turn's checkpoint and result cost one round trip, and either both are written or neither. `write` writes it on
+ * its own (fenced by the run's attempt, as any checkpoint), for a store that cannot.
+ */
+export class FinalCheckpoint {
+  constructor(
+    private readonly saver: TimedPostgresSaver,
+    private readonly puts: PutRows[],
+    private readonly writes: WriteRow[],
+    private readonly attempt?: RunAttempt,
+  ) {}
+
+  /** Its CTEs for a statement's WITH list, parameters from `$first`, written only when the CTE `guard` has a row. */
+  ctes(first: number, guard: string): string {
+    return checkpointCtes(this.saver.schemaName, first, guard);
+  }
+
+  get params(): unknown[] {
+    return checkpointParams(this.puts, this.writes);
+  }
+
+  write(): Promise<void> {
+    return this.saver.writePuts(this.puts, this.writes, this.attempt);
+  }
+}
+
 /**
  * LangGraph's Postgres checkpointer, writing in one round trip. The official `put` sends BEGIN, one upsert per
  * changed channel, the checkpoint and COMMIT one after another (a react turn: ~14 round trips); `putWrites`
@@ -184,8 +254,9 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
 
   constructor(
     private readonly db: Pool,
-    schema: string,
+    readonly schemaName: string,
   ) {
+    const schema = schemaName;
     super(db, undefined, { schema });
     this.putSql = putCheckpointsSql(schema);
     this.writesSql = putWritesSql(schema);
@@ -203,7 +274,7 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
     const opening = runContextOf(config)?.openingRead;
     if (opening instanceof OpeningRead && !c?.checkpoint_ns && !c?.checkpoint_id && opening.claim()) return opening.tuple;
     const pending: unknown = runContextOf(config)?.pendingWrites;
-    if (pending instanceof PendingWrites && pending.holdPuts) await pending.settle(); // what the run holds is read back
+    if (pending instanceof PendingWrites && pending.holdsCheckpoints) await pending.settle(); // what the run holds is read back
     return phase('checkpoint_read', () => super.getTuple(config));
   }
 
@@ -252,14 +323,7 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
 
   /** Checkpoints (the last of each id wins), their blobs and pending writes, in one statement (fenced by `attempt`). */
   async writePuts(puts: PutRows[], writes: WriteRow[], attempt?: RunAttempt): Promise<void> {
-    const checkpoints = [...new Map(puts.map((p) => [p.checkpoint.slice(0, 3).join('\0'), p.checkpoint])).values()];
-    const blobs = puts.flatMap((p) => p.blobs);
-    const column = (rows: unknown[][], i: number) => rows.map((r) => r[i] ?? null);
-    const params = [
-      ...Array.from({ length: 6 }, (_, i) => column(blobs, i)),
-      ...Array.from({ length: 6 }, (_, i) => column(checkpoints, i)),
-      ...columnsOf(writes),
-    ];
+    const params = checkpointParams(puts, writes);
     if (!attempt) {
       await this.db.query(this.putSql, params);
       return;

@@ -7,6 +7,7 @@ import { AppConfig } from '../config/app-config';
 import type { ChatResult } from '../core/chat-result';
 import { detectLanguage, localize } from '../core/language';
 import { withRunContext } from '../core/run-context';
+import type { FinalCheckpoint } from '../database/checkpoint-writer';
 import { FINAL_STATUSES, type RunEntity } from '../database/entities';
 import { streamRequestOf } from '../events/graph-stream';
 import { RunEventBus } from '../events/run-event-bus';
@@ -252,17 +253,23 @@ export class AgentOrchestrator {
       ...(run.input.input ? { input: run.input.input } : {}),
       ...(run.input.command ? { command: run.input.command } : {}),
     };
+    // the graph's last checkpoint, held for the run's end: written by the statement that records it (RunEnd.checkpoint)
+    let checkpoint: FinalCheckpoint | undefined;
     try {
       if (!agent) throw new AgentNotRegisteredError(run.agent, this.agents.names());
       const refusal = await runInTenant(run.tenantId, () =>
         this.checkScope(agent, turn, { tenantId: run.tenantId, signal, usage, budget }),
       );
       if (refusal) return await this.outcomes.end(run, started, usage, { status: 'completed', outcome: refusal }, { log, turn });
-      const { values, taint } = await runInTenant(run.tenantId, () => this.graphs.run(agent, run, turn, opts, usage, budget));
+      const ran = await runInTenant(run.tenantId, () => this.graphs.run(agent, run, turn, opts, usage, budget));
+      checkpoint = ran.checkpoint;
       budget.throwIfExceeded(); // a node that swallowed the budget's error in the graph's last step
-      const outcome = agent.toOutcome(values, turn);
-      if (taint) outcome.trace = { ...outcome.trace, taint }; // the operator sees why high-risk calls needed consent
-      return await this.outcomes.end(run, started, usage, { status: outcome.error ? 'failed' : 'completed', outcome }, { log, turn });
+      const outcome = agent.toOutcome(ran.values, turn);
+      if (ran.taint) outcome.trace = { ...outcome.trace, taint: ran.taint }; // the operator sees why high-risk calls needed consent
+      const last = checkpoint;
+      checkpoint = undefined; // should the end itself fail, the failure below is recorded without it
+      const status = outcome.error ? 'failed' : 'completed';
+      return await this.outcomes.end(run, started, usage, { status, outcome }, { log, turn, checkpoint: last });
     } catch (err) {
       if (err instanceof RunHandedBack || err instanceof RunSuperseded) throw err;
       if (ctx.superseded.aborted) throw ctx.superseded.reason as RunSuperseded; // stopped: another attempt runs it now
@@ -302,7 +309,7 @@ export class AgentOrchestrator {
                     : 'INTERNAL_ERROR';
       if (code === 'INTERNAL_ERROR') this.logger.error({ msg: 'run failed', ...log, err: (err as Error).stack });
       const failure = withBudgetReport(this.failureOf(code, budget.exceeded ?? err, run, agent), budget);
-      return this.outcomes.end(run, started, usage, failure, { log, turn });
+      return this.outcomes.end(run, started, usage, failure, { log, turn, checkpoint });
     }
   }
 

@@ -10,7 +10,7 @@ import { threadIdOf } from '../auth/tenant';
 import { AppConfig } from '../config/app-config';
 import { detectLanguage } from '../core/language';
 import { RUN_CONTEXT_KEY, type RunContext, withRunContext } from '../core/run-context';
-import { OpeningRead, PendingWrites } from '../database/checkpoint-writer';
+import { type FinalCheckpoint, OpeningRead, PendingWrites } from '../database/checkpoint-writer';
 import type { RunEntity } from '../database/entities';
 import { LANGGRAPH_STORE } from '../database/store/store.module';
 import { StoreOwners } from '../database/store/store-owners';
@@ -67,6 +67,8 @@ export interface GraphRunOptions {
 export interface GraphRunResult {
   values: Record<string, unknown>;
   taint?: TaintSummary;
+  /** the run's last checkpoint (durability `exit`), not yet written: it goes with the run's end (RunEnd.checkpoint) */
+  checkpoint?: FinalCheckpoint;
 }
 
 /** The graph stopped on an interrupt that is not a tool approval: the run ends `interrupted`. */
@@ -165,7 +167,7 @@ export class GraphRunner {
     const input = approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id));
     const durability = lgOptions.durability ?? this.durabilityOf(agent, run);
     // the run's pending writes go with its next checkpoint (an `async` run's checkpoints with each other); flushed as the stream ends
-    const pending = new PendingWrites(20, durability === 'async');
+    const pending = new PendingWrites(20, durability === 'async', durability === 'exit');
     Object.assign(context, { guard, pendingWrites: pending, ...(opening ? { openingRead: opening } : {}) });
     const graphOptions = {
       configurable: {
@@ -203,7 +205,9 @@ export class GraphRunner {
     let stepStarted = recordingPhases() ? performance.now() : 0;
     let interrupts: unknown[] | undefined;
     const streamedAt = new Set<string>(); // `step:node` whose model call streamed its tokens
-    // the pending writes are flushed before the run's outcome is read or thrown, however the stream ends
+    // the pending writes are flushed before the run's outcome is read or thrown, however the stream ends (a
+    // run that ends here takes its last checkpoint to write with its end, below)
+    let streamed = false;
     try {
       for await (const part of stream as AsyncIterable<unknown[]>) {
         const [namespace, mode, chunk] = (subgraphs ? part : [[], ...part]) as [string[], string, Record<string, unknown>];
@@ -242,10 +246,14 @@ export class GraphRunner {
         this.events.publish(run.id, 'progress', progress);
         opts.onProgress?.(progress);
       }
+      streamed = true;
     } finally {
-      await pending.flush();
+      if (!streamed) await pending.flush();
     }
-    if (stepStarted) phaseSince('graph_exit', stepStarted); // the checkpoint at the end of the turn
+    if (stepStarted) phaseSince('graph_exit', stepStarted); // the graph's last step to its end (an `exit` run's checkpoint goes with its result)
+    // a run that pauses or stops on an interrupt writes its checkpoint now (the state it resumes from)
+    const ends = !interrupts && !run.input.interrupt_before && !run.input.interrupt_after;
+    const checkpoint = ends ? await pending.takeFinal() : await pending.flush();
     if (interrupts && isApprovalRequest(interrupts)) throw new ApprovalPending(approvalRequestOf(interrupts));
     // the graph's own interrupt() (or interrupt_before / interrupt_after): the run ends, a `command` resumes it
     if (interrupts) throw new GraphInterrupted(interrupts);
@@ -254,8 +262,12 @@ export class GraphRunner {
       if (state.next.length > 0) throw new GraphInterrupted([]);
     }
     // the last `values` chunk is the final state: no need to read the checkpoint back
-    values ??= (await agent.graph.getState({ configurable })).values as Record<string, unknown>;
-    return { values, taint: guard.summary() };
+    if (!values) {
+      await checkpoint?.write(); // read back below
+      values = (await agent.graph.getState({ configurable })).values as Record<string, unknown>;
+      return { values, taint: guard.summary() };
+    }
+    return { values, taint: guard.summary(), ...(checkpoint ? { checkpoint } : {}) };
   }
 
   /**

@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config';
 import type { ChatResult } from '../core/chat-result';
 import { SessionBusyException } from '../core/errors';
 import { detectLanguage } from '../core/language';
+import type { FinalCheckpoint } from '../database/checkpoint-writer';
 import { FINAL_STATUSES, type RunEntity, type RunError } from '../database/entities';
 import { RunEventBus } from '../events/run-event-bus';
 import { toWire } from '../events/wire';
@@ -130,7 +131,7 @@ export class RunOutcomes {
     started: number,
     usage: PersistentUsageCollector,
     { status, outcome }: { status: RunEnd['status']; outcome: AgentOutcome },
-    ctx: { log: Record<string, string>; turn?: TurnContext },
+    ctx: { log: Record<string, string>; turn?: TurnContext; checkpoint?: FinalCheckpoint },
   ): Promise<ChatResult> {
     await phase('usage_flush', () => usage.settled());
     const totals = usage.runTotals;
@@ -162,6 +163,7 @@ export class RunOutcomes {
           usage: totals,
           messages: ctx.turn ? { user: ctx.turn.message, assistant: outcome.response } : null,
           summary: outcome.summary || null,
+          ...(ctx.checkpoint ? { checkpoint: ctx.checkpoint } : {}),
         }),
       ),
     );

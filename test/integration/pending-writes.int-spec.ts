@@ -110,7 +110,7 @@ describe('PendingWrites', () => {
     input: unknown,
     thread: string,
     pending?: PendingWrites,
-    durability: 'async' | 'sync' = 'async',
+    durability: 'async' | 'sync' | 'exit' = 'async',
     context: Partial<RunContext> = {},
   ) {
     const parts = { ...(pending ? { pendingWrites: pending } : {}), ...context };
@@ -257,6 +257,52 @@ describe('PendingWrites', () => {
     const state = await slowGraph.getState({ configurable: { thread_id: 'slow-held-puts' } });
     expect(state.values.count).toBe(2);
     expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', 'done']);
+  });
+
+  it('holdFinal (durability exit): the last checkpoint waits for takeFinal, then only a statement whose guard has a row writes it, the same rows as the official saver', async () => {
+    const input = () => ({ messages: [new HumanMessage('hi')] });
+    await run(react(official), input(), 'final-official', undefined, 'exit');
+
+    const pending = new PendingWrites(20, false, true);
+    const statements = countStatements();
+    const configurable = { thread_id: 'final-held', ...runCtx({ pendingWrites: pending }) };
+    for await (const _ of await react(timed).stream(input(), { configurable, durability: 'exit' }));
+    await new Promise((r) => setTimeout(r, 80)); // past the window: a final checkpoint still waits
+    expect(statements.puts() + statements.writes()).toBe(0);
+    const empty = { checkpoints: [], blobs: [], writes: [] };
+    expect(await rowsOf('final-held')).toEqual(empty);
+
+    const final = (await pending.takeFinal())!;
+    expect(final).toBeDefined();
+    expect(await pending.takeFinal()).toBeUndefined(); // taken once
+    // the run store's end of a run: its CTEs after the statement's own, guarded by the row that ends the run
+    const ending = (ended: boolean) =>
+      pool.query(`WITH ended AS (SELECT 1 WHERE $1::boolean), ${final.ctes(2, 'ended')} SELECT count(*)::int AS n FROM ended`, [
+        ended,
+        ...final.params,
+      ]);
+    await ending(false); // the run had ended already, or another attempt holds it: nothing written
+    expect(await rowsOf('final-held')).toEqual(empty);
+    await ending(true);
+    expect(await rowsOf('final-held')).toEqual(await rowsOf('final-official'));
+    const state = await react(timed).getState({ configurable: { thread_id: 'final-held' } });
+    expect(state.values.messages.map((m: { content: unknown }) => m.content)).toEqual(['hi', '', 'found', 'done']);
+  });
+
+  it('holdFinal: a read through the run writes the held checkpoint first; flush writes it on its own', async () => {
+    const pending = new PendingWrites(20, false, true);
+    const graph = react(timed);
+    const configurable = { thread_id: 'final-read', ...runCtx({ pendingWrites: pending }) };
+    for await (const _ of await graph.stream({ messages: [new HumanMessage('hi')] }, { configurable, durability: 'exit' }));
+    const read = await graph.getState({ configurable });
+    expect(read.values.count).toBe(1);
+    expect(await pending.takeFinal()).toBeUndefined(); // written by the read
+
+    const flushed = new PendingWrites(20, false, true);
+    const other = { thread_id: 'final-flush', ...runCtx({ pendingWrites: flushed }) };
+    for await (const _ of await graph.stream({ messages: [new HumanMessage('hi')] }, { configurable: other, durability: 'exit' }));
+    await flushed.flush();
+    expect((await rowsOf('final-flush')).checkpoints).toHaveLength(1);
   });
 
   it('holdPuts: a read through the run writes what is held first; a held checkpoint that fails surfaces at the flush', async () => {

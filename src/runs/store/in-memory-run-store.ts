@@ -267,6 +267,7 @@ class InMemoryRunStore extends RunStore {
   async finish(run: RunEntity, end: RunEnd): Promise<boolean> {
     const r = this.s.runs.get(run.id);
     if (!r || isFinalStatus(r.status) || r.attempts !== run.attempts) return false;
+    await end.checkpoint?.write();
     Object.assign(r, {
       status: end.status,
       result: end.result,

@@ -222,12 +222,14 @@ export class PgRunStore extends RunStore {
   }
 
   /**
-   * Ends a run: its status, result and trace, the turn's messages and the release of the session lease —
-   * in one statement, so it is atomic without holding a transaction open (which would stall the embedded
-   * Postgres). Returns false (and writes nothing) when the run had already ended.
+   * Ends a run: its status, result and trace, the turn's messages, the release of the session lease and the run's
+   * last checkpoint (`end.checkpoint`, written only by the statement that ends the run) — in one statement, so it
+   * is atomic without holding a transaction open (which would stall the embedded Postgres). Returns false (and
+   * writes nothing) when the run had already ended.
    */
   async finish(run: RunEntity, end: RunEnd): Promise<boolean> {
     const m = end.messages;
+    const checkpoint = end.checkpoint ? `, ${end.checkpoint.ctes(15, 'ended')}` : '';
     const rows = await poolQuery<{ n: number }>(
       this.dataSource,
       `WITH ended AS (
@@ -244,7 +246,7 @@ export class PgRunStore extends RunStore {
        released AS (
          UPDATE sessions s SET ${RELEASE_LEASE}, updated_at = now(),
                 summary = COALESCE($13, s.summary)
-           FROM ended e WHERE s.id = e.session_id AND s.tenant_id = e.tenant_id AND ${releasableBy('s', 'e')})
+           FROM ended e WHERE s.id = e.session_id AND s.tenant_id = e.tenant_id AND ${releasableBy('s', 'e')})${checkpoint}
        SELECT count(*)::int AS n FROM ended`,
       [
         run.id,
@@ -261,6 +263,7 @@ export class PgRunStore extends RunStore {
         Boolean(m),
         end.summary ? pgSafeText(end.summary) : null,
         run.attempts,
+        ...(end.checkpoint?.params ?? []),
       ],
     );
     return rows[0]?.n === 1;

@@ -1,4 +1,5 @@
 import type { ChatResult } from '../../core/chat-result';
+import type { FinalCheckpoint } from '../../database/checkpoint-writer';
 import type { PendingApproval, RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
 
 export interface NewRun {
@@ -24,6 +25,8 @@ export interface RunEnd {
   messages: { user: string; assistant: string } | null;
   /** the session's running summary after this turn (agents with summarising memory) */
   summary?: string | null;
+  /** the run's last checkpoint, written with its end (both or neither); none when the run wrote its own */
+  checkpoint?: FinalCheckpoint;
 }
 
 /** A run stopped by a superseding acceptance: `cancelled` at once (it had not started), or `flagged` for its worker. */
