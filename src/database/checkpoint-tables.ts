@@ -5,8 +5,9 @@ import { CHECKPOINT_SCHEMA } from './checkpoint-schema';
  * `checkpoint_writes`), written once. Two callers, nothing else: the checkpoint writer (checkpoint-writer.ts: a
  * run's checkpoints and pending writes, each in one statement) and the run store (runs/store: a thread's copy, a
  * run's rollback, a session's deletion or pruning (retention) and the operator's reset, each inside the transaction that writes the
- * session's or run's rows with it). The official saver's `setup()` creates the tables; its migrations are the
- * library's. Each function is one statement (data-modifying CTEs: all or nothing, one snapshot).
+ * session's or run's rows with it; a run's last checkpoint in the statement that records its end, `checkpointCtes`).
+ * The official saver's `setup()` creates the tables; its migrations are the library's. Each function is one
+ * statement (data-modifying CTEs: all or nothing, one snapshot).
  */
 
 /** Anything that runs a statement: a DataSource, a transaction's EntityManager, a pg Pool or client. */
