@@ -46,7 +46,7 @@ export async function benchFloor(dbUrl: string): Promise<Row[]> {
     for (const [label, checkpointer, graph] of [
       ['no checkpointer', 'none', 'bare'],
       ['official PostgresSaver (durability exit, as a react turn here)', 'postgres', 'bare'],
-      ["the service's react graph (the seed's five nodes, twelve state fields), official PostgresSaver", 'postgres', 'seed'],
+      ["the service's react graph (the agent's five nodes, twelve state fields), official PostgresSaver", 'postgres', 'agent'],
     ] as const) {
       const served = model.served.length;
       const r = await runFloor({

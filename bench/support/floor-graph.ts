@@ -8,7 +8,7 @@
  * `mark start` / `mark end` lines on stdout around that window, each answered by a line on stdin (bench/turn-ab.ts
  * reads the other processes' CPU there, while this process's connections are still open). Prints one JSON line:
  * latencies (ms) of sequential turns, CPU per turn, streamed chunks per turn, turns/s at CLIENTS, and the window's
- * turns and CPU (the process's, and its main thread's from /proc). GRAPH=seed: the service's react graph instead of
+ * turns and CPU (the process's, and its main thread's from /proc). GRAPH=agent: the service's react graph instead of
  * LangGraph's (floor-stack.ts).
  */
 import { readFileSync } from 'node:fs';

@@ -24,7 +24,7 @@ import { turnInput } from '../../src/agents/react/state';
 
 /**
  * `setup`: create the PostgresSaver's tables (one process at a time: its migrations take no lock). `shape`:
- * `bare` is LangGraph's own react graph; `seed` is the service's react graph (src/agents/react: the seed's five
+ * `bare` is LangGraph's own react graph; `agent` is the service's react graph (src/agents/react: the agent's five
  * nodes and twelve state fields) on the same bare model and checkpointer, to tell the graph's share of a turn from
  * the service's.
  */
@@ -40,7 +40,7 @@ export async function floorGraph(modelUrl: string, checkpointer: string, dbUrl?:
   const pg = checkpointer === 'postgres' ? PostgresSaver.fromConnString(dbUrl!) : undefined;
   if (pg && setup) await pg.setup();
   const saver = pg ?? (checkpointer === 'memory' ? new MemorySaver() : undefined);
-  if (shape === 'seed') return { graph: seedGraph(modelUrl, calculator, saver), saver: pg };
+  if (shape === 'agent') return { graph: agentGraph(modelUrl, calculator, saver), saver: pg };
   const graph = new StateGraph(MessagesAnnotation)
     .addNode('agent', async (s) => ({ messages: [await model.invoke(s.messages)] }))
     .addNode('tools', new ToolNode([calculator]))
@@ -55,7 +55,7 @@ export async function floorGraph(modelUrl: string, checkpointer: string, dbUrl?:
 }
 
 /** The service's react graph with a bare `ChatOpenAI` (native tool calling), taking the same `{ messages }` input */
-function seedGraph(modelUrl: string, calculator: StructuredToolInterface, saver?: BaseCheckpointSaver) {
+function agentGraph(modelUrl: string, calculator: StructuredToolInterface, saver?: BaseCheckpointSaver) {
   const chat = new ChatOpenAI({ model: 'bench', apiKey: 'bench', configuration: { baseURL: modelUrl }, maxRetries: 0 });
   const graph = buildReactGraph({ model: () => chat, tools: [calculator], toolCalling: () => 'native' }, saver);
   return {
