@@ -224,7 +224,7 @@ export class FinalCheckpoint {
 
   /** Its CTEs for a statement's WITH list, parameters from `$first`, written only when the CTE `guard` has a row. */
   ctes(first: number, guard: string): string {
-    return checkpointCtes(this.saver.schemaName, first, guard);
+    return checkpointCtes(this.saver.schema, first, guard);
   }
 
   get params(): unknown[] {
@@ -254,9 +254,8 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
 
   constructor(
     private readonly db: Pool,
-    readonly schemaName: string,
+    readonly schema: string,
   ) {
-    const schema = schemaName;
     super(db, undefined, { schema });
     this.putSql = putCheckpointsSql(schema);
     this.writesSql = putWritesSql(schema);

@@ -253,7 +253,8 @@ export class GraphRunner {
     if (stepStarted) phaseSince('graph_exit', stepStarted); // the graph's last step to its end (an `exit` run's checkpoint goes with its result)
     // a run that pauses or stops on an interrupt writes its checkpoint now (the state it resumes from)
     const ends = !interrupts && !run.input.interrupt_before && !run.input.interrupt_after;
-    const checkpoint = ends ? await pending.takeFinal() : await pending.flush();
+    if (!ends) await pending.flush();
+    let checkpoint = ends ? await pending.takeFinal() : undefined;
     if (interrupts && isApprovalRequest(interrupts)) throw new ApprovalPending(approvalRequestOf(interrupts));
     // the graph's own interrupt() (or interrupt_before / interrupt_after): the run ends, a `command` resumes it
     if (interrupts) throw new GraphInterrupted(interrupts);
@@ -264,8 +265,8 @@ export class GraphRunner {
     // the last `values` chunk is the final state: no need to read the checkpoint back
     if (!values) {
       await checkpoint?.write(); // read back below
+      checkpoint = undefined;
       values = (await agent.graph.getState({ configurable })).values as Record<string, unknown>;
-      return { values, taint: guard.summary() };
     }
     return { values, taint: guard.summary(), ...(checkpoint ? { checkpoint } : {}) };
   }
