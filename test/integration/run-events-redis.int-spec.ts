@@ -6,6 +6,7 @@ import { redisOptions } from '../../src/config/redis-options';
 import { RedisRunEventBus } from '../../src/events/redis-run-event-bus';
 import type { RunEvent } from '../../src/events/run-event-bus';
 import { TEST_REDIS_URL, uniqueQueuePrefix } from '../support/infra';
+import { monitorRedis } from '../support/redis-monitor';
 
 /** The run event bus on the real Redis, with two bus instances standing for two processes. */
 describe('RedisRunEventBus across processes', () => {
@@ -75,12 +76,7 @@ describe('RedisRunEventBus across processes', () => {
   it('sends what one event-loop turn publishes as one batch, and sets the idle expiry once, not with every batch', async () => {
     const runId = randomUUID();
     const key = `run-events:${prefix}:${runId}`;
-    const seen = new IORedis(redisOptions(TEST_REDIS_URL));
-    const monitor = await seen.monitor();
-    const commands: string[][] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args[1] === key) commands.push(args);
-    });
+    const { commands, stop } = await monitorRedis(TEST_REDIS_URL, (args) => args[1] === key);
     try {
       for (let step = 1; step <= 5; step++) worker.publish(runId, 'token', { step });
       await worker.flushed();
@@ -100,8 +96,7 @@ describe('RedisRunEventBus across processes', () => {
       await waitUntil(() => sent().length >= 10);
       expect(sent()).toEqual(['xadd', 'xadd', 'xadd', 'xadd', 'xadd', 'expire 600', 'expire 500', 'xadd', 'xadd', 'xadd']);
     } finally {
-      monitor.disconnect();
-      seen.disconnect();
+      stop();
       worker.end(runId);
       await worker.flushed();
     }
@@ -110,20 +105,14 @@ describe('RedisRunEventBus across processes', () => {
   /** The commands that reached Redis for a run's stream while `act` ran (EXPIRE with its seconds, TTL reads left out). */
   async function commandsFor(runId: string, act: () => Promise<void>): Promise<string[]> {
     const key = `run-events:${prefix}:${runId}`;
-    const seen = new IORedis(redisOptions(TEST_REDIS_URL));
-    const monitor = await seen.monitor();
-    const commands: string[][] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args[1] === key) commands.push(args);
-    });
+    const { commands, stop } = await monitorRedis(TEST_REDIS_URL, (args) => args[1] === key);
     try {
       await act();
       await redis.ping(); // MONITOR has shown every command sent before this one's answer
       await waitUntil(() => commands.length > 0);
       return commands.map(([cmd, , arg]) => (cmd.toLowerCase() === 'expire' ? `expire ${arg}` : cmd.toLowerCase()));
     } finally {
-      monitor.disconnect();
-      seen.disconnect();
+      stop();
     }
   }
 
