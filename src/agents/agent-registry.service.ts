@@ -1,4 +1,3 @@
-import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { Pool } from 'pg';
 
@@ -20,7 +19,7 @@ import { HOST_AGENTS, hostAgentDefinition, type HostAgents } from './host-agent'
  */
 @Injectable()
 export class AgentRegistry implements OnModuleInit {
-  readonly checkpointer: PostgresSaver;
+  readonly checkpointer: TimedPostgresSaver;
   private readonly logger = new Logger(AgentRegistry.name);
   private readonly agents = new Map<string, AgentDefinition>();
 

@@ -1,3 +1,4 @@
+import type { TupleRow } from '../platform/row-dumping-postgres-saver';
 import { CHECKPOINT_SCHEMA } from './checkpoint-schema';
 
 /**
@@ -25,6 +26,63 @@ export function checkpointThreadSql(tenant: string, session: string): string {
 /** Whether the thread `thread` (a SQL expression) has a checkpoint (a read, for the statements that start a run). */
 export function hasCheckpointSql(thread: string): string {
   return `EXISTS (SELECT 1 FROM ${table('checkpoints')} c WHERE c.thread_id = ${thread})`;
+}
+
+/** A thread's latest checkpoint as the official saver's `getTuple` reads it: the columns of its SELECT_SQL. */
+export type LatestCheckpointRow = TupleRow;
+
+/**
+ * The latest checkpoint of thread `thread` (a SQL expression) in the root namespace, read as the official
+ * saver's `getTuple` reads it (its SELECT_SQL, the same text: the canary is test/integration/thread-opening.int-spec.ts), for a
+ * statement that reads it along with what it writes: `LEFT JOIN LATERAL (…) alias`, then latestCheckpointColumns.
+ */
+export function latestCheckpointSql(thread: string, schema = CHECKPOINT_SCHEMA): string {
+  return `select
+    thread_id,
+    checkpoint,
+    checkpoint_ns,
+    checkpoint_id,
+    parent_checkpoint_id,
+    metadata,
+    (
+      select array_agg(array[bl.channel::bytea, bl.type::bytea, bl.blob])
+      from jsonb_each_text(checkpoint -> 'channel_versions')
+      inner join ${table('checkpoint_blobs', schema)} bl
+        on bl.thread_id = cp.thread_id
+        and bl.checkpoint_ns = cp.checkpoint_ns
+        and bl.channel = jsonb_each_text.key
+        and bl.version = jsonb_each_text.value
+    ) as channel_values,
+    (
+      select
+      array_agg(array[cw.task_id::text::bytea, cw.channel::bytea, cw.type::bytea, cw.blob] order by cw.task_id, cw.idx)
+      from ${table('checkpoint_writes', schema)} cw
+      where cw.thread_id = cp.thread_id
+        and cw.checkpoint_ns = cp.checkpoint_ns
+        and cw.checkpoint_id = cp.checkpoint_id
+    ) as pending_writes
+  from ${table('checkpoints', schema)} cp WHERE thread_id = ${thread} AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`;
+}
+
+const LATEST_COLUMNS = ['checkpoint', 'checkpoint_id', 'parent_checkpoint_id', 'metadata', 'channel_values', 'pending_writes'] as const;
+
+/** The select list of a joined latestCheckpointSql (`alias`), its columns prefixed `cp_` beside the statement's own. */
+export function latestCheckpointColumns(alias: string): string {
+  return LATEST_COLUMNS.map((c) => `${alias}.${c} AS cp_${c}`).join(', ');
+}
+
+/** The latest checkpoint in a row selected with latestCheckpointColumns; null when the thread has none. */
+export function latestCheckpointOf(row: Record<string, unknown>): LatestCheckpointRow | null {
+  if (row.cp_checkpoint_id == null) return null;
+  const r = row as { [K in keyof LatestCheckpointRow as `cp_${K}`]: LatestCheckpointRow[K] };
+  return {
+    checkpoint: r.cp_checkpoint,
+    checkpoint_id: r.cp_checkpoint_id,
+    parent_checkpoint_id: r.cp_parent_checkpoint_id,
+    metadata: r.cp_metadata,
+    channel_values: r.cp_channel_values,
+    pending_writes: r.cp_pending_writes,
+  };
 }
 
 /** Copies a thread's checkpoints (every namespace), blobs and pending writes to another thread id. */

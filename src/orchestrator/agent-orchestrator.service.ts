@@ -114,6 +114,7 @@ export class AgentOrchestrator {
           ...opts,
           newThread: handle.thread !== 'existing',
           sessionCreated: handle.thread === 'created',
+          ...(handle.opening ? { opening: handle.opening } : {}),
         }),
       );
     }

@@ -32,7 +32,7 @@ import { currentRun } from '../observability/log-context';
 import { phaseSince, recordingPhases } from '../observability/phases';
 import type { PersistentUsageCollector } from '../runs/persistent-usage';
 import { RunLedger } from '../runs/store/run-ledger';
-import { RunStore } from '../runs/store/run-store';
+import { RunStore, type ThreadOpening } from '../runs/store/run-store';
 import { SessionStore } from '../runs/store/session-store';
 import { ApprovalPending, approvalRequestOf, createRunToolGuard, interruptsOf, resumeAfterDecision } from '../tools/tool-approval';
 import { consentedTools } from '../tools/tool-consent';
@@ -59,6 +59,8 @@ export interface GraphRunOptions {
   newThread?: boolean;
   /** its session was created with the run (by the statement that accepted it): no taint record to read yet */
   sessionCreated?: boolean;
+  /** what it reads of its thread first, read already by the statement that started it (RunStore.startInSession) */
+  opening?: ThreadOpening;
   /** before a tool that acts on the world: rejects when this attempt no longer holds the run (TurnLease's KeptLease) */
   fence?: () => Promise<void> | undefined;
 }
@@ -137,11 +139,12 @@ export class GraphRunner {
     if (approval) await this.runs.consumeDecision(run.id); // a decision answers one pause, never a later one
     const from = !resume && !approval && run.input.checkpoint_id ? { checkpoint_id: run.input.checkpoint_id } : {};
     // a turn starting from the thread's latest checkpoint reads it once, for the guard and the graph
-    const opening = resume || approval || from.checkpoint_id ? undefined : await this.openingRead(agent, configurable, opts.newThread);
+    const opening = resume || approval || from.checkpoint_id ? undefined : await this.openingRead(agent, configurable, opts);
     // taint belongs to the thread: its record (earlier turns, the thread it was copied from) and what enters this run
     // (read even for a thread without checkpoints: the record may be older than any checkpoint kept; not for a
     // session this run's own acceptance created: none can exist, its id was unknown until then)
-    const thread = opts.sessionCreated && run.attempts === 1 ? null : await this.sessions.taintOf(run.tenantId, run.sessionId);
+    const thread =
+      opts.sessionCreated && run.attempts === 1 ? null : opts.opening ? opts.opening.taint : await this.sessions.taintOf(run.tenantId, run.sessionId);
     const guard = await createRunToolGuard(agent.graph, configurable, {
       message: turn.message,
       approvalTools: this.config.toolApproval,
@@ -278,11 +281,13 @@ export class GraphRunner {
   private async openingRead(
     agent: AgentDefinition,
     configurable: { thread_id: string },
-    newThread?: boolean,
+    { newThread, opening }: GraphRunOptions,
   ): Promise<OpeningRead | undefined> {
     const saver = this.agents.checkpointer;
     if ((agent.graph as { checkpointer?: unknown }).checkpointer !== saver) return undefined;
     if (newThread) return new OpeningRead(undefined);
+    // read by the statement that started the run: made into the tuple the saver's getTuple would return
+    if (opening) return new OpeningRead(await saver.tupleOfRow(configurable.thread_id, opening.checkpoint));
     return new OpeningRead(await saver.getTuple({ configurable: { thread_id: configurable.thread_id, checkpoint_ns: '' } }));
   }
 

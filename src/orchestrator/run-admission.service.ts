@@ -19,7 +19,7 @@ import { type RunEntity, type RunInput, type RunMode, type SessionEntity } from 
 import type { RunStreamRequest } from '../events/graph-stream';
 import { phase } from '../observability/phases';
 import { RunLedger } from '../runs/store/run-ledger';
-import { RunStore, type StoppedRun } from '../runs/store/run-store';
+import { type NewRun, RunStore, type StartedInSession, type StoppedRun } from '../runs/store/run-store';
 import { SessionStore } from '../runs/store/session-store';
 import { withDbRetry } from './db-retry';
 import { handleOf, type RunHandle } from './run-handle';
@@ -124,10 +124,10 @@ export class RunAdmission {
    */
   async acceptTurn(req: TurnRequest): Promise<AcceptedTurn> {
     if (!req.idempotency_key) {
-      const run = await phase('run_record', () =>
+      const { run, opening } = await phase('run_record', () =>
         withDbRetry('accept run', this.config.durability.dbWriteRetries, () => this.acceptNew(req, 'sync', true)),
       );
-      return { handle: handleOf(run, req.session_id ? 'existing' : 'created') };
+      return { handle: handleOf(run, req.session_id ? 'existing' : 'created', opening) };
     }
     const run = await phase('run_record', () => this.accept(req, 'sync'));
     return run.status === 'queued' ? { handle: { accepted: run } } : { repeat: run };
@@ -144,14 +144,14 @@ export class RunAdmission {
 
   private async acceptOnce(req: TurnRequest, mode: RunMode, opts: AcceptOptions): Promise<RunEntity> {
     const key = req.idempotency_key;
-    if (!key) return this.acceptNew(req, mode, opts.start, opts.session, opts.stopped);
+    if (!key) return (await this.acceptNew(req, mode, opts.start, opts.session, opts.stopped)).run;
     // a repeat by the same principal returns the first run; a different request under the same key is refused;
     // another principal's key is another key
     const scoped = { tenantId: req.tenant_id ?? DEFAULT_TENANT, principal: idempotencyPrincipal(), key };
     const hash = requestHash(req, mode);
     const first = await this.ledger.findByIdempotencyKey(scoped);
     if (first) return this.repeatOf(first, hash, key);
-    const run = await this.acceptNew(req, mode, false, undefined, opts.stopped);
+    const { run } = await this.acceptNew(req, mode, false, undefined, opts.stopped);
     if (await this.ledger.claimIdempotencyKey(run.id, scoped, hash)) return run;
     await this.runs.discard(run.id, req.session_id ? null : { id: run.sessionId, tenantId: run.tenantId });
     const winner = await this.ledger.findByIdempotencyKey(scoped);
@@ -164,18 +164,26 @@ export class RunAdmission {
     return this.runs.get(first.id);
   }
 
-  /** `start`: inserted already running when its session is free (RunStore.createStarted) */
+  /**
+   * `start`: inserted already running when its session is free (RunStore.createStarted); in an existing session,
+   * with what the run reads of its thread first (`opening`, RunStore.startInSession). A sync turn of a known
+   * session is read, checked, written and started by one statement (RunStore.startChecked).
+   */
   private async acceptNew(
     req: TurnRequest,
     mode: RunMode,
     start = false,
     known?: KnownSession,
     stopped?: StoppedRun[],
-  ): Promise<RunEntity> {
+  ): Promise<StartedInSession> {
     if (req.message.length > this.config.maxMessageChars) {
       throw new MessageTooLargeException(this.config.maxMessageChars, req.message.length);
     }
     const tenantId = req.tenant_id ?? DEFAULT_TENANT;
+    if (start && mode === 'sync' && req.session_id && !known && (!req.multitask || req.multitask === 'enqueue')) {
+      const checked = await this.startChecked(req, tenantId, req.session_id);
+      if (checked) return checked;
+    }
     const found = known
       ? { session: { id: known.id, agent: known.agent }, waitingRunId: null, scheduledRunId: null }
       : req.session_id
@@ -185,16 +193,71 @@ export class RunAdmission {
     // an unknown UUID is a server-issued id that is gone (or another tenant's); an unknown client-chosen id starts a session
     if (req.session_id && !session && isServerIssuedId(req.session_id)) throw new SessionNotFoundException(req.session_id);
     const agent = req.agent ?? session?.agent ?? this.config.defaultAgent;
-    if (!this.agents.get(agent)) throw new UnknownAgentException(agent, this.agents.names());
-    if (session?.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
-    if (session && found?.waitingRunId) throw new SessionAwaitingApprovalException(session.id, found.waitingRunId);
+    if (session) this.refuseTurn(req, mode, { ...found!, agent: session.agent, resolvedAgent: agent, id: session.id });
+    else if (!this.agents.get(agent)) throw new UnknownAgentException(agent, this.agents.names());
+    const run = { ...this.runOf(req, tenantId, mode), agent };
+    // a new server-issued session: inserted with its first run, in one statement
+    if (!req.session_id) {
+      const inNew = { ...run, sessionId: randomUUID(), sessionMetadata: req.session_metadata };
+      return { run: await (start ? this.runs.createStarted(inNew, this.config.runLockMs, true) : this.runs.createInNewSession(inNew)) };
+    }
+    session ??= (await this.sessions.open(tenantId, req.session_id, agent, req.session_metadata)).session;
+    if (session.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
+    const inSession = { ...run, sessionId: session.id };
+    if (req.multitask === 'reject') {
+      const leased = start ? { leaseMs: this.config.runLockMs, sessionMetadata: known?.metadata } : undefined;
+      const accepted = await this.runs.createExclusive(inSession, leased);
+      if (!accepted) throw new SessionBusyException(session.id);
+      return { run: accepted };
+    }
+    if (req.multitask === 'interrupt' || req.multitask === 'rollback') {
+      // the session's unfinished runs stopped and this one written in one transaction; it starts after they end
+      const superseding = await this.runs.createSuperseding(inSession);
+      stopped?.push(...superseding.stopped);
+      return { run: superseding.run };
+    }
+    if (start) return this.runs.startInSession(inSession, this.config.runLockMs, known?.metadata);
+    return { run: await this.runs.create(inSession) };
+  }
+
+  /**
+   * A sync turn of a session that exists: read, checked (refuseTurn's rules, in SQL), written and started by one
+   * statement. Undefined when the long way decides instead: a client-chosen id not yet used (the session is
+   * created first), or a store that cannot.
+   */
+  private async startChecked(req: TurnRequest, tenantId: string, sessionId: string): Promise<StartedInSession | undefined> {
+    if (req.agent && !this.agents.get(req.agent)) throw new UnknownAgentException(req.agent, this.agents.names());
+    const checks = { agent: req.agent, defaultAgent: this.config.defaultAgent, agents: this.agents.names(), refuseScheduled: true };
+    const checked = await this.runs.startChecked({ ...this.runOf(req, tenantId, 'sync'), sessionId }, checks, this.config.runLockMs);
+    if (!checked) return undefined;
+    if (!checked.found) {
+      if (isServerIssuedId(sessionId)) throw new SessionNotFoundException(sessionId);
+      return undefined;
+    }
+    if (checked.started) return checked.started;
+    this.refuseTurn(req, 'sync', { ...checked.session, id: sessionId });
+    throw new Error(`the run of session ${sessionId} was not written, and no rule refused it`);
+  }
+
+  /** Why a turn may not enter its session, in this order: the agent is unknown or not the session's, a run waits for a tool decision, or (sync) one is scheduled for later. */
+  private refuseTurn(
+    req: TurnRequest,
+    mode: RunMode,
+    s: { id: string; agent: string | null; resolvedAgent: string; waitingRunId: string | null; scheduledRunId: string | null },
+  ): void {
+    if (!this.agents.get(s.resolvedAgent)) throw new UnknownAgentException(s.resolvedAgent, this.agents.names());
+    if (s.agent && s.agent !== s.resolvedAgent) throw new SessionAgentMismatchException(s.id, s.agent, s.resolvedAgent);
+    if (s.waitingRunId) throw new SessionAwaitingApprovalException(s.id, s.waitingRunId);
     // a turn answered in the request would wait out the scheduled run's delay, then time out: refused at once
-    if (session && mode === 'sync' && found?.scheduledRunId) throw new SessionBusyException(session.id, found.scheduledRunId);
-    const run = {
+    if (mode === 'sync' && s.scheduledRunId) throw new SessionBusyException(s.id, s.scheduledRunId);
+  }
+
+  /** A turn's run as written, but for its agent and session. */
+  private runOf(req: TurnRequest, tenantId: string, mode: RunMode): Omit<NewRun, 'agent' | 'sessionId'> {
+    return {
       id: randomUUID(),
       tenantId,
       owner: currentUser() ?? null,
-      agent,
       mode,
       input: {
         // who the run acts for, from the request's principal (never from the body): its graph's `langgraph_auth_*`
@@ -207,28 +270,6 @@ export class RunAdmission {
         ...graphInputOf(req),
       },
     };
-    // a new server-issued session: inserted with its first run, in one statement
-    if (!req.session_id) {
-      const inNew = { ...run, sessionId: randomUUID(), sessionMetadata: req.session_metadata };
-      return start ? this.runs.createStarted(inNew, this.config.runLockMs, true) : this.runs.createInNewSession(inNew);
-    }
-    session ??= (await this.sessions.open(tenantId, req.session_id, agent, req.session_metadata)).session;
-    if (session.agent && session.agent !== agent) throw new SessionAgentMismatchException(session.id, session.agent, agent);
-    const inSession = { ...run, sessionId: session.id };
-    if (req.multitask === 'reject') {
-      const leased = start ? { leaseMs: this.config.runLockMs, sessionMetadata: known?.metadata } : undefined;
-      const accepted = await this.runs.createExclusive(inSession, leased);
-      if (!accepted) throw new SessionBusyException(session.id);
-      return accepted;
-    }
-    if (req.multitask === 'interrupt' || req.multitask === 'rollback') {
-      // the session's unfinished runs stopped and this one written in one transaction; it starts after they end
-      const superseding = await this.runs.createSuperseding(inSession);
-      stopped?.push(...superseding.stopped);
-      return superseding.run;
-    }
-    if (start) return this.runs.createStarted(inSession, this.config.runLockMs, false, known?.metadata);
-    return this.runs.create(inSession);
   }
 }
 

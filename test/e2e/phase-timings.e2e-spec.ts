@@ -35,12 +35,15 @@ describe('phase timings of a react turn', () => {
     expect(phases.get('model_request_to_first_chunk')!).toBeLessThanOrEqual(phases.get('model_request_to_last_chunk')!);
     expect(phases.get('model_request_to_last_chunk')!).toBeLessThanOrEqual(phases.get('model_call_to_parsed')!);
 
-    // the session's next turn reads the thread's checkpoint (once, for the tool guard and the graph)
+    // the session's next turn reads the thread's checkpoint with its acceptance (the statement that takes the lease
+    // returns it), not on its own — and the model is still sent the whole history from it
     svc.model.enqueue({ content: 'Still 84.' });
     const next = await http(svc.url, 'POST', '/v1/chat', { message: 'And again?', session_id: res.body.session_id });
     expect(next.status).toBe(200);
     const again = parseServerTiming(next.headers.get('server-timing'));
-    expect({ read: again.get('checkpoint_read'), lease: again.get('lease') }).toEqual({ read: expect.any(Number), lease: undefined });
+    expect({ read: again.get('checkpoint_read'), lease: again.get('lease') }).toEqual({ read: undefined, lease: undefined });
+    const sent = JSON.stringify(svc.model.requests.at(-1)?.messages);
+    for (const said of ['What is 12 times 7?', '12 times 7 is 84.', 'And again?']) expect(sent).toContain(said);
   });
 
   it('is off by default: no Server-Timing header', async () => {

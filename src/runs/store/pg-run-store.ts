@@ -3,14 +3,21 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
 import { RunNotFoundException, SessionNotFoundException } from '../../core/errors';
-import { checkpointThreadSql, deleteRunCheckpoints, hasCheckpointSql } from '../../database/checkpoint-tables';
+import { checkpointThreadSql, deleteRunCheckpoints, hasCheckpointSql, latestCheckpointOf } from '../../database/checkpoint-tables';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { PendingApproval, RunEntity, RunStatus } from '../../database/entities';
 import { GroupCommit } from '../../database/group-commit';
 import { pgSafeJson, pgSafeText } from '../../database/pg-safe';
 import { poolQuery } from '../../database/pool-query';
 import { insertable, rowsOf } from '../../database/query-rows';
-import { LOCK_SESSION_SQL, QUEUED_IF_IDLE_SQL, QUEUED_SQL, startedInSessionSql, STOP_UNFINISHED_SQL } from './run-accept-sql';
+import {
+  LOCK_SESSION_SQL,
+  QUEUED_IF_IDLE_SQL,
+  QUEUED_SQL,
+  startedAfterChecksSql,
+  startedInSessionSql,
+  STOP_UNFINISHED_SQL,
+} from './run-accept-sql';
 import {
   due,
   finalStatus,
@@ -24,7 +31,17 @@ import {
   startable,
   takeLease,
 } from './run-rules';
-import { type NewRun, type ReconcileCandidate, type RunEnd, RunStore, type StoppedRun } from './run-store';
+import {
+  type CheckedStart,
+  type NewRun,
+  type ReconcileCandidate,
+  type RunEnd,
+  RunStore,
+  type SessionChecks,
+  type StartedInSession,
+  type StoppedRun,
+} from './run-store';
+import { taintOf } from './taint-row';
 import { ThreadRetention } from './thread-retention';
 
 /** The run store in Postgres: each transition one statement (raw SQL, the rules from run-rules.ts). */
@@ -122,6 +139,44 @@ export class PgRunStore extends RunStore {
       ...(newSession ? this.defaultTtl() : []),
     ]);
     return this.runs.create(fromRow(rows[0]));
+  }
+
+  override async startInSession(run: NewRun, leaseMs: number, sessionMetadata?: Record<string, unknown>): Promise<StartedInSession> {
+    const [row] = await poolQuery<Record<string, unknown>>(
+      this.dataSource,
+      startedInSessionSql(false, true),
+      startedParams(run, leaseMs, sessionMetadata),
+    );
+    return this.startedOf(row);
+  }
+
+  override async startChecked(
+    run: Omit<NewRun, 'agent'>,
+    checks: SessionChecks,
+    leaseMs: number,
+    sessionMetadata?: Record<string, unknown>,
+  ): Promise<CheckedStart> {
+    const [row] = await poolQuery<Record<string, unknown>>(this.dataSource, startedAfterChecksSql(), [
+      ...startedParams({ ...run, agent: checks.agent ?? null }, leaseMs, sessionMetadata),
+      checks.defaultAgent,
+      checks.agents,
+      checks.refuseScheduled,
+    ]);
+    if (!row) return { found: false };
+    const session = {
+      agent: row.s_agent as string | null,
+      resolvedAgent: row.s_resolved as string,
+      waitingRunId: row.s_waiting_run_id as string | null,
+      scheduledRunId: row.s_scheduled_run_id as string | null,
+    };
+    return row.id == null ? { found: true, session } : { found: true, session, started: this.startedOf(row) };
+  }
+
+  /** A started row with what it read of its thread (startedInSessionSql's `reads`): read only when it took the lease. */
+  private startedOf(row: Record<string, unknown>): StartedInSession {
+    const started = this.runs.create(fromRow(row));
+    if (started.status !== 'running') return { run: started };
+    return { run: started, opening: { checkpoint: latestCheckpointOf(row), taint: taintOf(row) } };
   }
 
   /**
@@ -403,13 +458,17 @@ export class PgRunStore extends RunStore {
   }
 }
 
-/** $1–$7 of the acceptance statements (run-accept-sql.ts). */
-function insertParams(run: NewRun): unknown[] {
+/** $1–$7 of the acceptance statements (run-accept-sql.ts); the agent null only where the statement resolves it (startedAfterChecksSql). */
+function insertParams(run: Omit<NewRun, 'agent'> & { agent: string | null }): unknown[] {
   return [run.id, run.sessionId, run.tenantId, run.agent, run.mode, pgSafeJson(run.input), run.owner ?? null];
 }
 
 /** $1–$9 of the started acceptance: the run's, the lease's length, the metadata merged into the session with it. */
-function startedParams(run: NewRun, leaseMs: number, sessionMetadata: Record<string, unknown> | undefined): unknown[] {
+function startedParams(
+  run: Parameters<typeof insertParams>[0],
+  leaseMs: number,
+  sessionMetadata: Record<string, unknown> | undefined,
+): unknown[] {
   return [...insertParams(run), String(leaseMs), jsonOrNull(sessionMetadata)];
 }
 

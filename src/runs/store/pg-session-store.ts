@@ -15,6 +15,7 @@ import {
 } from '../../database/checkpoint-tables';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { SessionEntity } from '../../database/entities';
+import { poolQuery } from '../../database/pool-query';
 import { rowsOf } from '../../database/query-rows';
 import type { ThreadTaint } from '../../tools/thread-taint';
 import {
@@ -34,6 +35,7 @@ import {
   unfinished,
 } from './run-rules';
 import { SessionStore, type SweepResult, type TenantReset, type TurnSession } from './session-store';
+import { taintOfRow, type TaintRow } from './taint-row';
 import { ThreadRetention, type ThreadTtl, type TtlStrategy } from './thread-retention';
 
 /** The taint of session $2 copied to session $3 (tenant $1). */
@@ -394,16 +396,16 @@ export class PgSessionStore extends SessionStore {
    * no longer exists (the foreign key: a deleted session takes its record with it).
    */
   async recordTaint(tenantId: string, id: string, runId: string, taint: ThreadTaint): Promise<void> {
+    // the thread's first record: one statement, atomic on its own (no transaction round trips around it)
+    const created = await poolQuery(
+      this.db,
+      `INSERT INTO thread_taint (tenant_id, session_id, sources, digest, opaque, run_id)
+       SELECT $1, $2, $3::text[], $4::bytea, $5, $6 FROM sessions WHERE tenant_id = $1 AND id = $2
+       ON CONFLICT (tenant_id, session_id) DO NOTHING RETURNING session_id`,
+      [tenantId, id, taint.sources, taint.digest ? Buffer.from(taint.digest) : null, taint.opaque, runId],
+    );
+    if (created.length) return;
     await this.db.transaction(async (tx) => {
-      const created = rowsOf(
-        await tx.query(
-          `INSERT INTO thread_taint (tenant_id, session_id, sources, digest, opaque, run_id)
-           SELECT $1, $2, $3::text[], $4::bytea, $5, $6 FROM sessions WHERE tenant_id = $1 AND id = $2
-           ON CONFLICT (tenant_id, session_id) DO NOTHING RETURNING session_id`,
-          [tenantId, id, taint.sources, taint.digest ? Buffer.from(taint.digest) : null, taint.opaque, runId],
-        ),
-      );
-      if (created.length) return;
       const known = rowsOf<TaintRow>(
         await tx.query(`SELECT digest FROM thread_taint WHERE tenant_id = $1 AND session_id = $2 FOR UPDATE`, [tenantId, id]),
       );
@@ -461,24 +463,6 @@ async function keepLatest(tx: SqlRunner, rows: ExpiredRow[], expired: boolean): 
     `UPDATE sessions s SET expires_at = NULL FROM unnest($1::text[], $2::text[]) AS g(tenant_id, id) WHERE s.tenant_id = g.tenant_id AND s.id = g.id`,
     [rows.map((r) => r.tenant_id), rows.map((r) => r.id)],
   );
-}
-
-interface TaintRow {
-  sources: string[];
-  digest: Buffer | null;
-  opaque: boolean;
-  tainted_at: Date;
-  run_id: string | null;
-}
-
-function taintOfRow(r: TaintRow): ThreadTaint {
-  return {
-    sources: r.sources ?? [],
-    digest: r.digest ? new Uint8Array(r.digest) : null,
-    opaque: r.opaque,
-    since: new Date(r.tainted_at),
-    runId: r.run_id,
-  };
 }
 
 function mergedDigest(known: Buffer | null, added: Uint8Array | null): Buffer | null {

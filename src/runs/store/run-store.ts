@@ -1,6 +1,8 @@
 import type { ChatResult } from '../../core/chat-result';
+import type { LatestCheckpointRow } from '../../database/checkpoint-tables';
 import type { FinalCheckpoint } from '../../database/checkpoint-writer';
 import type { PendingApproval, RunEntity, RunError, RunInput, RunMode, RunStatus } from '../../database/entities';
+import type { ThreadTaint } from '../../tools/thread-taint';
 
 export interface NewRun {
   id: string;
@@ -28,6 +30,40 @@ export interface RunEnd {
   /** the run's last checkpoint, written with its end (both or neither); none when the run wrote its own */
   checkpoint?: FinalCheckpoint;
 }
+
+/** What a run started in an existing session reads of its thread first, read by the statement that started it. */
+export interface ThreadOpening {
+  /** the thread's latest checkpoint (the official saver's row), null when it has none */
+  checkpoint: LatestCheckpointRow | null;
+  taint: ThreadTaint | null;
+}
+
+/** A sync turn's run in an existing session (RunStore.startInSession). */
+export interface StartedInSession {
+  run: RunEntity;
+  /** when the run took the lease and the store read its thread with it; absent: the run reads its thread itself */
+  opening?: ThreadOpening;
+}
+
+/** The checks a continuing turn's session must pass, decided by the statement that starts its run (RunStore.startChecked). */
+export interface SessionChecks {
+  /** the request's agent, when it names one (else the session's, else `defaultAgent`) */
+  agent?: string;
+  defaultAgent: string;
+  /** the agents this process runs */
+  agents: string[];
+  /** a run of the session scheduled for later refuses the turn */
+  refuseScheduled: boolean;
+}
+
+/** A checked start: the session as the statement found it, and the run when every check passed. */
+export type CheckedStart =
+  | { found: false }
+  | {
+      found: true;
+      session: { agent: string | null; resolvedAgent: string; waitingRunId: string | null; scheduledRunId: string | null };
+      started?: StartedInSession;
+    };
 
 /** A run stopped by a superseding acceptance: `cancelled` at once (it had not started), or `flagged` for its worker. */
 export interface StoppedRun {
@@ -65,6 +101,29 @@ export abstract class RunStore {
    * lease is taken (the caller writes it itself otherwise), and a session without agent adopts the run's.
    */
   abstract createStarted(run: NewRun, leaseMs: number, newSession?: boolean, sessionMetadata?: Record<string, unknown>): Promise<RunEntity>;
+
+  /**
+   * createStarted in an existing session, and — when the run took the lease — what it reads of its thread first
+   * (its latest checkpoint and taint record), read by the same statement: a continuing turn's admission and
+   * opening reads in one round trip. A store that cannot read them along leaves `opening` out.
+   */
+  async startInSession(run: NewRun, leaseMs: number, sessionMetadata?: Record<string, unknown>): Promise<StartedInSession> {
+    return { run: await this.createStarted(run, leaseMs, false, sessionMetadata) };
+  }
+
+  /**
+   * startInSession after the session's checks (SessionChecks), decided in the same statement: a continuing turn's
+   * session read, admission and opening reads in one round trip; nothing is written unless every check passes.
+   * Undefined from a store that cannot: the caller reads the session and checks it first.
+   */
+  async startChecked(
+    _run: Omit<NewRun, 'agent'>,
+    _checks: SessionChecks,
+    _leaseMs: number,
+    _sessionMetadata?: Record<string, unknown>,
+  ): Promise<CheckedStart | undefined> {
+    return undefined;
+  }
 
   /**
    * A run accepted only when no run of its session is unfinished (multitask `reject`), decided where it is written:
