@@ -144,7 +144,11 @@ export class GraphRunner {
     // (read even for a thread without checkpoints: the record may be older than any checkpoint kept; not for a
     // session this run's own acceptance created: none can exist, its id was unknown until then)
     const thread =
-      opts.sessionCreated && run.attempts === 1 ? null : opts.opening ? opts.opening.taint : await this.sessions.taintOf(run.tenantId, run.sessionId);
+      opts.sessionCreated && run.attempts === 1
+        ? null
+        : opts.opening
+          ? opts.opening.taint
+          : await this.sessions.taintOf(run.tenantId, run.sessionId);
     const guard = await createRunToolGuard(agent.graph, configurable, {
       message: turn.message,
       approvalTools: this.config.toolApproval,

@@ -17,7 +17,11 @@ export function runIdOf(handle: RunHandle): string {
 }
 
 /** A row just accepted: leased when it was started by the same statement (RunStore.createStarted). */
-export function handleOf(run: RunEntity, thread: LeasedThread = 'existing', opening?: ThreadOpening): Exclude<RunHandle, { runId: string }> {
+export function handleOf(
+  run: RunEntity,
+  thread: LeasedThread = 'existing',
+  opening?: ThreadOpening,
+): Exclude<RunHandle, { runId: string }> {
   if (run.status !== 'running') return { accepted: run };
   return opening ? { leased: run, thread, opening } : { leased: run, thread };
 }
