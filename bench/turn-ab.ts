@@ -332,6 +332,8 @@ async function floorWindow(dbUrl: string, side: SideCpu, model: StreamingModelSe
         CLIENTS_SECONDS: String(SECONDS),
         // the window's start and end on stdout, so the side CPU is read around the window only
         WINDOW_MARKS: '1',
+        // AB_SESSION=pairs: the floor's every second turn continues a thread too
+        SESSION: process.env.AB_SESSION ?? '',
       },
       stdio: ['pipe', 'pipe', 'inherit'],
     },

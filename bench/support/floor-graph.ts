@@ -9,7 +9,8 @@
  * reads the other processes' CPU there, while this process's connections are still open). Prints one JSON line:
  * latencies (ms) of sequential turns, CPU per turn, streamed chunks per turn, turns/s at CLIENTS, and the window's
  * turns and CPU (the process's, and its main thread's from /proc). GRAPH=agent: the service's react graph instead of
- * LangGraph's (floor-stack.ts).
+ * LangGraph's (floor-stack.ts). SESSION=pairs: each client's every second turn continues the thread of its turn
+ * before (reading that checkpoint first), as bench/turn-ab.ts's AB_SESSION=pairs does with sessions.
  */
 import { readFileSync } from 'node:fs';
 
@@ -57,25 +58,38 @@ async function main(): Promise<void> {
   let seq = 0;
   let chunks = 0;
   const streamed = process.env.STREAM === 'messages';
-  const turn = async () => {
+  const pairs = process.env.SESSION === 'pairs';
+  /** One turn; `thread`: the thread it continues (SESSION=pairs), else a new one. Returns its thread. */
+  const turn = async (thread?: string) => {
     const n = ++seq;
     const input = { messages: [{ role: 'user', content: `What is 12 times 7? (turn ${n})` }] };
     // the durability of this service's react turns: one checkpoint when the turn ends
-    const config = { configurable: { thread_id: `floor-${process.pid}-${n}` }, durability: 'exit' as const };
+    const threadId = thread ?? `floor-${process.pid}-${n}`;
+    const config = { configurable: { thread_id: threadId }, durability: 'exit' as const };
     if (streamed) {
       for await (const _chunk of await graph.stream(input, { ...config, streamMode: 'messages' })) chunks++;
-      return;
+      return threadId;
     }
     const out = await graph.invoke(input, config);
-    if (out.messages.length !== 4) throw new Error(`unexpected turn: ${out.messages.length} messages`);
+    if (out.messages.length !== (thread ? 8 : 4)) throw new Error(`unexpected turn: ${out.messages.length} messages`);
+    return threadId;
+  };
+  /** A client's turns one after another: with SESSION=pairs, every second one continues the thread of the one before */
+  const client = () => {
+    let previous: string | undefined;
+    let count = 0;
+    return async () => {
+      previous = await turn(pairs && count++ % 2 === 1 ? previous : undefined);
+    };
   };
   const turns = Number(process.env.TURNS ?? 200);
-  for (let i = 0; i < WARMUP; i++) await turn();
+  const alone = client();
+  for (let i = 0; i < WARMUP; i++) await alone();
   const latencies: number[] = [];
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < turns; i++) {
     const t0 = performance.now();
-    await turn();
+    await alone();
     latencies.push(performance.now() - t0);
   }
   const cpu = process.cpuUsage(cpu0);
@@ -89,8 +103,9 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
+      const next = client();
       while (performance.now() < end) {
-        await turn();
+        await next();
         done++;
       }
     }),

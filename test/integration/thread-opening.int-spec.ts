@@ -162,7 +162,7 @@ describe('a continuing turn reads its thread with its start', () => {
 
     it('a session without agent adopts the default; a session of none, or of another tenant, is not found — nothing written', async () => {
       const bare = `s-${randomUUID()}`;
-      await sessions.open(tenant, bare, undefined);
+      await pool.query('INSERT INTO sessions (id, tenant_id) VALUES ($1, $2)', [bare, tenant]); // no agent yet
       const adopted = await runs.startChecked(turn(bare), checks, 60_000);
       expect(adopted.found && adopted.started?.run.agent).toBe('echo');
       expect((await pool.query('SELECT agent FROM sessions WHERE id = $1', [bare])).rows[0].agent).toBe('echo');
