@@ -129,7 +129,8 @@ export class AgentOrchestrator {
       );
       if (lease) {
         const leased = { leased: lease.run };
-        return this.observer.observe(lease.run, () => this.executeAccepted(leased, started, { ...opts, newThread: !lease.hasCheckpoint }));
+        const read = { newThread: !lease.hasCheckpoint, ...(lease.opening ? { opening: lease.opening } : {}) };
+        return this.observer.observe(lease.run, () => this.executeAccepted(leased, started, { ...opts, ...read }));
       }
     }
     // a sync turn has the row it just wrote; markRunning below re-checks its status in the same statement

@@ -129,6 +129,27 @@ describe('a continuing turn reads its thread with its start', () => {
     expect(started.opening).toEqual({ checkpoint: null, taint: null }); // the other tenant's thread is `other-tenant:id`, empty
   });
 
+  it('a queued run started by a worker (leaseAndStart) reads its thread with its start too', async () => {
+    const { sessionId, thread } = await session();
+    await graph().invoke({ messages: [new HumanMessage('hi')] }, { configurable: { thread_id: thread } });
+    await sessions.recordTaint(tenant, sessionId, randomUUID(), { sources: ['knowledge base'], digest: null, opaque: true });
+    const queued = await runs.create(newRun(sessionId));
+    const query = jest.spyOn(pool, 'query');
+    const started = await runs.leaseAndStart(queued.id, 60_000, 3);
+    expect(query).toHaveBeenCalledTimes(1);
+    query.mockRestore();
+    expect(started).toMatchObject({ run: { id: queued.id, status: 'running', attempts: 1 }, hasCheckpoint: true });
+    expect(await saver.tupleOfRow(thread, started!.opening!.checkpoint)).toEqual(
+      await saver.getTuple({ configurable: { thread_id: thread } }),
+    );
+    expect(started!.opening!.taint).toMatchObject({ sources: ['knowledge base'], opaque: true });
+
+    // a queued run of a thread with neither
+    const other = await session();
+    const fresh = await runs.leaseAndStart((await runs.create(newRun(other.sessionId))).id, 60_000, 3);
+    expect(fresh).toMatchObject({ hasCheckpoint: false, opening: { checkpoint: null, taint: null } });
+  });
+
   describe('startChecked: the session read, checked and started by one statement', () => {
     const checks = { defaultAgent: 'echo', agents: ['echo', 'other'], refuseScheduled: true };
     const turn = (sessionId: string, tenantId = tenant) => ({

@@ -3,7 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 
 import { RunNotFoundException, SessionNotFoundException } from '../../core/errors';
-import { checkpointThreadSql, deleteRunCheckpoints, hasCheckpointSql, latestCheckpointOf } from '../../database/checkpoint-tables';
+import { deleteRunCheckpoints, latestCheckpointOf } from '../../database/checkpoint-tables';
 import { ORCHESTRATOR_DATA_SOURCE } from '../../database/data-source-name';
 import { PendingApproval, RunEntity, RunStatus } from '../../database/entities';
 import { GroupCommit } from '../../database/group-commit';
@@ -14,6 +14,7 @@ import {
   LOCK_SESSION_SQL,
   QUEUED_IF_IDLE_SQL,
   QUEUED_SQL,
+  readAlong,
   startedAfterChecksSql,
   startedInSessionSql,
   STOP_UNFINISHED_SQL,
@@ -40,6 +41,7 @@ import {
   type SessionChecks,
   type StartedInSession,
   type StoppedRun,
+  type ThreadOpening,
 } from './run-store';
 import { taintOf } from './taint-row';
 import { ThreadRetention } from './thread-retention';
@@ -217,7 +219,11 @@ export class PgRunStore extends RunStore {
    * long way, which tells those cases apart. `hasCheckpoint`: whether the session's thread (`tenant:session`, as
    * threadIdOf names it) has a checkpoint yet — a run that started its session has none to read.
    */
-  async leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<{ run: RunEntity; hasCheckpoint: boolean } | null> {
+  async leaseAndStart(
+    id: string,
+    leaseMs: number,
+    maxAttempts: number,
+  ): Promise<{ run: RunEntity; hasCheckpoint: boolean; opening: ThreadOpening } | null> {
     const rows = await poolQuery<Record<string, unknown>>(
       this.dataSource,
       `WITH lease AS (
@@ -226,13 +232,17 @@ export class PgRunStore extends RunStore {
             WHERE me.id = $1 AND s.id = me.session_id AND s.tenant_id = me.tenant_id AND ${leaseFree('s')}
               AND ${startable('me')} AND me.attempts < $3 AND ${due('me')}
               AND ${firstInLine({ id: 'me.session_id', tenant: 'me.tenant_id' }, 'me')}
-           RETURNING me.id)
-         UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
-          WHERE id = (SELECT id FROM lease)
-          RETURNING *, ${hasCheckpointSql(checkpointThreadSql('tenant_id', 'session_id'))} AS has_checkpoint`,
+           RETURNING me.id
+         ), started AS (
+           UPDATE runs SET status = 'running', started_at = COALESCE(started_at, now()), attempts = attempts + 1, updated_at = now()
+            WHERE id = (SELECT id FROM lease)
+            RETURNING *)
+         SELECT started.*, ${readAlong('started')}`,
       [id, String(leaseMs), maxAttempts],
     );
-    return rows.length ? { run: this.runs.create(fromRow(rows[0])), hasCheckpoint: rows[0].has_checkpoint === true } : null;
+    if (!rows.length) return null;
+    const { run, opening } = this.startedOf(rows[0]);
+    return { run, hasCheckpoint: opening!.checkpoint !== null, opening: opening! };
   }
 
   async get(id: string, what: 'job' | 'run' = 'job'): Promise<RunEntity> {

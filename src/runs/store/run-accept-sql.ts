@@ -68,8 +68,11 @@ function startedSql(agent: string, from: string, where: string): { lease: string
   return { lease, insert };
 }
 
-/** What a started run reads of its thread first (select list and joins, after FROM `from`), joined to the `started` row when it holds the lease. */
-const readAlong = (from: string) => `${latestCheckpointColumns('cp')}, ${taintColumns('t')}
+/**
+ * What a started run reads of its thread first — its latest checkpoint (`cp_…`) and taint record (`taint_…`) — as
+ * a select list and joins after FROM `from`, joined to the `started` row (a CTE) when it holds the lease.
+ */
+export const readAlong = (from: string) => `${latestCheckpointColumns('cp')}, ${taintColumns('t')}
        FROM ${from}
        LEFT JOIN LATERAL (${latestCheckpointSql(checkpointThreadSql('started.tenant_id', 'started.session_id'))}) cp ON started.status = 'running'
        LEFT JOIN thread_taint t ON started.status = 'running' AND t.tenant_id = started.tenant_id AND t.session_id = started.session_id`;

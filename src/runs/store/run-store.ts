@@ -148,9 +148,14 @@ export abstract class RunStore {
    * is free and no earlier-accepted run of the session is unfinished (run-rules.ts), it is not
    * cancelled, not due later (`start_at`) and has attempts left. Null otherwise — the caller then takes the
    * long way, which tells those cases apart. `hasCheckpoint`: whether the session's thread (`tenant:session`, as
-   * threadIdOf names it) has a checkpoint yet — a run that started its session has none to read.
+   * threadIdOf names it) has a checkpoint yet — a run that started its session has none to read; `opening`: what
+   * the run reads of its thread first, when the store read it with the start (as startInSession).
    */
-  abstract leaseAndStart(id: string, leaseMs: number, maxAttempts: number): Promise<{ run: RunEntity; hasCheckpoint: boolean } | null>;
+  abstract leaseAndStart(
+    id: string,
+    leaseMs: number,
+    maxAttempts: number,
+  ): Promise<{ run: RunEntity; hasCheckpoint: boolean; opening?: ThreadOpening } | null>;
 
   abstract get(id: string, what?: 'job' | 'run'): Promise<RunEntity>;
 
