@@ -49,6 +49,12 @@ export interface AgentDefinition<S extends AgentState = AgentState, U = Partial<
    * far fewer writes — for short loops). Default `async`.
    */
   durability?: 'exit' | 'async' | 'sync';
+  /**
+   * Its final state is its last checkpoint's channel values: every state channel keeps what it is given (LastValue
+   * or reducer channels, none ephemeral or custom). A run checkpointed once at its end then takes its result from
+   * that checkpoint instead of having the whole state streamed after every step (LangGraph's `values` mode).
+   */
+  stateInCheckpoint?: boolean;
   /** When set, the orchestrator checks each message against this domain first and refuses what is outside. */
   scope?: ScopeSpec;
   /** The graph's default config and context (LANGGRAPH_CONFIG as JSON): its system assistant's, applied to its runs. */

@@ -41,6 +41,8 @@ type PutWrites = PostgresSaver['putWrites'];
 type WriteRow = [string, string, string, string, number, string, string, Uint8Array, upsert: boolean];
 /** A checkpoint's blob rows (thread_id, checkpoint_ns, channel, version, type, blob) and its own row */
 interface PutRows {
+  /** the checkpoint's channel values as the loop put them (not serialized): the state at that checkpoint */
+  values: Record<string, unknown>;
   blobs: unknown[][];
   checkpoint: [
     thread_id: string,
@@ -231,6 +233,17 @@ export class FinalCheckpoint {
     return checkpointParams(this.puts, this.writes);
   }
 
+  /**
+   * The channel values of the run's last root checkpoint — the graph's final state, as its channels keep it (what
+   * LangGraph's `values` stream mode reads of them, for channels that keep what they are given); only the keys in
+   * `keys`. Undefined when no root checkpoint is held.
+   */
+  valuesOf(keys: readonly string[]): Record<string, unknown> | undefined {
+    const root = this.puts.findLast((p) => p.checkpoint[1] === '');
+    if (!root) return undefined;
+    return Object.fromEntries(keys.filter((k) => k in root.values).map((k) => [k, root.values[k]]));
+  }
+
   write(): Promise<void> {
     return this.saver.writePuts(this.puts, this.writes, this.attempt);
   }
@@ -317,7 +330,11 @@ export class TimedPostgresSaver extends RowDumpingPostgresSaver {
       this.dumpBlobs(thread_id!, checkpoint_ns, checkpoint.channel_values, newVersions),
       this.dumpMetadata(checkpointMetadataOf(config, metadata)),
     ]);
-    return { blobs, checkpoint: [thread_id!, checkpoint_ns, checkpoint.id, checkpoint_id, this.dumpCheckpoint(checkpoint), meta] };
+    return {
+      values: checkpoint.channel_values,
+      blobs,
+      checkpoint: [thread_id!, checkpoint_ns, checkpoint.id, checkpoint_id, this.dumpCheckpoint(checkpoint), meta],
+    };
   }
 
   /** Checkpoints (the last of each id wins), their blobs and pending writes, in one statement (fenced by `attempt`). */

@@ -164,7 +164,6 @@ export class GraphRunner {
     const tokens = Boolean(opts.onToken || request?.tokens);
     const publishModes = publishedModesOf(request);
     const subgraphs = Boolean(request?.subgraphs);
-    const own: GraphStreamMode[] = tokens ? ['updates', 'values', 'messages'] : ['updates', 'values'];
     // a LangGraph API run's config.tags / recursion_limit and durability (validated by its API)
     const lgOptions = (run.input.lg?.graph_options ?? {}) as {
       tags?: string[];
@@ -173,6 +172,10 @@ export class GraphRunner {
     };
     const input = approval ?? (resume || run.input.continue ? null : tagTurnInput(agent.buildInput(turn), run.id));
     const durability = lgOptions.durability ?? this.durabilityOf(agent, run);
+    // the final state: the last `values` chunk, or — a graph whose state is its checkpoint's values, checkpointed
+    // once at its end here — the checkpoint written with the run's end (no state streamed after every step)
+    const outputKeys = stateKeysInCheckpoint(agent, this.agents.checkpointer, durability);
+    const own: GraphStreamMode[] = [...(outputKeys ? [] : ['values' as const]), 'updates', ...(tokens ? ['messages' as const] : [])];
     // the run's pending writes go with its next checkpoint (an `async` run's checkpoints with each other); flushed as the stream ends
     const pending = new PendingWrites(20, durability === 'async', durability === 'exit');
     Object.assign(context, { guard, pendingWrites: pending, ...(opening ? { openingRead: opening } : {}) });
@@ -269,7 +272,8 @@ export class GraphRunner {
       const state = await agent.graph.getState({ configurable });
       if (state.next.length > 0) throw new GraphInterrupted([]);
     }
-    // the last `values` chunk is the final state: no need to read the checkpoint back
+    // the last `values` chunk is the final state, or the checkpoint held for the end: no need to read it back
+    if (!values && outputKeys) values = checkpoint?.valuesOf(outputKeys);
     if (!values) {
       await checkpoint?.write(); // read back below
       checkpoint = undefined;
@@ -368,4 +372,14 @@ function tagTurnInput(input: Record<string, unknown>, runId: string): Record<str
   // a new message, not an assignment: checkpoints serialize the constructor's fields
   const tagged = new HumanMessage({ content: m.content, name: m.name, additional_kwargs: m.additional_kwargs, id: runId });
   return { ...input, messages: messages.map((x) => (x === m ? tagged : x)) };
+}
+
+/**
+ * The state keys of a graph whose final state is its last checkpoint's values (AgentDefinition.stateInCheckpoint),
+ * for a run that checkpoints once at its end in the service's checkpointer (held for the run's end); else undefined.
+ */
+function stateKeysInCheckpoint(agent: AgentDefinition, saver: unknown, durability: string): readonly string[] | undefined {
+  const graph = agent.graph as { checkpointer?: unknown; outputChannels?: unknown };
+  if (!agent.stateInCheckpoint || durability !== 'exit' || graph.checkpointer !== saver) return undefined;
+  return Array.isArray(graph.outputChannels) ? (graph.outputChannels as string[]) : undefined;
 }

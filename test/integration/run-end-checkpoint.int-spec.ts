@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { evaluate } from 'mathjs';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { z } from 'zod';
 
+import { buildReactGraph } from '../../src/agents/react/graph';
+import { turnInput } from '../../src/agents/react/state';
 import { withRunContext } from '../../src/core/run-context';
 import { CHECKPOINT_SCHEMA } from '../../src/database/checkpoint-schema';
 import { type FinalCheckpoint, PendingWrites, TimedPostgresSaver } from '../../src/database/checkpoint-writer';
@@ -15,6 +20,7 @@ import { prepareLanggraphTables } from '../../src/database/prepare-database';
 import { PgRunStore } from '../../src/runs/store/pg-run-store';
 import { PgSessionStore } from '../../src/runs/store/pg-session-store';
 import type { RunEnd } from '../../src/runs/store/run-store';
+import { FakeChatModel } from '../support/fake-chat-model';
 import { createTestDatabase, type TestDatabase } from '../support/infra';
 
 /**
@@ -108,5 +114,30 @@ describe('the end of a run carries its last checkpoint', () => {
     expect(await runs.finish(other.run, { ...ended(other.checkpoint), checkpoint: undefined })).toBe(true);
     expect(await runs.finish(other.run, ended(other.checkpoint))).toBe(false);
     expect(await checkpoints(other.thread)).toBe(0);
+  });
+
+  it("the react graph's final state is its held checkpoint's values: what the last `values` chunk was", async () => {
+    const calculator = tool(async ({ expression }: { expression: string }) => String(evaluate(expression)), {
+      name: 'calculator',
+      description: 'Evaluates an arithmetic expression',
+      schema: z.object({ expression: z.string() }),
+    });
+    const model = new FakeChatModel([
+      new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'calculator', args: { expression: '12*7' } }] }),
+      'It is 84.',
+    ]);
+    const graph = buildReactGraph({ model: () => model, tools: [calculator], toolCalling: () => 'native' }, saver);
+    const thread = `${tenant}:s-${randomUUID()}`;
+    const pending = new PendingWrites(20, false, true);
+    const configurable = { thread_id: thread, ...withRunContext({ tenantId: tenant, runId: randomUUID(), pendingWrites: pending }) };
+    let last: Record<string, unknown> | undefined;
+    const input = turnInput({ message: 'What is 12 times 7?' }, { maxIterations: 5 });
+    for await (const chunk of await graph.stream(input, { configurable, durability: 'exit', streamMode: 'values' })) last = chunk;
+    const held = (await pending.takeFinal())!;
+    const keys = graph.outputChannels as string[];
+    expect(keys.length).toBeGreaterThan(10);
+    expect(held.valuesOf(keys)).toEqual(last);
+    expect((last as { response: string }).response).toBe('It is 84.');
+    expect((last as { tool_calls: unknown[] }).tool_calls).toHaveLength(1);
   });
 });

@@ -40,6 +40,8 @@ export class ReactAgentFactory implements AgentFactory {
       graph,
       // a react turn is short: checkpoint once per turn; a crashed turn is re-run from its start
       durability: 'exit',
+      // its state channels are LastValue and reducer channels: the final checkpoint holds the final state
+      stateInCheckpoint: true,
       buildInput: (turn: TurnContext) => turnInput(turn, { maxIterations: this.config.iterationLimits.react }),
       toOutcome: (s: ReactStateType): AgentOutcome => {
         return {
