@@ -193,7 +193,7 @@ export class RunAdmission {
     // an unknown UUID is a server-issued id that is gone (or another tenant's); an unknown client-chosen id starts a session
     if (req.session_id && !session && isServerIssuedId(req.session_id)) throw new SessionNotFoundException(req.session_id);
     const agent = req.agent ?? session?.agent ?? this.config.defaultAgent;
-    if (session) this.refuseTurn(req, mode, { ...found!, agent: session.agent, resolvedAgent: agent, id: session.id });
+    if (session) this.refuseTurn(mode, { ...found!, agent: session.agent, resolvedAgent: agent, id: session.id });
     else if (!this.agents.get(agent)) throw new UnknownAgentException(agent, this.agents.names());
     const run = { ...this.runOf(req, tenantId, mode), agent };
     // a new server-issued session: inserted with its first run, in one statement
@@ -235,13 +235,12 @@ export class RunAdmission {
       return undefined;
     }
     if (checked.started) return checked.started;
-    this.refuseTurn(req, 'sync', { ...checked.session, id: sessionId });
+    this.refuseTurn('sync', { ...checked.session, id: sessionId });
     throw new Error(`the run of session ${sessionId} was not written, and no rule refused it`);
   }
 
   /** Why a turn may not enter its session, in this order: the agent is unknown or not the session's, a run waits for a tool decision, or (sync) one is scheduled for later. */
   private refuseTurn(
-    req: TurnRequest,
     mode: RunMode,
     s: { id: string; agent: string | null; resolvedAgent: string; waitingRunId: string | null; scheduledRunId: string | null },
   ): void {
