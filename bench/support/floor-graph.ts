@@ -10,10 +10,12 @@
  * latencies (ms) of sequential turns, CPU per turn, streamed chunks per turn, turns/s at CLIENTS, and the window's
  * turns and CPU (the process's, and its main thread's from /proc). GRAPH=agent: the service's react graph instead of
  * LangGraph's (floor-stack.ts). SESSION=pairs: each client's every second turn continues the thread of its turn
- * before (reading that checkpoint first), as bench/turn-ab.ts's AB_SESSION=pairs does with sessions.
+ * before (reading that checkpoint first), as bench/turn-ab.ts's AB_SESSION=pairs does with sessions. PATCHES=1: the
+ * service's library patches installed first (src/platform/install-platform-patches.ts).
  */
 import { readFileSync } from 'node:fs';
 
+import { installPlatformPatches } from '../../src/platform/install-platform-patches';
 import { floorGraph } from './floor-stack';
 
 /** WINDOW_MARKS: print the mark, then wait for the bench's line on stdin (it has read the other processes' CPU) */
@@ -47,6 +49,7 @@ function loopCpuMs(): number {
 const WARMUP = 100;
 
 async function main(): Promise<void> {
+  if (process.env.PATCHES === '1') installPlatformPatches();
   const { graph, saver } = await floorGraph(
     process.env.MODEL_URL!,
     process.env.CHECKPOINTER ?? 'none',

@@ -9,11 +9,28 @@ import { phaseSince, recordingPhases } from '../observability/phases';
  */
 export const errorBodyFetch: typeof fetch = async (input, init) => {
   const started = performance.now();
-  const res = await fetch(input, init);
+  const res = await unclonedFetch(input, init);
   if (res.ok || !res.headers.get('content-type')?.includes('json')) return recordingPhases() ? timedBody(res, started) : res;
   const text = await res.text();
   return new Response(rewrapError(text), { status: res.status, statusText: res.statusText, headers: res.headers });
 };
+
+/**
+ * Node's fetch (undici) copies every request before sending it — its body teed into two streams — unless the
+ * request follows no redirects and has no window (the Fetch standard's HTTP-network-or-cache fetch), which is what
+ * an API call with a JSON body needs. Such a call goes out uncopied; should the endpoint answer with a redirect, it
+ * is sent again as the caller asked, so redirects are still followed. Any other request (a streamed or form body,
+ * a redirect or window the caller chose) goes out as it is.
+ */
+async function unclonedFetch(input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1]): Promise<Response> {
+  if (typeof init?.body !== 'string' || init.redirect !== undefined || 'window' in init) return fetch(input, init);
+  try {
+    return await fetch(input, { ...init, redirect: 'error', window: null });
+  } catch (err) {
+    if ((err as { cause?: { message?: string } }).cause?.message !== 'unexpected redirect') throw err;
+    return fetch(input, init);
+  }
+}
 
 /** `{message, type, code}` at the top level → `{error: {message, type, code}}`; other bodies unchanged. */
 export function rewrapError(text: string): string {
