@@ -1,7 +1,6 @@
 import { batchedStoreWakeUp } from './batched-store-wakeup';
 import { closedStreamEnd } from './closed-stream-end';
 import { fastRunnableContext } from './fast-runnable-context';
-import { nativeTaskIds } from './native-task-ids';
 import { plainLogLines } from './plain-log-lines';
 import { poolRandomValues } from './pooled-random-values';
 import { cleanUpSentinelDetectors } from './sentinel-detector-cleanup';
@@ -15,8 +14,6 @@ export interface InstalledPatches {
   plainLogLines: boolean;
   /** LangGraph's batched store drains its queue when woken instead of polling it (batched-store-wakeup.ts) */
   batchedStoreWakeUp: boolean;
-  /** LangGraph's task ids come from Node's SHA-1 (native-task-ids.ts) */
-  nativeTaskIds: boolean;
   /** LangChain's generator streams end without throwing (closed-stream-end.ts) */
   closedStreamEnd: boolean;
 }
@@ -40,7 +37,6 @@ export function installPlatformPatches(): InstalledPatches {
       sentinelDetectorCleanup: cleanUpSentinelDetectors(),
       plainLogLines: plainLogLines(),
       batchedStoreWakeUp: batchedStoreWakeUp(),
-      nativeTaskIds: nativeTaskIds(),
       closedStreamEnd: closedStreamEnd(),
     };
   }
