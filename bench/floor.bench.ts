@@ -43,10 +43,12 @@ export async function benchFloor(dbUrl: string): Promise<Row[]> {
   const cmd = '`BENCH_ONLY=floor npm run bench`';
   const rows: Row[] = [];
   try {
-    for (const [label, checkpointer, graph] of [
-      ['no checkpointer', 'none', 'bare'],
-      ['official PostgresSaver (durability exit, as a react turn here)', 'postgres', 'bare'],
-      ["the service's react graph (the agent's five nodes, twelve state fields), official PostgresSaver", 'postgres', 'agent'],
+    for (const [label, checkpointer, graph, patches] of [
+      ['no checkpointer', 'none', 'bare', '0'],
+      ['official PostgresSaver (durability exit, as a react turn here)', 'postgres', 'bare', '0'],
+      ["the service's react graph (the agent's five nodes, twelve state fields), official PostgresSaver", 'postgres', 'agent', '0'],
+      // what the service's graph costs in the service's process before anything of the service runs around it
+      ["the service's react graph with the service's library patches (`src/platform/`), official PostgresSaver", 'postgres', 'agent', '1'],
     ] as const) {
       const served = model.served.length;
       const r = await runFloor({
@@ -56,6 +58,7 @@ export async function benchFloor(dbUrl: string): Promise<Row[]> {
         TURNS: '200',
         CLIENTS: '10',
         GRAPH: graph,
+        PATCHES: patches,
       });
       // model time per turn: the median request's time inside the model server, twice (two calls per turn)
       const modelMs =
