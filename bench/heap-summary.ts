@@ -19,7 +19,7 @@ function arg(name: string, fallback: number): number {
 }
 
 /** the package (node_modules) or service folder (dist/<folder>) of a frame, if it has one */
-export function ownerOf(url: string): string | undefined {
+function ownerOf(url: string): string | undefined {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1];
   const service = /\/dist\/([^/]+)\//.exec(url);
