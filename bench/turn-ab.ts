@@ -14,7 +14,7 @@
  * /proc/<pid>/task/<pid>/schedstat, and CPU per turn of this database's Postgres backends, of Redis (INFO cpu, the
  * whole server) and of this process (clients + model server). `AB_FLOOR=1` adds the floor (bench/support/floor-graph
  * with the official PostgresSaver, in-process, no HTTP) to each round, with its CPU and its Postgres backends' CPU;
- * `AB_THREADS=1` prints the API process's CPU per turn by thread name (the main thread, V8's GC helpers, libuv's pool).
+ * `AB_NODE_ARGS_FLOOR` adds node flags to the floor's process (`--cpu-prof …`); `AB_THREADS=1` prints the API process's CPU per turn by thread name (the main thread, V8's GC helpers, libuv's pool).
  *
  *   AB_A=/path/to/a/dist/main.js AB_B=dist/main.js node -r ./test/support/swc-register.js bench/turn-ab.ts
  */
@@ -320,7 +320,12 @@ async function loadWindow(main: string, dbUrl: string, side: SideCpu, model: Str
 async function floorWindow(dbUrl: string, side: SideCpu, model: StreamingModelServer): Promise<LoadWindow> {
   const child = spawn(
     process.execPath,
-    ['-r', resolve(__dirname, '..', 'test', 'support', 'swc-register.js'), resolve(__dirname, 'support', 'floor-graph.ts')],
+    [
+      ...(process.env.AB_NODE_ARGS_FLOOR ?? '').split(' ').filter(Boolean),
+      '-r',
+      resolve(__dirname, '..', 'test', 'support', 'swc-register.js'),
+      resolve(__dirname, 'support', 'floor-graph.ts'),
+    ],
     {
       env: {
         ...process.env,

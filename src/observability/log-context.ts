@@ -1,5 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
+import { contextSlot } from './context-slot';
 import type { RunObservation } from './run-observation';
 
 /**
@@ -39,14 +38,14 @@ export interface ScopePrincipal {
 /**
  * The one place log context lives: the request middleware and the run observer open a scope, the pino
  * `mixin` reads it for each line, so no call site passes ids around for logging. It also carries the run's
- * tenant for auth/tenant.ts: one AsyncLocalStorage instead of two, since on Node 20 each enabled one adds work to
- * every promise the process creates (a streamed token goes through dozens).
+ * tenant for auth/tenant.ts. A slot of LangChain's AsyncLocalStorage rather than a storage of its own: on Node 20
+ * each enabled one adds work to every promise the process creates (context-slot.ts).
  */
-const scope = new AsyncLocalStorage<Scope>();
+const scope = contextSlot<Scope>('log-scope');
 
 /** Runs `fn` with `fields` added to the current log context (and `run` as the observed run, when given). */
 export function withLogFields<T>(fields: LogFields, fn: () => T, run?: RunObservation): T {
-  const parent = scope.getStore();
+  const parent = scope.get();
   return scope.run(
     {
       fields: { ...parent?.fields, ...fields },
@@ -61,43 +60,43 @@ export function withLogFields<T>(fields: LogFields, fn: () => T, run?: RunObserv
 
 /** Runs a request's handling with its id, tenant and (a token's) user on its log lines (its principal, set by the authentication, kept). */
 export function withRequest<T>(requestId: string, tenantId: string | undefined, user: string | undefined, fn: () => T): T {
-  const parent = scope.getStore();
+  const parent = scope.get();
   return scope.run({ fields: { tenant_id: tenantId, user_id: user }, requestId, tenant: parent?.tenant, principal: parent?.principal }, fn);
 }
 
 /** Runs the rest of a request as `principal` (the authentication middleware, once it knows who the request is). */
 export function withScopePrincipal<T>(principal: ScopePrincipal, fn: () => T): T {
-  return scope.run({ fields: {}, ...scope.getStore(), principal }, fn);
+  return scope.run({ fields: {}, ...scope.get(), principal }, fn);
 }
 
 /** The principal of the HTTP request being handled, if any. */
 export function scopePrincipal(): ScopePrincipal | undefined {
-  return scope.getStore()?.principal;
+  return scope.get()?.principal;
 }
 
 /** Runs `fn` as executing for `tenant` (auth/tenant.ts `runInTenant`), the rest of the context unchanged. */
 export function withScopeTenant<T>(tenant: string, fn: () => T): T {
-  return scope.run({ fields: {}, ...scope.getStore(), tenant }, fn);
+  return scope.run({ fields: {}, ...scope.get(), tenant }, fn);
 }
 
 /** The tenant set by `withScopeTenant` in this async context, if any. */
 export function scopeTenant(): string | undefined {
-  return scope.getStore()?.tenant;
+  return scope.get()?.tenant;
 }
 
 /** The id of the HTTP request being handled, if any. */
 export function currentRequestId(): string | undefined {
-  return scope.getStore()?.requestId;
+  return scope.get()?.requestId;
 }
 
 /** A copy of the current fields (pino merges into the object it gets). */
 export function logFields(): LogFields {
-  const s = scope.getStore();
+  const s = scope.get();
   if (!s) return {};
   return s.requestId === undefined ? { ...s.fields } : { request_id: s.requestId, ...s.fields };
 }
 
 /** The run being executed in this async context, if any: model calls and tool calls report to it. */
 export function currentRun(): RunObservation | undefined {
-  return scope.getStore()?.run;
+  return scope.get()?.run;
 }

@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 import type { NextFunction, Request, Response } from 'express';
+
+import { contextSlot } from './context-slot';
 
 /**
  * Where a request's time goes, for `npm run bench -- --breakdown` (PHASE_TIMINGS=true): named spans on the
@@ -22,11 +22,11 @@ class PhaseRecorder {
   }
 }
 
-const current = new AsyncLocalStorage<PhaseRecorder>();
+const current = contextSlot<PhaseRecorder>('phases');
 
 /** Whether the request in progress records phases (callers skip building span names otherwise). */
 export function recordingPhases(): boolean {
-  return current.getStore() !== undefined;
+  return current.get() !== undefined;
 }
 
 /**
@@ -35,7 +35,7 @@ export function recordingPhases(): boolean {
  * still a rejection.
  */
 export function phase<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const rec = current.getStore();
+  const rec = current.get();
   if (rec) return timed(rec, name, fn);
   try {
     return fn();
@@ -55,7 +55,7 @@ async function timed<T>(rec: PhaseRecorder, name: string, fn: () => Promise<T>):
 
 /** A span measured by the caller (start from `performance.now()`). */
 export function phaseSince(name: string, start: number): void {
-  current.getStore()?.add(name, performance.now() - start);
+  current.get()?.add(name, performance.now() - start);
 }
 
 /** Express middleware (mounted only with PHASE_TIMINGS=true): records the request's phases into `Server-Timing`. */

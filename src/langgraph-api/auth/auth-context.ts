@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { contextSlot } from '../../observability/context-slot';
 
 /** The user the custom auth's `authenticate` returned, normalized as LangGraph Platform does. */
 export interface CustomAuthUser {
@@ -8,7 +8,7 @@ export interface CustomAuthUser {
   fields: Record<string, unknown>;
 }
 
-const current = new AsyncLocalStorage<CustomAuthUser>();
+const current = contextSlot<CustomAuthUser>('custom-auth-user');
 
 /** Runs the rest of the request with its custom-auth user (read by the resource handlers' authorization). */
 export function withCustomAuthUser<T>(user: CustomAuthUser, fn: () => T): T {
@@ -17,5 +17,5 @@ export function withCustomAuthUser<T>(user: CustomAuthUser, fn: () => T): T {
 
 /** The custom-auth user of the request being handled; undefined for the service's own credentials. */
 export function customAuthUser(): CustomAuthUser | undefined {
-  return current.getStore();
+  return current.get();
 }

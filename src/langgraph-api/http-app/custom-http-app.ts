@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -11,13 +10,14 @@ import { AgentRegistry } from '../../agents/agent-registry.service';
 import { loadHttpApp } from '../../agents/custom-graphs/http-app-loader';
 import { readLanggraphConfig } from '../../agents/custom-graphs/langgraph-config';
 import { AppConfig } from '../../config/app-config';
+import { contextSlot } from '../../observability/context-slot';
 import { ResponseInterception, toFetchRequest, writeFetchResponse } from './fetch-bridge';
 
 /** how the front app hands a request it does not answer on: to Nest, or (in-process calls) a 404 */
 type Bindings = { passOn(c: Context): Promise<Response> };
 
 /** the caller's credentials while the user's app handles its request: `new Client()` calls the API with them */
-const callerCredentials = new AsyncLocalStorage<Record<string, string>>();
+const callerCredentials = contextSlot<Record<string, string>>('caller-credentials');
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key'];
 
 /**
@@ -153,7 +153,7 @@ function bindSdkLoopback(ownUrl: () => string): void {
 
 function loopbackFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const headers = new Headers(init?.headers);
-  const credentials = callerCredentials.getStore() ?? {};
+  const credentials = callerCredentials.get() ?? {};
   if (!CREDENTIAL_HEADERS.some((h) => headers.has(h))) for (const [k, v] of Object.entries(credentials)) headers.set(k, v);
   return fetch(input, { ...init, headers });
 }

@@ -1,0 +1,3 @@
+import { describeContextSlot } from '../../test/support/context-slot-cases';
+
+describeContextSlot('as LangChain ships');
