@@ -2,8 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { errorBodyFetch } from './error-body-fetch';
+import { isModelUnavailable } from './model-errors';
 
-/** An endpoint that echoes what it received; `/moved` answers 308 to `/echo`; `/vllm-error` answers vLLM's 400. */
+/**
+ * An endpoint that echoes what it received (method, path, body, authorization) with an `x-request-id`; `/moved`
+ * answers 308 to `/echo`; `/vllm-error` vLLM's 400; `/empty` 204; `/slow` never answers; a body with
+ * `"stream":true` gets two SSE events.
+ */
 function endpoint(): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     if (req.url === '/moved') {
@@ -14,13 +19,25 @@ function endpoint(): Promise<{ url: string; server: Server }> {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
+      if (req.url === '/slow') return;
+      if (req.url === '/empty') {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
       if (req.url === '/vllm-error') {
         res.writeHead(400, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ object: 'error', message: 'tools are not supported', type: 'BadRequestError', code: 400 }));
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ method: req.method, path: req.url, body }));
+      if (body.includes('"stream":true')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"n":1}\n\n');
+        res.end('data: [DONE]\n\n');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req-1', 'set-cookie': ['a=1', 'b=2'] });
+      res.end(JSON.stringify({ method: req.method, path: req.url, body, authorization: req.headers.authorization ?? null }));
     });
   });
   return new Promise((resolve) =>
@@ -46,29 +63,50 @@ describe('errorBodyFetch', () => {
   afterEach(() => (globalThis.fetch = realFetch));
 
   const post = (path: string, init: RequestInit = {}) =>
-    errorBodyFetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"q":"안녕"}', ...init });
+    errorBodyFetch(`${url}${path}`, {
+      method: 'POST',
+      headers: new Headers({ 'content-type': 'application/json', authorization: 'Bearer k' }),
+      body: '{"q":"안녕"}',
+      ...init,
+    });
 
-  it('sends a JSON call uncopied (no redirects, no window) and it arrives whole', async () => {
+  it("sends a JSON call without fetch's WHATWG layer: it arrives whole, its status, headers and text come back", async () => {
     const res = await post('/echo');
-    expect(await res.json()).toEqual({ method: 'POST', path: '/echo', body: '{"q":"안녕"}' });
-    expect(inits).toHaveLength(1);
-    expect(inits[0]).toMatchObject({ redirect: 'error', window: null });
+    expect(inits).toHaveLength(0);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe('req-1');
+    expect(res.headers.get('set-cookie')).toBe('a=1, b=2');
+    expect(await res.json()).toEqual({ method: 'POST', path: '/echo', body: '{"q":"안녕"}', authorization: 'Bearer k' });
+    // headers as a plain object, as well
+    const plain = await post('/echo', { headers: { authorization: 'Bearer p' } });
+    expect(((await plain.json()) as { authorization: string }).authorization).toBe('Bearer p');
   });
 
-  it('still follows a redirect: the call is sent again as the caller asked', async () => {
+  it('sends a streamed call through fetch, its body a stream', async () => {
+    const res = await post('/echo', { body: '{"model":"m","stream":true}' });
+    expect(inits).toHaveLength(1);
+    const chunks: string[] = [];
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk).toString());
+    expect(chunks.join('')).toBe('data: {"n":1}\n\ndata: [DONE]\n\n');
+  });
+
+  it('still follows a redirect: the call is sent again through fetch, as the caller asked', async () => {
     const res = await post('/moved');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ method: 'POST', path: '/echo', body: '{"q":"안녕"}' });
-    expect(inits.map((i) => i?.redirect)).toEqual(['error', undefined]);
+    expect(await res.json()).toEqual({ method: 'POST', path: '/echo', body: '{"q":"안녕"}', authorization: 'Bearer k' });
+    expect(inits.map((i) => i?.redirect)).toEqual([undefined]);
   });
 
-  it("sends other requests as they are: a caller's redirect mode, a body that is not a string", async () => {
+  it("sends other requests through fetch as they are: a caller's redirect mode, a body that is not a string", async () => {
     await post('/echo', { redirect: 'follow' });
     await post('/echo', { body: new URLSearchParams({ a: '1' }) });
-    expect(inits.map((i) => [i?.redirect, i && 'window' in i])).toEqual([
-      ['follow', false],
-      [undefined, false],
-    ]);
+    expect(inits.map((i) => i?.redirect)).toEqual(['follow', undefined]);
+  });
+
+  it('answers a 204 with no body', async () => {
+    const res = await post('/empty');
+    expect(res.status).toBe(204);
+    expect(res.body).toBeNull();
   });
 
   it("rewraps vLLM's error body so the client reads its message", async () => {
@@ -77,8 +115,14 @@ describe('errorBodyFetch', () => {
     expect(await res.json()).toEqual({ error: { message: 'tools are not supported', type: 'BadRequestError', param: null, code: 400 } });
   });
 
-  it('lets a failed connection fail as before', async () => {
-    await expect(errorBodyFetch('http://127.0.0.1:1/none', { method: 'POST', body: '{}' })).rejects.toThrow('fetch failed');
-    expect(inits).toHaveLength(1);
+  it('fails a refused connection with its code, and an aborted call as an abort (the client reads both)', async () => {
+    const refused = await errorBodyFetch('http://127.0.0.1:1/none', { method: 'POST', body: '{}' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(isModelUnavailable(refused)).toBe(true);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const aborted = await post('/slow', { signal: controller.signal }).catch((e: unknown) => e);
+    expect((aborted as Error).name).toBe('AbortError');
+    expect(isModelUnavailable(aborted)).toBe(false);
   });
 });
