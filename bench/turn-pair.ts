@@ -4,7 +4,7 @@
  * each round on fresh processes. Alternating windows (bench/turn-ab.ts) see a shared machine whose speed drifts by
  * 20–30 % from one window to the next; two processes in one window see the same machine, so the ratio of their
  * figures is what the change made of it. Per round and build: turns/s and CPU per turn of the process and of its
- * event-loop thread (from /proc); the table gives the medians and the median of the per-round ratios B / A.
+ * event-loop thread (from /proc), and the turns' overhead p50 (latency minus the time inside the model server); the table gives the medians and the median of the per-round ratios B / A.
  * Both share Postgres (a database each), Redis and the model server (bench/support/streaming-model-server.ts),
  * which this process runs with the clients. `AB_ENV_A` / `AB_ENV_B` and `AB_NODE_ARGS_A` / `AB_NODE_ARGS_B` as in
  * turn-ab.ts.
@@ -27,6 +27,8 @@ interface Figures {
   tps: number;
   api: number;
   loop: number;
+  /** the turns' overhead p50: latency at the client minus the time inside the model server */
+  overhead: number;
 }
 
 /** CPU seconds of a process's main thread (its event loop) */
@@ -71,15 +73,16 @@ async function round1(model: StreamingModelServer, dbs: Record<'A' | 'B', string
         for (let i = 0; i < 10; i++) await Promise.all(Array.from({ length: CLIENTS }, () => turn(api.url, model)));
       }),
     );
-    const start = both.map(([, api]) => ({ cpu: cpuOf(api.pid), loop: loopCpu(api.pid), done: 0 }));
+    const start = both.map(([, api]) => ({ cpu: cpuOf(api.pid), loop: loopCpu(api.pid), done: 0, overheads: [] as number[] }));
     const t0 = performance.now();
     const end = t0 + SECONDS * 1000;
     await Promise.all(
       both.flatMap(([, api], i) =>
         Array.from({ length: CLIENTS }, async () => {
           while (performance.now() < end) {
-            await turn(api.url, model);
+            const sample = await turn(api.url, model);
             start[i].done++;
+            start[i].overheads.push(sample.total - sample.model);
           }
         }),
       ),
@@ -92,6 +95,7 @@ async function round1(model: StreamingModelServer, dbs: Record<'A' | 'B', string
         tps: s.done / secs,
         api: ((cpuOf(api.pid) - s.cpu) * 1000) / s.done,
         loop: ((loopCpu(api.pid) - s.loop) * 1000) / s.done,
+        overhead: percentile(s.overheads, 50),
       };
     });
     return out;
@@ -110,7 +114,8 @@ async function main(): Promise<void> {
     for (let r = 0; r < ROUNDS; r++) {
       const figures = await round1(model, { A: dbA.url, B: dbB.url }, r % 2 ? ['B', 'A'] : ['A', 'B']);
       rounds.push(figures);
-      const f = (x: Figures) => `${round(x.tps, 1)} turns/s, api ${round(x.api, 2)} (loop ${round(x.loop, 2)}) ms/turn`;
+      const f = (x: Figures) =>
+        `${round(x.tps, 1)} turns/s, api ${round(x.api, 2)} (loop ${round(x.loop, 2)}) ms/turn, overhead p50 ${round(x.overhead, 2)} ms`;
       process.stderr.write(`round ${r + 1}: A ${f(figures.A)} | B ${f(figures.B)}\n`);
     }
   } finally {
@@ -123,6 +128,7 @@ async function main(): Promise<void> {
     ['turns/s', 'tps'],
     ['API CPU ms/turn', 'api'],
     ['event-loop thread CPU ms/turn', 'loop'],
+    ['overhead p50, ms', 'overhead'],
   ];
   console.log(`| ${CLIENTS} clients each, ${SECONDS} s windows, ${ROUNDS} rounds | A | B | B / A (median of rounds) |`);
   console.log('|---|---|---|---|');
