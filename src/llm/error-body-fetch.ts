@@ -33,7 +33,8 @@ async function modelCallFetch(input: Parameters<typeof fetch>[0], init: Paramete
   if (typeof init?.body !== 'string' || init.body.includes('"stream":true') || init.redirect !== undefined || input instanceof Request)
     return fetch(input, init);
   const res = await request(String(input), {
-    method: (init.method ?? 'POST') as Dispatcher.HttpMethod,
+    // as fetch sends a standard method (and the client asks): upper case
+    method: (init.method ?? 'POST').toUpperCase() as Dispatcher.HttpMethod,
     headers: headersOf(init.headers),
     body: init.body,
     signal: init.signal ?? undefined,
