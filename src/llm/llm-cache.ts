@@ -4,7 +4,7 @@ import { BaseCache, deserializeStoredGeneration, serializeGeneration } from '@la
 import type { Generation } from '@langchain/core/outputs';
 import type Redis from 'ioredis';
 
-import { currentTenant, DEFAULT_TENANT } from '../auth/tenant';
+import { currentTenant } from '../auth/tenant';
 import { phase } from '../observability/phases';
 
 /**
@@ -47,7 +47,12 @@ export class LlmCache extends BaseCache<Generation[]> {
       this.stats.miss();
       return null;
     }
-    const raw = await phase('llm_cache_lookup', () => this.store.get(this.keyOf(prompt, llmKey)).catch(() => null));
+    const key = this.keyOf(prompt, llmKey);
+    if (key === undefined) {
+      this.stats.miss();
+      return null;
+    }
+    const raw = await phase('llm_cache_lookup', () => this.store.get(key).catch(() => null));
     if (!raw) {
       this.stats.miss();
       return null;
@@ -60,9 +65,14 @@ export class LlmCache extends BaseCache<Generation[]> {
     });
   }
 
-  /** Per tenant: a run's model calls happen inside runInTenant, so one tenant never gets another's answers. */
-  private keyOf(prompt: string, llmKey: string): string {
-    const tenant = currentTenant() ?? DEFAULT_TENANT;
+  /**
+   * Per tenant: a run's model calls happen inside runInTenant, so one tenant never gets another's answers. A call
+   * whose tenant is not known (outside a run, or code in a graph that replaced LangChain's context, e.g. langsmith's
+   * `withRunTree`) has no key: it is neither looked up nor stored.
+   */
+  private keyOf(prompt: string, llmKey: string): string | undefined {
+    const tenant = currentTenant();
+    if (tenant === undefined) return undefined;
     return `${this.namespace}:llmcache:${tenant}:${createHash('sha256').update(llmKey).update('\u0000').update(prompt).digest('hex')}`;
   }
 
@@ -71,8 +81,9 @@ export class LlmCache extends BaseCache<Generation[]> {
    * round trip to a miss (a lost write only costs a later miss).
    */
   async update(prompt: string, llmKey: string, value: Generation[]): Promise<void> {
-    const key = llmKey.startsWith(NO_LOOKUP) ? llmKey.slice(NO_LOOKUP.length) : llmKey;
-    void this.store.set(this.keyOf(prompt, key), JSON.stringify(value.map(serializeGeneration)), this.ttlSeconds).catch(() => undefined);
+    const key = this.keyOf(prompt, llmKey.startsWith(NO_LOOKUP) ? llmKey.slice(NO_LOOKUP.length) : llmKey);
+    if (key === undefined) return;
+    void this.store.set(key, JSON.stringify(value.map(serializeGeneration)), this.ttlSeconds).catch(() => undefined);
   }
 }
 

@@ -40,7 +40,9 @@ export interface ContextSlot<T> {
  * `traceable`), so a slot's value reaches every node, tool and model call started inside its `run`.
  *
  * `run` opened inside a runnable keeps that runnable's store visible (its config, its trace) through the new
- * store's prototype.
+ * store's prototype. Code that replaces LangChain's store outright (langsmith's `withRunTree`, a raw `run` on the
+ * storage) drops the slots below it, as it drops LangChain's context variables: what reads a slot for a decision
+ * fails closed without it (the LLM cache keys on the tenant: no tenant, no cache).
  */
 export function contextSlot<T>(name: string): ContextSlot<T> {
   const key = Symbol(name);
