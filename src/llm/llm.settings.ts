@@ -72,7 +72,7 @@ export const llmSettings = defineSettings({
     LLM_BREAKER_COOLDOWN_MS: variable(int(30_000, 10), 'how long an open circuit breaker stays open; then one probe call decides'),
     LLM_CACHE: variable(
       bool(true),
-      'LLM response cache (Redis when `REDIS_URL` is set, else in-process; key: prompt, model, temperature, max tokens, tools)',
+      'LLM response cache (Redis when `REDIS_URL` is set, else in-process; key: tenant, prompt, model, temperature, max tokens, tools; a call outside a tenant is not cached)',
     ),
     LLM_CACHE_TTL_SECONDS: variable(int(3600, 1), 'how long a cached response is served'),
     LLM_CACHE_MAX_ENTRIES: variable(int(5000, 1), 'entries the in-process cache keeps'),
