@@ -2,6 +2,7 @@ import { AIMessage, HumanMessage, SystemMessage } from '@langchain/core/messages
 import { tool } from '@langchain/core/tools';
 import { z } from 'zod';
 
+import { runInTenant } from '../../src/auth/tenant';
 import { AppConfig } from '../../src/config/app-config';
 import { type RunContext, withRunContext } from '../../src/core/run-context';
 import { breakerStates, resetBreakers } from '../../src/llm/circuit-breaker';
@@ -142,16 +143,21 @@ describe('model client: JSON mode, tool-calling auto, breaker', () => {
       expect(tokens.filter(Boolean).length).toBeGreaterThan(5);
     });
 
-    it('keeps the LLM cache working: a repeated decision is answered from the cache and metered as cached', async () => {
-      server.enqueue({ json: { is_valid: true, reason: 'once' } });
-      const model = service(baseUrl, { LLM_CACHE: 'true' }).chatModel()!;
-      const usage = new UsageCollector();
-      const config = { configurable: { ...runCtx({ usage: usage }) } };
-      await decideJson(model, ask, Verdict, { node: 'n', config });
-      await expect(decideJson(model, ask, Verdict, { node: 'n', config })).resolves.toMatchObject({ ok: true, value: { reason: 'once' } });
-      expect(server.callCount).toBe(1);
-      expect(usage.calls.map((c) => Boolean(c.cached))).toEqual([false, true]);
-    });
+    it('keeps the LLM cache working: a repeated decision is answered from the cache and metered as cached', () =>
+      // a run's model calls happen inside its tenant (the cache is kept per tenant; none outside one)
+      runInTenant('default', async () => {
+        server.enqueue({ json: { is_valid: true, reason: 'once' } });
+        const model = service(baseUrl, { LLM_CACHE: 'true' }).chatModel()!;
+        const usage = new UsageCollector();
+        const config = { configurable: { ...runCtx({ usage: usage }) } };
+        await decideJson(model, ask, Verdict, { node: 'n', config });
+        await expect(decideJson(model, ask, Verdict, { node: 'n', config })).resolves.toMatchObject({
+          ok: true,
+          value: { reason: 'once' },
+        });
+        expect(server.callCount).toBe(1);
+        expect(usage.calls.map((c) => Boolean(c.cached))).toEqual([false, true]);
+      }));
   });
 
   describe('LLM_TOOL_CALLING=auto', () => {
