@@ -3,6 +3,11 @@ import { pgSafeJson, pgSafeText } from './pg-safe';
 describe('pgSafe', () => {
   it('removes NUL and replaces lone surrogates, keeping pairs', () => {
     expect(pgSafeText('a\u0000b\ud800c😀')).toBe('ab\ufffdc😀');
+    // one at a time: each alone still takes the cleaning path
+    expect(pgSafeText('\u0000')).toBe('');
+    expect(pgSafeText('x\udc00')).toBe('x\ufffd');
+    expect(pgSafeText('😀\ud83d')).toBe('😀\ufffd');
+    for (const clean of ['plain text', '연차 휴가는 15일', '😀 paired', '']) expect(pgSafeText(clean)).toBe(clean);
   });
 
   it('cleans every string and key of a JSON value and cuts off deep nesting', () => {

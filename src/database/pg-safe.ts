@@ -1,8 +1,12 @@
 const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** what pgSafeText may have to change: a NUL or a surrogate (paired or not); most text has neither */
+// eslint-disable-next-line no-control-regex -- NUL is what this looks for
+const SUSPECT = /[\u0000\ud800-\udfff]/;
 const MAX_DEPTH = 64;
 
 /** Text Postgres can store: NUL removed (text and jsonb reject it), lone surrogates replaced by U+FFFD. */
 export function pgSafeText(s: string): string {
+  if (!SUSPECT.test(s)) return s;
   return s.replaceAll('\u0000', '').replace(LONE_SURROGATES, '\ufffd');
 }
 

@@ -126,11 +126,11 @@ const FULL_AT = 1 / 3;
  * union of its turns') and keeps no text (what a document said cannot be read back from it).
  */
 export class RunDigest {
-  private readonly bits: Uint8Array;
+  /** allocated with the first bit set: most threads never see untrusted text, and a turn builds one digest */
+  private bits: Uint8Array | undefined;
   private set = 0;
 
   constructor(bytes?: Uint8Array | null) {
-    this.bits = new Uint8Array(DIGEST_BYTES);
     if (bytes?.length === DIGEST_BYTES) this.merge(bytes);
   }
 
@@ -145,7 +145,8 @@ export class RunDigest {
   }
 
   has(run: string): boolean {
-    return bitsOf([...run], 0).every((bit) => (this.bits[bit >>> 3] & (1 << (bit & 7))) !== 0);
+    const bits = this.bits;
+    return bits !== undefined && bitsOf([...run], 0).every((bit) => (bits[bit >>> 3] & (1 << (bit & 7))) !== 0);
   }
 
   /** Too full to tell runs apart (see FULL_AT). */
@@ -159,21 +160,24 @@ export class RunDigest {
 
   merge(bytes: Uint8Array): void {
     for (let i = 0; i < DIGEST_BYTES && i < bytes.length; i++) {
-      const added = bytes[i] & ~this.bits[i];
+      if (!bytes[i]) continue;
+      const bits = (this.bits ??= new Uint8Array(DIGEST_BYTES));
+      const added = bytes[i] & ~bits[i];
       if (!added) continue;
-      this.bits[i] |= added;
+      bits[i] |= added;
       for (let b = added; b; b &= b - 1) this.set += 1;
     }
   }
 
   bytes(): Uint8Array {
-    return this.bits.slice();
+    return this.bits ? this.bits.slice() : new Uint8Array(DIGEST_BYTES);
   }
 
   private setBit(bit: number): boolean {
+    const bits = (this.bits ??= new Uint8Array(DIGEST_BYTES));
     const mask = 1 << (bit & 7);
-    if (this.bits[bit >>> 3] & mask) return false;
-    this.bits[bit >>> 3] |= mask;
+    if (bits[bit >>> 3] & mask) return false;
+    bits[bit >>> 3] |= mask;
     this.set += 1;
     return true;
   }

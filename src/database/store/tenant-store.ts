@@ -12,13 +12,23 @@ import {
 
 import type { StoreOwners } from './store-owners';
 
+/** Labels already hashed (every run builds its tenant's store view); bounded, for tenants that come and go. */
+const LABELS = new Map<string, string>();
+const MAX_LABELS = 10_000;
+
 /**
  * The namespace label that holds a tenant's items: a fixed-length hash, so no tenant's label is a prefix of
  * another's (the store matches prefixes with `LIKE 'label%'`) and tenant ids with `.` or `_` (which the store
  * refuses in labels) need no escaping. Clients never see it.
  */
 export function tenantLabel(tenantId: string): string {
-  return `t${createHash('sha256').update(tenantId).digest('hex').slice(0, 40)}`;
+  let label = LABELS.get(tenantId);
+  if (label === undefined) {
+    label = `t${createHash('sha256').update(tenantId).digest('hex').slice(0, 40)}`;
+    if (LABELS.size >= MAX_LABELS) LABELS.clear();
+    LABELS.set(tenantId, label);
+  }
+  return label;
 }
 
 /** What the store (and the `:`-joined namespace path it keeps) cannot take in a label. */
