@@ -16,14 +16,14 @@ import { StreamingModelServer } from './support/streaming-model-server';
 
 type Row = [string, string, string, string];
 
-interface FloorResult {
+export interface FloorResult {
   latencies: number[];
   cpuMsPerTurn: number;
   chunksPerTurn: number;
   perSecond: number;
 }
 
-function runFloor(env: Record<string, string>): Promise<FloorResult> {
+export function runFloor(env: Record<string, string>): Promise<FloorResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(__dirname, 'support', 'floor-graph.js')], {
       env: { PATH: process.env.PATH ?? '', ...env },

@@ -260,6 +260,10 @@ async function main(): Promise<void> {
       const { benchFloor } = await import('./floor.bench');
       targetRows.push(...(await benchFloor(db.url)));
     }
+    if (want('turn')) {
+      const { benchRatios } = await import('./ratio.bench');
+      targetRows.push(...(await benchRatios(db.url)));
+    }
     if (want('overhead')) {
       const o = await overhead(model, db.url);
       rows.push([
