@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
+import type { ScriptedReply } from '../support/model-server';
 import { SCRIPTED_LLM, useService } from '../support/service-fixture';
 import { http } from '../support/test-app';
 
@@ -15,13 +16,20 @@ describe('examples/client against the service', () => {
   const svc = useService('client_example', { env: { ...SCRIPTED_LLM, API_KEYS: `acme:${KEY}` }, model: true });
 
   it('chats, waits for a job, follows a job, streams a turn and reads the session back', async () => {
-    svc.model.enqueue(
-      { toolCalls: [{ name: 'calculator', args: { expression: '12 * 7' } }] },
-      { content: '12 times 7 is 84.' },
-      { content: '2 to the 10th is 1024.' },
-      { content: '3 + 4 is 7.' },
-      { content: 'Goodbye!' },
-    );
+    // answered by the question, not in call order: a run the in-process queue starts again (its lease lapsed on a
+    // starved machine) asks its question again and still gets its own answer
+    const answers: Array<[question: string, reply: ScriptedReply]> = [
+      ['What is 12 times 7?', { toolCalls: [{ name: 'calculator', args: { expression: '12 * 7' } }] }],
+      ['And 2 to the 10th?', { content: '2 to the 10th is 1024.' }],
+      ['Thanks. What is 3 + 4?', { content: '3 + 4 is 7.' }],
+      ['Say goodbye.', { content: 'Goodbye!' }],
+    ];
+    svc.model.setResponder((req) => {
+      const last = req.messages.at(-1);
+      if (last?.role === 'tool') return { content: '12 times 7 is 84.' };
+      const question = [...req.messages].reverse().find((m) => m.role === 'user')?.content;
+      return answers.find(([q]) => typeof question === 'string' && question.includes(q))?.[1];
+    });
     const { stdout } = await promisify(execFile)(process.execPath, ['-r', './test/support/swc-register.js', 'examples/client/main.ts'], {
       env: { PATH: process.env.PATH, AGENT_URL: svc.url, AGENT_API_KEY: KEY },
       timeout: 60_000,
