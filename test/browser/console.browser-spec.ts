@@ -17,8 +17,19 @@ const uiDir = mkdtempSync(join(tmpdir(), 'console-ui-'));
 /** a host name other than localhost, resolved to the app by Chromium itself (no /etc/hosts) */
 const HOST = 'console.test';
 
+// Waits are a loaded machine's: the browser project runs beside the other suites in CI, where a page's answer
+// can take several times as long as on a quiet machine. Each wait still fails the test when the answer never comes.
+jest.setTimeout(180_000);
+const WAIT_MS = 45_000;
+
 // one browser for the file: built page and Chromium before any app starts
 let browser: Browser;
+/** a page whose waits (locators, waitForFunction) allow WAIT_MS rather than playwright's 30 s */
+async function newPage(viewport: { width: number; height: number }): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  page.setDefaultTimeout(WAIT_MS);
+  return page;
+}
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   await buildConsole(uiDir);
@@ -60,7 +71,7 @@ describe('web console at /console', () => {
   };
 
   beforeAll(async () => {
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page = await newPage({ width: 1400, height: 900 });
   });
   afterAll(() => page?.close());
 
@@ -256,7 +267,7 @@ function watch(page: Page) {
  * Polls an expression in the page until it is truthy (page.evaluate runs it over CDP; the page's CSP, without
  * 'unsafe-eval', refuses waitForFunction's string predicates once they are polled in the page).
  */
-async function until(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
+async function until(page: Page, expression: string, timeoutMs = WAIT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await page.evaluate(expression))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${expression}`);
@@ -294,7 +305,7 @@ describe('web console without a model and without API keys', () => {
   const svc = useService('console-no-model', { env: { CONSOLE_DIR: uiDir } });
 
   const withPage = async (size: { width: number; height: number }, use: (page: Page) => Promise<void>) => {
-    const page = await browser.newPage({ viewport: size });
+    const page = await newPage(size);
     try {
       await use(page);
     } finally {
@@ -433,7 +444,7 @@ describe('web console without a model and without API keys', () => {
   });
 
   it('says that no model is configured, and answers by rules', async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const page = await newPage({ width: 1400, height: 900 });
     try {
       await page.goto(`${svc.url}/console`);
       const notice = page.locator('.notice.no-model');

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -58,9 +58,14 @@ describe('npm run dev', () => {
     return values.messages?.at(-1)?.content;
   }
 
+  /** the built service's entry (absent before a build): `npm run dev` must not write it */
+  const builtMain = () => statSync(path.join(REPO, 'dist', 'main.js'), { throwIfNoEntry: false })?.mtimeMs;
+
+  // the limits are a slow machine's: from its sources the service starts in seconds on a quiet one, but a CI
+  // machine running other suites beside it can take a minute to load them, and as long again after the edit
   it('listens without a build, serves the console, and serves the graph again, changed, after its file is edited', async () => {
     const port = await freePort();
-    const started = Date.now();
+    const builtBefore = builtMain();
     dev = spawn(process.execPath, ['-r', './test/support/swc-register.js', 'scripts/dev.ts'], {
       cwd: REPO,
       env: {
@@ -76,8 +81,7 @@ describe('npm run dev', () => {
     dev.stdout!.on('data', (c: Buffer) => (output += c.toString()));
     dev.stderr!.on('data', (c: Buffer) => (output += c.toString()));
     const url = `http://127.0.0.1:${port}`;
-    expect(await waitFor(() => reply(url).then((r) => r || undefined), 60_000, 200)).toBe('version one');
-    const startMs = Date.now() - started;
+    expect(await waitFor(() => reply(url).then((r) => r || undefined), 120_000, 200)).toBe('version one');
     // the console is served from its sources too, not 404 CONSOLE_NOT_BUILT
     const page = await fetch(`${url}/console`);
     expect(page.status).toBe(200);
@@ -85,8 +89,8 @@ describe('npm run dev', () => {
     expect((await fetch(`${url}/console/app.js`)).status).toBe(200);
     expect(output).toMatch(/\[dev\] console bundled into /);
     writeFileSync(path.join(dir, 'hello.ts'), graphSource('version two'));
-    expect(await waitFor(async () => ((await reply(url)) === 'version two' ? 'version two' : undefined), 60_000, 200)).toBe('version two');
+    expect(await waitFor(async () => ((await reply(url)) === 'version two' ? 'version two' : undefined), 120_000, 200)).toBe('version two');
     expect(output).toMatch(/\[dev\] .*hello\.ts changed: restarting/);
-    expect(startMs).toBeLessThan(45_000); // seconds, not a build (a build alone takes 25 s or more here)
-  });
+    expect(builtMain()).toBe(builtBefore); // served from the sources: no build was written
+  }, 300_000);
 });
