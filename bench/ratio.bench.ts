@@ -4,7 +4,7 @@
  * the goals' margins; here each round measures the service, then the floor (LangGraph's react graph on the
  * official `PostgresSaver`, floor.bench.ts), back to back, and each goal is the median of the rounds' ratios.
  * A round, for each side: 100 warm-up turns, 100 sequential turns (CPU per turn from /proc, overhead p50), then
- * 10 clients for BENCH_RATIO_SECONDS (10). BENCH_RATIO_ROUNDS (3) rounds.
+ * 10 clients for BENCH_RATIO_SECONDS (10). BENCH_RATIO_ROUNDS (3) rounds, each starting with the next side.
  *
  * A third side in each round splits the gap: the service's own react graph (the seed's five nodes and twelve state
  * fields, with the service's library patches) run the floor's way — in-process, no HTTP, on the official
@@ -84,12 +84,20 @@ export async function benchRatios(dbUrl: string): Promise<Row[]> {
   const cmd = '`BENCH_ONLY=turn npm run bench`';
   const rounds: Round[] = [];
   try {
-    for (let i = 0; i < ROUNDS; i++)
-      rounds.push({
-        service: await serviceRound(dbUrl, model),
-        floor: await floorRound(dbUrl, model),
-        graph: await floorRound(dbUrl, model, 'agent'),
-      });
+    for (let i = 0; i < ROUNDS; i++) {
+      // each round starts with another side, so no side always runs first (or last) in the machine's drift
+      const sides: Array<[keyof Round, () => Promise<Side>]> = [
+        ['service', () => serviceRound(dbUrl, model)],
+        ['floor', () => floorRound(dbUrl, model)],
+        ['graph', () => floorRound(dbUrl, model, 'agent')],
+      ];
+      const measured = {} as Round;
+      for (let k = 0; k < sides.length; k++) {
+        const [name, measure] = sides[(i + k) % sides.length];
+        measured[name] = await measure();
+      }
+      rounds.push(measured);
+    }
   } finally {
     await model.stop();
   }

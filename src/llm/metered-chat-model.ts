@@ -11,7 +11,7 @@ import { clientBaseUrlOf, constructorFieldsOf } from '../platform/chat-openai-in
 import { breakerFor, type BreakerSettings, type CircuitBreaker } from './circuit-breaker';
 import { LenientCompletions } from './lenient-completions';
 import { NO_LOOKUP } from './llm-cache';
-import { isAbortError, isModelUnavailable, ModelUnavailableError, statusOf } from './model-errors';
+import { isAbortError, isModelUnavailable, ModelUnavailableError, namingTheEndpoint, statusOf } from './model-errors';
 import { isBudgetExceeded, RunBudget } from './run-budget';
 import { type ModelCallRecord, UsageCollector } from './usage-collector';
 
@@ -228,17 +228,6 @@ export class MeteredChatOpenAI extends ChatOpenAI {
       }
     }
   }
-}
-
-/**
- * An endpoint that did not answer (no HTTP status: refused, unresolvable, timed out): the error names it — the
- * setting and the URL, never the key — so "Connection error." in a run's error says where it tried.
- */
-function namingTheEndpoint(err: unknown, baseUrl: string | undefined): unknown {
-  if (!(err instanceof Error) || !isModelUnavailable(err) || statusOf(err) !== undefined || !baseUrl || err.message.includes(baseUrl))
-    return err;
-  err.message = `${err.message} (LLM_BASE_URL ${baseUrl} did not answer)`;
-  return err;
 }
 
 /** The node a call is metered under: decideJson's `model_call_node`, else LangGraph's node. */

@@ -1,7 +1,14 @@
 import { APIConnectionError, APIConnectionTimeoutError, BadRequestError, InternalServerError } from 'openai';
 
 import { rewrapError } from './error-body-fetch';
-import { isAbortError, isModelUnavailable, ModelUnavailableError, toModelUnavailable } from './model-errors';
+import {
+  isAbortError,
+  isModelUnavailable,
+  ModelUnavailableError,
+  namingTheEndpoint,
+  toModelUnavailable,
+  transportCause,
+} from './model-errors';
 
 const headers = new Headers();
 
@@ -50,5 +57,27 @@ describe('model errors', () => {
     const openai = JSON.stringify({ error: { message: 'x' } });
     expect(rewrapError(openai)).toBe(openai);
     expect(rewrapError('not json')).toBe('not json');
+  });
+  it('names what the connection did under "Connection error.": the innermost cause, code and message', () => {
+    const closed = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    expect(transportCause(new APIConnectionError({ cause: closed }))).toBe('UND_ERR_SOCKET: other side closed');
+    // fetch's "fetch failed" with the socket's error under it; a message that holds its code is not doubled
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+    const viaFetch = new APIConnectionError({ cause: new TypeError('fetch failed', { cause: refused }) });
+    expect(transportCause(viaFetch)).toBe('connect ECONNREFUSED 127.0.0.1:9');
+    expect(transportCause(new APIConnectionError({}))).toBeUndefined();
+    expect(transportCause(new Error('x', { cause: { code: 'ETIMEDOUT' } }))).toBe('ETIMEDOUT');
+    expect(transportCause(new Error('x', { cause: new Error('y'.repeat(500)) }))).toHaveLength(160);
+  });
+
+  it('a model error without an HTTP status names the endpoint and the cause; one with a status is left as it is', () => {
+    const closed = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    const named = namingTheEndpoint(new APIConnectionError({ cause: closed }), 'http://127.0.0.1:9/v1') as Error;
+    expect(named.message).toBe('Connection error. (LLM_BASE_URL http://127.0.0.1:9/v1 did not answer: UND_ERR_SOCKET: other side closed)');
+    expect((namingTheEndpoint(new APIConnectionError({}), 'http://h/v1') as Error).message).toBe(
+      'Connection error. (LLM_BASE_URL http://h/v1 did not answer)',
+    );
+    const http500 = new InternalServerError(500, { message: 'boom' }, 'boom', new Headers());
+    expect((namingTheEndpoint(http500, 'http://h/v1') as Error).message).not.toContain('did not answer');
   });
 });

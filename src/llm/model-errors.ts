@@ -84,3 +84,36 @@ export function errorText(err: unknown): string {
   const body = (e.error as { message?: unknown } | undefined)?.message;
   return [e.message, body, typeof e.error === 'string' ? e.error : undefined].filter((x) => typeof x === 'string').join(' ');
 }
+
+/**
+ * What a connection error came from, under the client's "Connection error." (its `cause`, or the cause of fetch's
+ * "fetch failed"): the innermost error's code and message, e.g. `UND_ERR_SOCKET: other side closed` or
+ * `ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`. Undefined when there is none. Transport errors carry no
+ * credentials; the text is cut at 160 characters all the same.
+ */
+export function transportCause(err: unknown): string | undefined {
+  let inner: { code?: unknown; message?: unknown } | undefined;
+  let next = (err as { cause?: unknown } | null)?.cause;
+  for (let depth = 0; depth < 4 && typeof next === 'object' && next !== null; depth++) {
+    inner = next as { code?: unknown; message?: unknown };
+    next = (next as { cause?: unknown }).cause;
+  }
+  if (!inner) return undefined;
+  const code = typeof inner.code === 'string' ? inner.code : undefined;
+  const message = typeof inner.message === 'string' && inner.message !== '' ? inner.message : undefined;
+  const text = code && message && !message.includes(code) ? `${code}: ${message}` : (message ?? code);
+  return text?.slice(0, 160);
+}
+
+/**
+ * An endpoint that did not answer (no HTTP status: refused, unresolvable, timed out, the connection closed): the
+ * error names it — the setting and the URL, never the key — and what the connection did, so "Connection error." in a
+ * run's error says where it tried and why it failed.
+ */
+export function namingTheEndpoint(err: unknown, baseUrl: string | undefined): unknown {
+  if (!(err instanceof Error) || !isModelUnavailable(err) || statusOf(err) !== undefined || !baseUrl || err.message.includes(baseUrl))
+    return err;
+  const why = transportCause(err);
+  err.message = `${err.message} (LLM_BASE_URL ${baseUrl} did not answer${why ? `: ${why}` : ''})`;
+  return err;
+}
