@@ -74,6 +74,10 @@ export class ScriptedModelServer {
   /** `host`: the address to listen on (another host's tests reach it there, test/support/netns-hosts.ts) */
   async start(port = 0, host = '127.0.0.1'): Promise<string> {
     this.server = http.createServer((req, res) => void this.handle(req, res));
+    // As hosted endpoints do, idle connections are kept far longer than a client keeps them (Node's default, 5 s, is
+    // only 2 s above undici's own close): the client always closes first, and a test never races the server's close
+    // of a pooled connection on a busy machine.
+    this.server.keepAliveTimeout = 60_000;
     this.server.on('connection', (s) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
