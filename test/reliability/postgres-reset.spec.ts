@@ -60,7 +60,10 @@ describe('Postgres connection reset', () => {
       jobs.map((j) => j.job_id),
       40_000,
     );
-    expect(rows.map((r) => r.status)).toEqual(jobs.map(() => 'completed'));
+    // a run that did not complete shows its error (code and message) in the failure, not only its status
+    expect(rows.map((r) => (r.status === 'completed' ? 'completed' : { status: r.status, error: r.error }))).toEqual(
+      jobs.map(() => 'completed'),
+    );
     for (const j of jobs) expect(await h.messages(j.session_id)).toHaveLength(2);
     for (let i = 0; i < 4; i++) {
       const requests = h.model.requests.filter((r) => historyOf(r).user.includes(`in flight ${i}`));
