@@ -25,7 +25,9 @@ interface ProfileNode {
   callFrame: CallFrame;
   children?: number[];
 }
-interface CpuProfile {
+export interface CpuProfile {
+  /** µs of the monotonic clock (`process.hrtime` in the same machine's processes) */
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -38,7 +40,8 @@ export function moduleOf(frame: CallFrame): string {
   if (url.startsWith('node:')) return 'node internals';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1];
-  const own = /\/dist\/([^/]+)\//.exec(url);
+  // the built service (dist/) or its sources run through swc (src/: bench/support/floor-graph.ts's agent graph)
+  const own = /\/(?:dist|src)\/([^/]+)\//.exec(url);
   if (own) return `service: ${own[1]}`;
   return url.replace(/^file:\/\//, '');
 }
@@ -80,6 +83,7 @@ function frameName(frame: CallFrame): string {
 export function selfTimes(
   profile: CpuProfile,
   skipUs: number,
+  untilUs = Infinity,
 ): {
   byFrame: Map<string, number>;
   byModule: Map<string, number>;
@@ -111,7 +115,7 @@ export function selfTimes(
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
     at += dt;
-    if (at < skipUs) return;
+    if (at < skipUs || at > untilUs) return;
     const frame = nodes.get(id)!.callFrame;
     if (frame.functionName === '(idle)' || frame.functionName === '(program)') return;
     totalUs += dt;
