@@ -46,14 +46,25 @@ interface Side {
   syscalls?: Map<string, number>;
 }
 
-/** `strace -c` on every thread of `pid` until `stop()`; resolves to the calls by name */
-function countSyscalls(pid: number): { stop(): Promise<Map<string, number>> } {
-  const out = join(mkdtempSync(join(tmpdir(), 'turn-diff-')), 'strace.txt');
-  const child = spawn('strace', ['-f', '-c', '-p', String(pid), '-o', out], { stdio: 'ignore' });
+/**
+ * `strace -c` on every thread of `pid`, once strace says it is attached to them, until `stop()`; `stop` resolves to
+ * the calls by name
+ */
+async function attach(pid: number): Promise<{ stop(): Promise<Map<string, number>> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'turn-diff-'));
+  const out = join(dir, 'strace.txt');
+  const child = spawn('strace', ['-f', '-c', '-p', String(pid), '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise((r) => child.once('exit', r));
+  await new Promise<void>((resolve, reject) => {
+    let said = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      said += d.toString();
+      if (/attached/.test(said)) resolve();
+    });
+    void exited.then(() => reject(new Error(`strace did not attach to ${pid}: ${said.trim()}`)));
+  });
   return {
     stop: async () => {
-      await new Promise((r) => setTimeout(r, 200));
-      const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGINT');
       await exited;
       const calls = new Map<string, number>();
@@ -61,18 +72,10 @@ function countSyscalls(pid: number): { stop(): Promise<Map<string, number>> } {
         const f = line.trim().split(/\s+/);
         if (f.length >= 5 && /^\d/.test(f[0]) && f.at(-1) !== 'total') calls.set(f.at(-1)!, Number(f[3]));
       }
+      rmSync(dir, { recursive: true, force: true });
       return calls;
     },
   };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** strace attaches in the background: a short pause lets it reach every thread before the window */
-async function attach(pid: number) {
-  const counter = countSyscalls(pid);
-  await sleep(1000);
-  return counter;
 }
 
 async function serviceWindow(model: StreamingModelServer, dbUrl: string, profileDir: string | undefined, strace: boolean) {
@@ -132,7 +135,7 @@ async function graphWindow(model: StreamingModelServer, dbUrl: string, profileDi
   let out = '';
   let fromUs = 0;
   let toUs = 0;
-  let counter: ReturnType<typeof countSyscalls> | undefined;
+  let counter: Awaited<ReturnType<typeof attach>> | undefined;
   let syscalls: Map<string, number> | undefined;
   let marks = Promise.resolve();
   child.stdout!.on('data', (d: Buffer) => {

@@ -87,9 +87,9 @@ export function errorText(err: unknown): string {
 
 /**
  * What a connection error came from, under the client's "Connection error." (its `cause`, or the cause of fetch's
- * "fetch failed"): the innermost error's code and message, e.g. `UND_ERR_SOCKET: other side closed` or
- * `ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`. Undefined when there is none. Transport errors carry no
- * credentials; the text is cut at 160 characters all the same.
+ * "fetch failed"): the innermost error's code and message, e.g. `UND_ERR_SOCKET: other side closed`, or only the
+ * message when it holds the code (`connect ECONNREFUSED 127.0.0.1:9`). Undefined when there is none. Transport
+ * errors carry no credentials; the text is cut at 160 characters all the same.
  */
 export function transportCause(err: unknown): string | undefined {
   let inner: { code?: unknown; message?: unknown } | undefined;
