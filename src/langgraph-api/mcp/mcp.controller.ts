@@ -80,16 +80,20 @@ export class McpController {
   /** One stateless run of the assistant, awaited; cancelled when the MCP client goes away first. */
   private async run(tenantId: string, assistant: AssistantWire, input: Record<string, unknown>, res: Response) {
     const body = RunCreate.parse({ assistant_id: assistant.assistant_id, input, on_disconnect: 'cancel' });
-    const { run, threadId } = await this.runs.create(tenantId, null, body, { waited: true });
     const gone = new AbortController();
-    // the response closing before it was sent: the client went away (a request's own 'close' fires once its body is read)
+    let runId: string | undefined;
+    // the response closing before it was sent: the client went away (a request's own 'close' fires once its body is
+    // read). Listened to before the run is created: a client gone while it is being created still cancels it.
     const onClose = () => {
       if (res.writableFinished) return;
       gone.abort();
-      void this.runs.cancelQuietly(run.id);
+      if (runId) void this.runs.cancelQuietly(runId);
     };
     res.once('close', onClose);
     try {
+      const { run, threadId } = await this.runs.create(tenantId, null, body, { waited: true });
+      runId = run.id;
+      if (gone.signal.aborted) void this.runs.cancelQuietly(run.id);
       return runOutputText(await this.runs.join(tenantId, threadId, run.id, gone.signal, true));
     } finally {
       res.off('close', onClose);

@@ -248,9 +248,12 @@ export class RunsController {
     events: (signal: AbortSignal) => AsyncIterable<SseEvent>,
   ): Promise<void> {
     let finished = false;
-    res.on('close', () => {
+    const gone = () => {
       if (!finished && cancelOnDisconnect) void this.runs.cancelQuietly(runId);
-    });
+    };
+    // a client that went away while the run was being created closed its connection before this listener
+    if (res.socket?.destroyed) gone();
+    else res.on('close', gone);
     const sse = new SseWriter(res, { ...LANGGRAPH_SSE, headers: { 'Content-Location': location } });
     try {
       await sse.pipe(events(sse.signal));
@@ -262,11 +265,17 @@ export class RunsController {
   /** A signal that aborts when the client disconnects (and cancels `runId` then, when given). */
   private disconnectOf(req: Request, runId: string | null): AbortSignal {
     const c = new AbortController();
-    req.on('close', () => {
-      if (req.complete && !req.socket.destroyed) return;
+    const gone = () => {
       c.abort();
       if (runId) void this.runs.cancelQuietly(runId);
-    });
+    };
+    // a client that went away while the run was being created closed its connection before this listener
+    if (req.socket.destroyed) gone();
+    else
+      req.on('close', () => {
+        if (req.complete && !req.socket.destroyed) return;
+        gone();
+      });
     return c.signal;
   }
 }
