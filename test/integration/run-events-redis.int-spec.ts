@@ -158,7 +158,9 @@ describe('RedisRunEventBus across processes', () => {
       expect(got.map((e) => e.event)).toEqual(['metadata', 'progress', 'result']);
       // each handed over with the JSON it was written as (a writer sends it without encoding it again)
       expect(got.map((e) => e.json)).toEqual(got.map((e) => JSON.stringify(e.data)));
-      // with no one following any more, a step lingers until something urgent (here its end) comes
+      // with no one following any more, a step lingers until something urgent (here its end) comes; published once
+      // the end above has gone out (what is published while a pipeline is out goes with the next one, at once)
+      await slow.flushed();
       const later = randomUUID();
       slow.publish(later, 'progress', { step: 1 });
       await pause(300);
